@@ -1,0 +1,134 @@
+use super::EloEstimate;
+use crate::game::{Outcome, Side};
+use serde::Serialize;
+use std::fmt;
+
+/// Wins, draws and losses from one player's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Wdl {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+impl Wdl {
+    pub fn games(&self) -> u64 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// `(w - l) / (w + l + d)`, as Patist & Wiering define it.
+    pub fn equity(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            0.0
+        } else {
+            (self.wins as f64 - self.losses as f64) / n as f64
+        }
+    }
+
+    pub fn score(&self) -> f64 {
+        let n = self.games();
+        if n == 0 {
+            0.5
+        } else {
+            (self.wins as f64 + 0.5 * self.draws as f64) / n as f64
+        }
+    }
+
+    pub fn add(&mut self, outcome: Outcome, me: Side) {
+        match outcome {
+            Outcome::Draw => self.draws += 1,
+            Outcome::Win(w) if w == me => self.wins += 1,
+            Outcome::Win(_) => self.losses += 1,
+        }
+    }
+}
+
+/// A match of A against B, from A's point of view.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MatchResult {
+    pub a: String,
+    pub b: String,
+    pub seed: u64,
+    pub total: Wdl,
+    pub a_first: Wdl,
+    pub a_second: Wdl,
+    pub mean_plies: f64,
+    pub equity: f64,
+    pub elo: Option<EloEstimate>,
+}
+
+impl MatchResult {
+    pub fn new(a: String, b: String, seed: u64) -> Self {
+        MatchResult {
+            a,
+            b,
+            seed,
+            total: Wdl::default(),
+            a_first: Wdl::default(),
+            a_second: Wdl::default(),
+            mean_plies: 0.0,
+            equity: 0.0,
+            elo: None,
+        }
+    }
+
+    pub fn add(&mut self, a_first: bool, outcome: Outcome, plies: usize) {
+        let me = if a_first { Side::First } else { Side::Second };
+        self.total.add(outcome, me);
+        if a_first {
+            self.a_first.add(outcome, me);
+        } else {
+            self.a_second.add(outcome, me);
+        }
+        let n = self.total.games() as f64;
+        self.mean_plies += (plies as f64 - self.mean_plies) / n;
+        self.equity = self.total.equity();
+        self.elo = EloEstimate::from_wdl(self.total.wins, self.total.draws, self.total.losses);
+    }
+}
+
+fn fmt_elo(x: f64) -> String {
+    if x.is_infinite() {
+        if x > 0.0 { "+inf" } else { "-inf" }.into()
+    } else {
+        format!("{x:+.0}")
+    }
+}
+
+impl fmt::Display for MatchResult {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "{} vs {} ({} games, seed {})", self.a, self.b, self.total.games(), self.seed)?;
+        writeln!(
+            f,
+            "{:<14} {:>6} {:>6} {:>6} {:>7} {:>7}",
+            "A played", "wins", "draws", "losses", "score", "equity"
+        )?;
+        for (label, w) in [
+            ("first", self.a_first),
+            ("second", self.a_second),
+            ("all", self.total),
+        ] {
+            writeln!(
+                f,
+                "{:<14} {:>6} {:>6} {:>6} {:>7.3} {:>+7.3}",
+                label,
+                w.wins,
+                w.draws,
+                w.losses,
+                w.score(),
+                w.equity()
+            )?;
+        }
+        if let Some(e) = self.elo {
+            writeln!(
+                f,
+                "Elo difference (A - B): {} [95% {} .. {}]",
+                fmt_elo(e.elo),
+                fmt_elo(e.lo),
+                fmt_elo(e.hi)
+            )?;
+        }
+        write!(f, "mean game length: {:.2} plies", self.mean_plies)
+    }
+}

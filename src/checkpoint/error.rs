@@ -1,0 +1,62 @@
+use std::path::PathBuf;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum CheckpointError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: not a valid checkpoint config: {why}")]
+    Config { path: PathBuf, why: String },
+    #[error("{path}: checkpoint format version {found}, this program reads {expected}")]
+    Version {
+        path: PathBuf,
+        found: u32,
+        expected: u32,
+    },
+    #[error("{path}: the checkpoint was trained with encoder '{found}', but '{expected}' was asked for")]
+    EncoderMismatch {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+    #[error("{path}: the checkpoint is for game '{found}', not '{expected}'")]
+    GameMismatch {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
+    #[error("{path}: not a readable safetensors file: {why}")]
+    Weights { path: PathBuf, why: String },
+    #[error("{path}: tensor '{name}' is missing (the config's model needs shape {shape:?})")]
+    MissingTensor {
+        path: PathBuf,
+        name: String,
+        shape: Vec<usize>,
+    },
+    #[error("{path}: tensor '{name}' has shape {found:?}, but the config's model needs {expected:?}")]
+    ShapeMismatch {
+        path: PathBuf,
+        name: String,
+        expected: Vec<usize>,
+        found: Vec<usize>,
+    },
+    #[error("{path}: tensor '{name}' is not part of the config's model (expected tensors: {expected})")]
+    UnexpectedTensor {
+        path: PathBuf,
+        name: String,
+        expected: String,
+    },
+    #[error("{path}: tensor '{name}' has dtype {found}, expected a float type")]
+    Dtype {
+        path: PathBuf,
+        name: String,
+        found: String,
+    },
+    #[error("model: {0}")]
+    Model(#[from] crate::model::ModelError),
+    #[error(transparent)]
+    Candle(#[from] candle_core::Error),
+}

@@ -1,0 +1,104 @@
+//! Writing a checkpoint atomically: everything goes to a temporary sibling
+//! directory that replaces the target only once complete.
+
+use super::{model_card, CheckpointConfig, CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
+use candle_core::Tensor;
+use std::collections::HashMap;
+use std::path::Path;
+
+/// Writes `tensors` with `cfg` to the directory `dir`, replacing a previous
+/// checkpoint there only after the new one is fully written.
+pub fn save(
+    dir: &Path,
+    cfg: &CheckpointConfig,
+    tensors: &HashMap<String, Tensor>,
+) -> Result<(), CheckpointError> {
+    check_tensors(dir, cfg, tensors)?;
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| CheckpointError::Io { path, source }
+    };
+    let name = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "checkpoint".into());
+    let parent = match dir.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => Path::new(".").to_path_buf(),
+    };
+    std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
+    if tmp.exists() {
+        std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
+    }
+    std::fs::create_dir(&tmp).map_err(io(&tmp))?;
+    let f32_tensors: HashMap<String, Tensor> = tensors
+        .iter()
+        .map(|(k, t)| Ok((k.clone(), t.to_dtype(candle_core::DType::F32)?)))
+        .collect::<Result<_, candle_core::Error>>()?;
+    let weights = tmp.join(WEIGHTS_FILE);
+    candle_core::safetensors::save(&f32_tensors, &weights).map_err(|e| {
+        CheckpointError::Weights {
+            path: weights.clone(),
+            why: e.to_string(),
+        }
+    })?;
+    let config = tmp.join(CONFIG_FILE);
+    let json = serde_json::to_string_pretty(cfg).map_err(|e| CheckpointError::Config {
+        path: config.clone(),
+        why: e.to_string(),
+    })?;
+    std::fs::write(&config, json + "\n").map_err(io(&config))?;
+    let card = tmp.join(CARD_FILE);
+    std::fs::write(&card, model_card(cfg)).map_err(io(&card))?;
+    if dir.exists() {
+        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+        std::fs::rename(dir, &old).map_err(io(dir))?;
+        std::fs::rename(&tmp, dir).map_err(io(dir))?;
+        std::fs::remove_dir_all(&old).map_err(io(&old))?;
+    } else {
+        std::fs::rename(&tmp, dir).map_err(io(dir))?;
+    }
+    Ok(())
+}
+
+fn check_tensors(
+    dir: &Path,
+    cfg: &CheckpointConfig,
+    tensors: &HashMap<String, Tensor>,
+) -> Result<(), CheckpointError> {
+    let path = dir.join(WEIGHTS_FILE);
+    let expected = cfg.model.expected_tensors();
+    for (name, shape) in &expected {
+        match tensors.get(name) {
+            None => {
+                return Err(CheckpointError::MissingTensor {
+                    path,
+                    name: name.clone(),
+                    shape: shape.clone(),
+                })
+            }
+            Some(t) if t.dims() != shape.as_slice() => {
+                return Err(CheckpointError::ShapeMismatch {
+                    path,
+                    name: name.clone(),
+                    expected: shape.clone(),
+                    found: t.dims().to_vec(),
+                })
+            }
+            _ => {}
+        }
+    }
+    if let Some(extra) = tensors.keys().find(|k| !expected.iter().any(|(n, _)| n == *k)) {
+        return Err(CheckpointError::UnexpectedTensor {
+            path,
+            name: extra.clone(),
+            expected: expected
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    Ok(())
+}

@@ -1,0 +1,95 @@
+use clap::{Args, Subcommand};
+use plies::experiment::ttt::{run as run_ttt, summary_table, TttExperimentConfig};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Subcommand)]
+pub enum ExperimentCmd {
+    /// Tic-tac-toe, Patist & Wiering (2004) / Fugers (2017): TD(lambda)
+    /// Elliott MLPs, equity against EXPERT as they learn.
+    Ttt(TttArgs),
+}
+
+#[derive(Args)]
+pub struct TttArgs {
+    /// 1: learn on-line against RANDOM; 2: learn from a database of games a
+    /// learning network played against EXPERT.
+    #[arg(long)]
+    exp: u8,
+    /// Hidden layer sizes, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "40,60,80")]
+    hidden: Vec<usize>,
+    #[arg(long, default_value_t = 10)]
+    sims: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Training examples (default 40,000 games for I, 160,000 for II).
+    #[arg(long)]
+    examples: Option<usize>,
+    /// Equity measured every this many examples (default 2,000 / 10,000).
+    #[arg(long)]
+    eval_every: Option<usize>,
+    /// Games against EXPERT per measurement.
+    #[arg(long, default_value_t = 1000)]
+    eval_games: usize,
+    /// Games per database in Experiment II.
+    #[arg(long, default_value_t = 40_000)]
+    db_games: usize,
+    /// Score finished positions by their result instead of by the network.
+    #[arg(long)]
+    exact_terminal: bool,
+    #[arg(long)]
+    lr: Option<f32>,
+    #[arg(long)]
+    lambda: Option<f32>,
+    /// Output directory (default runs/ttt-exp<N>).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Print the summary as one JSON object.
+    #[arg(long)]
+    json: bool,
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
+    let ExperimentCmd::Ttt(a) = cmd;
+    let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/ttt-exp{}", a.exp)));
+    let mut cfg = TttExperimentConfig::published(a.exp, out);
+    cfg.hidden = a.hidden;
+    cfg.sims = a.sims;
+    cfg.seed = a.seed;
+    cfg.examples = a.examples.unwrap_or(cfg.examples);
+    cfg.eval_every = a.eval_every.unwrap_or(cfg.eval_every);
+    cfg.eval_games = a.eval_games;
+    cfg.db_games = a.db_games;
+    cfg.exact_terminal = a.exact_terminal;
+    if let Some(lr) = a.lr {
+        cfg.td.lr = lr;
+    }
+    if let Some(l) = a.lambda {
+        cfg.td.lambda = l;
+    }
+    let report = run_ttt(&cfg, !(a.quiet || a.json)).map_err(|e| anyhow::anyhow!("{e}"))?;
+    if a.json {
+        let summary = serde_json::json!({
+            "experiment": a.exp,
+            "summary": report.summary,
+            "published_best": report.published_best,
+            "seconds": report.seconds,
+            "outputs": cfg.out,
+        });
+        println!("{summary}");
+    } else {
+        println!("{}", summary_table(&report));
+        for (who, v) in &report.published_best {
+            println!("published best ({who}): {v:+.2}");
+        }
+        println!(
+            "wrote {0}/equity_curve.csv, equity_runs.csv, summary.json, equity.png, equity.svg ({1:.0} s)",
+            cfg.out.display(),
+            report.seconds
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

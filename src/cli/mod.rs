@@ -1,0 +1,63 @@
+//! Subcommand definitions (clap derive) and their dispatch.
+
+mod data;
+mod experiment;
+mod matches;
+mod rules;
+mod train;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "plies", version, about = "Learn board-game evaluation functions and play with them")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Rules engines: replay reference records move for move.
+    #[command(subcommand)]
+    Rules(rules::RulesCmd),
+    /// Datasets of positions: generate, verify, summarise.
+    #[command(subcommand)]
+    Data(data::DataCmd),
+    /// Train a model (TD(lambda) over a dataset's games, or supervised).
+    #[command(subcommand)]
+    Train(train::TrainCmd),
+    /// Play a match between two players and report equity and Elo.
+    Match(matches::MatchArgs),
+    /// Play one game between two players and show it move by move.
+    Play(matches::PlayArgs),
+    /// Reproduce a published experiment.
+    #[command(subcommand)]
+    Experiment(experiment::ExperimentCmd),
+}
+
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Rules(c) => rules::run(c),
+        Command::Data(c) => data::run(c),
+        Command::Train(c) => train::run(c),
+        Command::Match(a) => matches::run_match(a),
+        Command::Play(a) => matches::run_play(a),
+        Command::Experiment(c) => experiment::run(c),
+    }
+}
+
+/// A progress bar on stderr, hidden when `quiet`.
+pub fn progress(len: u64, msg: &str, quiet: bool) -> indicatif::ProgressBar {
+    if quiet {
+        return indicatif::ProgressBar::hidden();
+    }
+    let pb = indicatif::ProgressBar::new(len);
+    pb.set_style(
+        indicatif::ProgressStyle::with_template("{msg:>10} [{bar:40}] {pos}/{len} ({eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    pb.set_message(msg.to_string());
+    pb
+}

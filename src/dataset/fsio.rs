@@ -1,0 +1,124 @@
+//! Crash-safe file writing: temporary name, fsync, rename, fsync the directory;
+//! and sha256 of what is written or read.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+use super::error::{DatasetError, Result};
+
+/// Lower-case hex of a digest.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Hex sha256 of `bytes`.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&Sha256::digest(bytes))
+}
+
+/// A writer that hashes and counts what passes through it.
+pub(crate) struct HashingWriter<W> {
+    inner: W,
+    hasher: Sha256,
+    bytes: u64,
+}
+
+impl<W: Write> HashingWriter<W> {
+    pub fn new(inner: W) -> Self {
+        HashingWriter {
+            inner,
+            hasher: Sha256::new(),
+            bytes: 0,
+        }
+    }
+
+    /// The inner writer, the hex sha256 and the byte count of all bytes written.
+    pub fn finish(self) -> (W, String, u64) {
+        (self.inner, hex(&self.hasher.finalize()), self.bytes)
+    }
+}
+
+impl<W: Write> Write for HashingWriter<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.inner.write(buf)?;
+        self.hasher.update(&buf[..n]);
+        self.bytes += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// The temporary name used while `final_name` is being written: `.NAME.tmp`.
+pub(crate) fn temp_name(final_name: &str) -> String {
+    format!(".{final_name}.tmp")
+}
+
+/// Makes a directory's entries (creations, renames, removals) durable.
+pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
+    #[cfg(unix)]
+    {
+        File::open(dir)
+            .and_then(|d| d.sync_all())
+            .map_err(DatasetError::io(dir, "fsync the directory"))?;
+    }
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
+}
+
+/// Renames `from` to `to` (same directory) and makes the rename durable.
+pub(crate) fn rename_durable(from: &Path, to: &Path) -> Result<()> {
+    std::fs::rename(from, to).map_err(|source| DatasetError::Io {
+        path: to.to_path_buf(),
+        action: "rename the finished temporary file into place",
+        source,
+    })?;
+    sync_dir(to.parent().unwrap_or(Path::new(".")))
+}
+
+/// Writes `bytes` to `dir/name` through `dir/.name.tmp` + fsync + rename.
+pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
+    let tmp = dir.join(temp_name(name));
+    let path = dir.join(name);
+    let mut f = File::create(&tmp).map_err(DatasetError::io(&tmp, "create the temporary file"))?;
+    f.write_all(bytes)
+        .and_then(|()| f.sync_all())
+        .map_err(DatasetError::io(&tmp, "write the temporary file"))?;
+    drop(f);
+    rename_durable(&tmp, &path)?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hashing_writer_matches_one_shot_hash() {
+        let mut w = HashingWriter::new(Vec::new());
+        w.write_all(b"hello ").unwrap();
+        w.write_all(b"world").unwrap();
+        let (inner, hash, n) = w.finish();
+        assert_eq!(inner, b"hello world");
+        assert_eq!(n, 11);
+        assert_eq!(hash, sha256_hex(b"hello world"));
+        assert_eq!(
+            sha256_hex(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
+    #[test]
+    fn atomic_write_leaves_no_temp_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = write_atomic(dir.path(), "x.json", b"{}").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"{}");
+        assert!(!dir.path().join(".x.json.tmp").exists());
+    }
+}

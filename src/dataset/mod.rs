@@ -1,0 +1,88 @@
+//! Datasets of encoded positions: sharded Arrow IPC files plus a manifest.
+//!
+//! A dataset is a directory:
+//!
+//! ```text
+//! DIR/manifest.json        format version, game, encoder, split rule, shards
+//!                          (file, rows, bytes, sha256, rows per split), totals,
+//!                          program version, provenance
+//! DIR/part-00000.arrow     Arrow IPC file format, zstd-compressed buffers
+//! DIR/part-00001.arrow     ...
+//! ```
+//!
+//! One row per position ([`PositionRow`]; columns in [`schema`]). Train,
+//! validation and test are assigned per game by a stable hash of the game id
+//! ([`SplitRule`]), so no game crosses splits; each row also stores its split
+//! in the `split` column for outside tools. Shards and then the manifest are
+//! written under temporary names, fsynced and renamed ([`writer`]): a
+//! directory with a manifest always holds a complete dataset.
+//!
+//! The shards are plain Arrow IPC files: `pyarrow.ipc.open_file`,
+//! `pyarrow.dataset.dataset(DIR, format="arrow")`, `polars.read_ipc` and
+//! DuckDB's arrow extension read them as they are.
+//!
+//! ```
+//! use plies::dataset::{Dataset, DatasetSpec, DatasetWriter, EncoderInfo, PositionRow};
+//!
+//! # fn main() -> Result<(), plies::dataset::DatasetError> {
+//! let dir = tempfile::tempdir().expect("temp dir");
+//! let encoder = EncoderInfo { name: "ttt-2x3x3".into(), version: 1, shape: [2, 3, 3], globals: 0 };
+//! let mut writer = DatasetWriter::create(dir.path(), DatasetSpec::new("tic_tac_toe", encoder))?;
+//! for ply in 0..3u32 {
+//!     writer.push(PositionRow {
+//!         game_id: "selfplay-1".into(),
+//!         ply,
+//!         plies_to_end: 2 - ply,
+//!         side_to_move: (ply % 2) as u8,
+//!         position: "...".into(),
+//!         planes: vec![0; 18],
+//!         globals: vec![],
+//!         label: 0.5,
+//!         move_played: (ply < 2).then(|| "b2".to_string()),
+//!         source: "selfplay:random-vs-random".into(),
+//!         termination: None,
+//!         white_rating: None,
+//!         black_rating: None,
+//!     })?;
+//! }
+//! let manifest = writer.finish(serde_json::json!({ "command": "example", "seed": 1 }))?;
+//! assert_eq!(manifest.totals.rows, 3);
+//!
+//! let dataset = Dataset::open(dir.path())?;
+//! let report = dataset.verify()?;
+//! assert_eq!(report.rows, 3);
+//! let split = dataset.spec().split.split_of("selfplay-1");
+//! assert_eq!(dataset.rows(Some(split))?.len(), 3);
+//! assert_eq!(dataset.games(None)?.len(), 1);
+//! println!("{}", dataset.stats()?);
+//! # Ok(()) }
+//! ```
+
+mod error;
+mod fsio;
+pub mod loader;
+pub mod manifest;
+mod reader;
+mod row;
+pub mod schema;
+mod spec;
+mod split;
+mod stats;
+mod verify;
+pub mod writer;
+
+pub use error::{DatasetError, Result};
+pub use loader::{Batch, Epoch, Loader};
+pub use manifest::{
+    shard_file_name, Manifest, ShardInfo, SplitInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
+};
+pub use reader::Dataset;
+pub use row::PositionRow;
+pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
+pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
+pub use split::{
+    fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN, SPLIT_HASH,
+};
+pub use stats::{LabelCounts, PliesPerGame, SideCounts, Stats};
+pub use verify::{ShardReport, VerifyReport};
+pub use writer::{DatasetWriter, STAGING_DIR};

@@ -1,0 +1,382 @@
+//! The Arrow schema of a shard, and rows <-> `RecordBatch`.
+//!
+//! | column | Arrow type | nullable |
+//! | --- | --- | --- |
+//! | `game_id` | Utf8 | no |
+//! | `ply` | UInt32 | no |
+//! | `plies_to_end` | UInt32 | no |
+//! | `side_to_move` | UInt8 (0 = first player) | no |
+//! | `position` | Utf8 | no |
+//! | `planes` | FixedSizeList<Int8 "item">\[C*H*W\] | no |
+//! | `globals` | FixedSizeList<Float32 "item">\[G\] | no |
+//! | `label` | Float32 | no |
+//! | `move_played` | Utf8 | yes |
+//! | `split` | Utf8 (`train` / `valid` / `test`) | no |
+//! | `source` | Utf8 | no |
+//! | `termination` | Utf8 | yes |
+//! | `white_rating` | UInt32 | yes |
+//! | `black_rating` | UInt32 | yes |
+//!
+//! `globals` is present even when `G = 0`, as a fixed-size list of size 0, so
+//! every dataset has the same columns; pyarrow reads it as
+//! `fixed_size_list<item: float not null>[0]` (each value an empty list).
+//! The schema metadata key `plies.dataset` holds the format version, game and
+//! encoder as JSON, for tools that see a shard without its manifest.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use arrow_array::{
+    Array, ArrayRef, FixedSizeListArray, Float32Array, Int8Array, RecordBatch, StringArray,
+    UInt32Array, UInt8Array,
+};
+use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
+
+use super::error::{DatasetError, Result};
+use super::row::PositionRow;
+use super::spec::EncoderInfo;
+use super::split::{Split, SplitRule};
+
+/// Schema metadata key holding `{format_version, game, encoder}` as JSON.
+pub const SCHEMA_METADATA_KEY: &str = "plies.dataset";
+
+/// Name of the child field of the fixed-size list columns.
+const ITEM: &str = "item";
+
+fn list_type(item: DataType, size: usize) -> DataType {
+    // `EncoderInfo::validate` keeps sizes within i32.
+    let size = i32::try_from(size).unwrap_or(i32::MAX);
+    DataType::FixedSizeList(Arc::new(Field::new(ITEM, item, false)), size)
+}
+
+/// The schema of every shard of a dataset with this game and encoder.
+pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
+    let fields = vec![
+        Field::new("game_id", DataType::Utf8, false),
+        Field::new("ply", DataType::UInt32, false),
+        Field::new("plies_to_end", DataType::UInt32, false),
+        Field::new("side_to_move", DataType::UInt8, false),
+        Field::new("position", DataType::Utf8, false),
+        Field::new(
+            "planes",
+            list_type(DataType::Int8, encoder.planes_len()),
+            false,
+        ),
+        Field::new(
+            "globals",
+            list_type(DataType::Float32, encoder.globals),
+            false,
+        ),
+        Field::new("label", DataType::Float32, false),
+        Field::new("move_played", DataType::Utf8, true),
+        Field::new("split", DataType::Utf8, false),
+        Field::new("source", DataType::Utf8, false),
+        Field::new("termination", DataType::Utf8, true),
+        Field::new("white_rating", DataType::UInt32, true),
+        Field::new("black_rating", DataType::UInt32, true),
+    ];
+    let meta = serde_json::json!({
+        "format_version": super::manifest::FORMAT_VERSION,
+        "game": game,
+        "encoder": encoder,
+    });
+    let metadata =
+        std::collections::HashMap::from([(SCHEMA_METADATA_KEY.to_string(), meta.to_string())]);
+    Schema::new(fields).with_metadata(metadata)
+}
+
+/// Checks a shard's schema against the expected one, column by column
+/// (metadata is not compared).
+pub(crate) fn check_schema(
+    found: &Schema,
+    expected: &Schema,
+    path: &Path,
+    shard: usize,
+) -> Result<()> {
+    let err = |field: &str, expected: String, found: String| DatasetError::ShardSchema {
+        path: path.to_path_buf(),
+        shard,
+        field: field.to_string(),
+        expected,
+        found,
+    };
+    for want in expected.fields() {
+        let got = found.field_with_name(want.name()).map_err(|_| {
+            err(
+                want.name(),
+                format!("{}", want.data_type()),
+                "missing".into(),
+            )
+        })?;
+        if got.data_type() != want.data_type() {
+            return Err(err(
+                want.name(),
+                want.data_type().to_string(),
+                got.data_type().to_string(),
+            ));
+        }
+        if got.is_nullable() && !want.is_nullable() {
+            return Err(err(want.name(), "not nullable".into(), "nullable".into()));
+        }
+    }
+    if let Some(extra) = found
+        .fields()
+        .iter()
+        .find(|f| expected.field_with_name(f.name()).is_err())
+    {
+        return Err(err(
+            extra.name(),
+            "absent".into(),
+            extra.data_type().to_string(),
+        ));
+    }
+    Ok(())
+}
+
+/// Builds one record batch from rows whose planes/globals lengths were checked.
+pub(crate) fn rows_to_batch(
+    schema: &SchemaRef,
+    rows: &[PositionRow],
+    encoder: &EncoderInfo,
+    rule: &SplitRule,
+) -> Result<RecordBatch, ArrowError> {
+    let n = rows.len();
+    let strings = |f: fn(&PositionRow) -> &str| -> ArrayRef {
+        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
+    };
+    let opt_strings = |f: fn(&PositionRow) -> Option<&str>| -> ArrayRef {
+        Arc::new(rows.iter().map(f).collect::<StringArray>())
+    };
+    let list = |item: DataType, size: usize, values: ArrayRef| -> Result<ArrayRef, ArrowError> {
+        let size = i32::try_from(size)
+            .map_err(|_| ArrowError::InvalidArgumentError(format!("list size {size} > i32")))?;
+        Ok(Arc::new(FixedSizeListArray::try_new_with_length(
+            Arc::new(Field::new(ITEM, item, false)),
+            size,
+            values,
+            None,
+            n,
+        )?))
+    };
+
+    let planes: Vec<i8> = rows.iter().flat_map(|r| r.planes.iter().copied()).collect();
+    let globals: Vec<f32> = rows
+        .iter()
+        .flat_map(|r| r.globals.iter().copied())
+        .collect();
+    let columns: Vec<ArrayRef> = vec![
+        strings(|r| &r.game_id),
+        Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
+        Arc::new(UInt32Array::from_iter_values(
+            rows.iter().map(|r| r.plies_to_end),
+        )),
+        Arc::new(UInt8Array::from_iter_values(
+            rows.iter().map(|r| r.side_to_move),
+        )),
+        strings(|r| &r.position),
+        list(
+            DataType::Int8,
+            encoder.planes_len(),
+            Arc::new(Int8Array::from(planes)),
+        )?,
+        list(
+            DataType::Float32,
+            encoder.globals,
+            Arc::new(Float32Array::from(globals)),
+        )?,
+        Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.label))),
+        opt_strings(|r| r.move_played.as_deref()),
+        Arc::new(StringArray::from_iter_values(
+            rows.iter().map(|r| rule.split_of(&r.game_id).as_str()),
+        )),
+        strings(|r| &r.source),
+        opt_strings(|r| r.termination.as_deref()),
+        Arc::new(rows.iter().map(|r| r.white_rating).collect::<UInt32Array>()),
+        Arc::new(rows.iter().map(|r| r.black_rating).collect::<UInt32Array>()),
+    ];
+    RecordBatch::try_new(schema.clone(), columns)
+}
+
+/// Typed views of the columns of one record batch read from a shard.
+pub(crate) struct Columns<'a> {
+    path: &'a Path,
+    shard: usize,
+    /// Index in the shard of this batch's first row.
+    row_offset: usize,
+    len: usize,
+    pub game_id: &'a StringArray,
+    pub ply: &'a UInt32Array,
+    pub plies_to_end: &'a UInt32Array,
+    pub side_to_move: &'a UInt8Array,
+    pub position: &'a StringArray,
+    planes: &'a [i8],
+    planes_len: usize,
+    globals: &'a [f32],
+    globals_len: usize,
+    pub label: &'a Float32Array,
+    pub move_played: &'a StringArray,
+    pub split: &'a StringArray,
+    pub source: &'a StringArray,
+    pub termination: &'a StringArray,
+    pub white_rating: &'a UInt32Array,
+    pub black_rating: &'a UInt32Array,
+}
+
+impl<'a> Columns<'a> {
+    /// Typed views of `batch`, whose schema was checked by [`check_schema`].
+    pub fn new(
+        batch: &'a RecordBatch,
+        path: &'a Path,
+        shard: usize,
+        row_offset: usize,
+    ) -> Result<Self> {
+        fn col<'b, T: 'static>(
+            batch: &'b RecordBatch,
+            name: &str,
+            path: &Path,
+            shard: usize,
+        ) -> Result<&'b T> {
+            batch
+                .column_by_name(name)
+                .and_then(|c| c.as_any().downcast_ref::<T>())
+                .ok_or_else(|| DatasetError::ShardSchema {
+                    path: path.to_path_buf(),
+                    shard,
+                    field: name.to_string(),
+                    expected: std::any::type_name::<T>().to_string(),
+                    found: batch
+                        .column_by_name(name)
+                        .map_or("missing".into(), |c| c.data_type().to_string()),
+                })
+        }
+        let len = batch.num_rows();
+        let planes_list = col::<FixedSizeListArray>(batch, "planes", path, shard)?;
+        let globals_list = col::<FixedSizeListArray>(batch, "globals", path, shard)?;
+        let planes_len = usize::try_from(planes_list.value_length()).unwrap_or(0);
+        let globals_len = usize::try_from(globals_list.value_length()).unwrap_or(0);
+        let wrong_item =
+            |field: &str, expected: &str, list: &FixedSizeListArray| DatasetError::ShardSchema {
+                path: path.to_path_buf(),
+                shard,
+                field: field.to_string(),
+                expected: expected.to_string(),
+                found: list.data_type().to_string(),
+            };
+        let planes: &'a [i8] = planes_list
+            .values()
+            .as_any()
+            .downcast_ref::<Int8Array>()
+            .ok_or_else(|| wrong_item("planes", "a fixed-size list of Int8", planes_list))?
+            .values();
+        let globals: &'a [f32] = globals_list
+            .values()
+            .as_any()
+            .downcast_ref::<Float32Array>()
+            .ok_or_else(|| wrong_item("globals", "a fixed-size list of Float32", globals_list))?
+            .values();
+        for (name, values, size) in [
+            ("planes", planes.len(), planes_len),
+            ("globals", globals.len(), globals_len),
+        ] {
+            if values < len.saturating_mul(size) {
+                return Err(DatasetError::ShardRow {
+                    path: path.to_path_buf(),
+                    shard,
+                    row: row_offset,
+                    field: name,
+                    expected: format!("{} values for {len} rows of {size}", len * size),
+                    found: format!("{values} values"),
+                });
+            }
+        }
+        Ok(Columns {
+            path,
+            shard,
+            row_offset,
+            len,
+            game_id: col(batch, "game_id", path, shard)?,
+            ply: col(batch, "ply", path, shard)?,
+            plies_to_end: col(batch, "plies_to_end", path, shard)?,
+            side_to_move: col(batch, "side_to_move", path, shard)?,
+            position: col(batch, "position", path, shard)?,
+            planes,
+            planes_len,
+            globals,
+            globals_len,
+            label: col(batch, "label", path, shard)?,
+            move_played: col(batch, "move_played", path, shard)?,
+            split: col(batch, "split", path, shard)?,
+            source: col(batch, "source", path, shard)?,
+            termination: col(batch, "termination", path, shard)?,
+            white_rating: col(batch, "white_rating", path, shard)?,
+            black_rating: col(batch, "black_rating", path, shard)?,
+        })
+    }
+
+    /// Rows in this batch.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Index in the shard of row `i` of this batch.
+    pub fn shard_row(&self, i: usize) -> usize {
+        self.row_offset + i
+    }
+
+    /// Planes of row `i`.
+    pub fn planes(&self, i: usize) -> &'a [i8] {
+        &self.planes[i * self.planes_len..(i + 1) * self.planes_len]
+    }
+
+    /// Globals of row `i`.
+    pub fn globals(&self, i: usize) -> &'a [f32] {
+        &self.globals[i * self.globals_len..(i + 1) * self.globals_len]
+    }
+
+    /// An error about column `field` of row `i`.
+    pub fn row_error(
+        &self,
+        i: usize,
+        field: &'static str,
+        expected: String,
+        found: String,
+    ) -> DatasetError {
+        DatasetError::ShardRow {
+            path: self.path.to_path_buf(),
+            shard: self.shard,
+            row: self.shard_row(i),
+            field,
+            expected,
+            found,
+        }
+    }
+
+    /// The stored split of row `i`.
+    pub fn split(&self, i: usize) -> Result<Split> {
+        let s = self.split.value(i);
+        s.parse().map_err(|_| {
+            self.row_error(i, "split", "train, valid or test".into(), format!("`{s}`"))
+        })
+    }
+
+    /// Row `i` as a [`PositionRow`].
+    pub fn row(&self, i: usize) -> PositionRow {
+        let opt_str = |a: &StringArray| (!a.is_null(i)).then(|| a.value(i).to_string());
+        let opt_u32 = |a: &UInt32Array| (!a.is_null(i)).then(|| a.value(i));
+        PositionRow {
+            game_id: self.game_id.value(i).to_string(),
+            ply: self.ply.value(i),
+            plies_to_end: self.plies_to_end.value(i),
+            side_to_move: self.side_to_move.value(i),
+            position: self.position.value(i).to_string(),
+            planes: self.planes(i).to_vec(),
+            globals: self.globals(i).to_vec(),
+            label: self.label.value(i),
+            move_played: opt_str(self.move_played),
+            source: self.source.value(i).to_string(),
+            termination: opt_str(self.termination),
+            white_rating: opt_u32(self.white_rating),
+            black_rating: opt_u32(self.black_rating),
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! `Dataset::stats`: counts and distributions computed from the rows.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::Serialize;
+
+use super::error::Result;
+use super::reader::Dataset;
+use super::split::{Split, SplitCounts};
+
+/// Game lengths in plies, over games.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+pub struct PliesPerGame {
+    pub mean: f64,
+    pub min: u64,
+    pub max: u64,
+}
+
+/// Labels for the side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct LabelCounts {
+    /// label 1.
+    pub wins: u64,
+    /// label 0.5.
+    pub draws: u64,
+    /// label 0.
+    pub losses: u64,
+    /// Any other value (soft targets).
+    pub other: u64,
+}
+
+/// Rows per side to move.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct SideCounts {
+    /// side_to_move = 0.
+    pub first: u64,
+    /// side_to_move = 1.
+    pub second: u64,
+}
+
+/// Summary of a dataset, read from its rows. `Display` prints a table;
+/// `Serialize` gives the same numbers as JSON.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    pub game: String,
+    /// `name v<version> [C, H, W] + G globals`.
+    pub encoder: String,
+    pub rows: u64,
+    pub games: u64,
+    pub rows_per_split: SplitCounts,
+    pub games_per_split: SplitCounts,
+    /// Length of a game = max over its rows of `ply + plies_to_end`, so games
+    /// stored with only some positions still count their full length.
+    pub plies_per_game: PliesPerGame,
+    pub labels: LabelCounts,
+    pub side_to_move: SideCounts,
+}
+
+fn pct(n: u64, total: u64) -> f64 {
+    if total == 0 {
+        0.0
+    } else {
+        100.0 * n as f64 / total as f64
+    }
+}
+
+impl fmt::Display for Stats {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "game {}, encoder {}", self.game, self.encoder)?;
+        writeln!(
+            f,
+            "{:<8} {:>10} {:>10} {:>10} {:>10}",
+            "", "total", "train", "valid", "test"
+        )?;
+        for (name, total, c) in [
+            ("rows", self.rows, &self.rows_per_split),
+            ("games", self.games, &self.games_per_split),
+        ] {
+            writeln!(
+                f,
+                "{:<8} {:>10} {:>10} {:>10} {:>10}",
+                name, total, c.train, c.valid, c.test
+            )?;
+        }
+        let p = &self.plies_per_game;
+        writeln!(
+            f,
+            "plies per game: mean {:.1}, min {}, max {}",
+            p.mean, p.min, p.max
+        )?;
+        let l = &self.labels;
+        write!(
+            f,
+            "labels (side to move): wins {} ({:.1}%), draws {} ({:.1}%), losses {} ({:.1}%)",
+            l.wins,
+            pct(l.wins, self.rows),
+            l.draws,
+            pct(l.draws, self.rows),
+            l.losses,
+            pct(l.losses, self.rows)
+        )?;
+        if l.other > 0 {
+            write!(f, ", other {} ({:.1}%)", l.other, pct(l.other, self.rows))?;
+        }
+        writeln!(f)?;
+        let s = &self.side_to_move;
+        writeln!(
+            f,
+            "side to move: first {} ({:.1}%), second {} ({:.1}%)",
+            s.first,
+            pct(s.first, self.rows),
+            s.second,
+            pct(s.second, self.rows)
+        )
+    }
+}
+
+/// Per-shard partial sums.
+#[derive(Default)]
+struct Partial {
+    rows_per_split: SplitCounts,
+    labels: LabelCounts,
+    side_to_move: SideCounts,
+    /// Game id -> (split, length seen so far).
+    games: HashMap<String, (Split, u64)>,
+}
+
+impl Dataset {
+    /// Counts and distributions over all rows (reads every shard).
+    pub fn stats(&self) -> Result<Stats> {
+        let parts = self.map_shards(None, |cols| {
+            let mut p = Partial::default();
+            for i in 0..cols.len() {
+                let split = cols.split(i)?;
+                p.rows_per_split[split] += 1;
+                let label = cols.label.value(i);
+                if label == 1.0 {
+                    p.labels.wins += 1;
+                } else if label == 0.5 {
+                    p.labels.draws += 1;
+                } else if label == 0.0 {
+                    p.labels.losses += 1;
+                } else {
+                    p.labels.other += 1;
+                }
+                if cols.side_to_move.value(i) == 0 {
+                    p.side_to_move.first += 1;
+                } else {
+                    p.side_to_move.second += 1;
+                }
+                let len = cols.ply.value(i) as u64 + cols.plies_to_end.value(i) as u64;
+                let entry = p
+                    .games
+                    .entry(cols.game_id.value(i).to_string())
+                    .or_insert((split, 0));
+                entry.1 = entry.1.max(len);
+            }
+            Ok(p)
+        })?;
+
+        let mut rows_per_split = SplitCounts::default();
+        let mut labels = LabelCounts::default();
+        let mut side_to_move = SideCounts::default();
+        let mut games: HashMap<String, (Split, u64)> = HashMap::new();
+        for p in parts.into_iter().flatten() {
+            rows_per_split.add(&p.rows_per_split);
+            labels.wins += p.labels.wins;
+            labels.draws += p.labels.draws;
+            labels.losses += p.labels.losses;
+            labels.other += p.labels.other;
+            side_to_move.first += p.side_to_move.first;
+            side_to_move.second += p.side_to_move.second;
+            for (id, (split, len)) in p.games {
+                let entry = games.entry(id).or_insert((split, 0));
+                entry.1 = entry.1.max(len);
+            }
+        }
+        let mut games_per_split = SplitCounts::default();
+        let mut plies = PliesPerGame {
+            mean: 0.0,
+            min: u64::MAX,
+            max: 0,
+        };
+        let mut sum = 0u64;
+        for (split, len) in games.values() {
+            games_per_split[*split] += 1;
+            sum += len;
+            plies.min = plies.min.min(*len);
+            plies.max = plies.max.max(*len);
+        }
+        if games.is_empty() {
+            plies.min = 0;
+        } else {
+            plies.mean = sum as f64 / games.len() as f64;
+        }
+        let m = self.manifest();
+        let e = &m.encoder;
+        Ok(Stats {
+            game: m.game.clone(),
+            encoder: format!(
+                "{} v{} {:?} + {} globals",
+                e.name, e.version, e.shape, e.globals
+            ),
+            rows: rows_per_split.total(),
+            games: games.len() as u64,
+            rows_per_split,
+            games_per_split,
+            plies_per_game: plies,
+            labels,
+            side_to_move,
+        })
+    }
+}

@@ -1,0 +1,588 @@
+//! `DatasetWriter`: rows in, shards and a manifest out, crash-safely.
+//!
+//! Each shard is written to `.part-NNNNN.arrow.tmp`, fsynced and renamed to
+//! `part-NNNNN.arrow`; `manifest.json` is written the same way, last. A
+//! directory with a manifest therefore always holds a complete dataset, and a
+//! crash leaves at worst shards without a manifest, which do not open.
+//!
+//! [`DatasetWriter::create`] refuses a directory that already holds a
+//! manifest, shards or a staging folder. [`DatasetWriter::create_overwrite`]
+//! writes the new shards into `DIR/.plies-staging/` and only at
+//! [`DatasetWriter::finish`], once they are all on disk, removes the old
+//! manifest (from then on the directory reads as "no dataset"), removes the
+//! old shards, moves the new ones in and writes the new manifest. The old
+//! dataset stays readable until the new one is complete; a crash during the
+//! swap leaves no dataset, never a mixed one.
+//!
+//! One writer per directory: two writers on the same directory are not detected.
+
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
+use arrow_ipc::CompressionType;
+use arrow_schema::{ArrowError, SchemaRef};
+
+use super::error::{DatasetError, Result};
+use super::fsio::{rename_durable, sync_dir, temp_name, write_atomic, HashingWriter};
+use super::manifest::{
+    created_by, shard_file_name, Manifest, ShardInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
+};
+use super::row::PositionRow;
+use super::schema::{dataset_schema, rows_to_batch};
+use super::spec::DatasetSpec;
+use super::split::SplitCounts;
+
+/// Folder inside the dataset directory where `create_overwrite` stages shards.
+pub const STAGING_DIR: &str = ".plies-staging";
+
+/// Rows per Arrow record batch inside a shard (a shard may hold several).
+const BATCH_ROWS: usize = 16_384;
+
+/// Writes a dataset: `push` rows, then `finish` with provenance.
+///
+/// Rows of one game should be pushed contiguously (shards may still split a
+/// game). Each `(game_id, ply)` may be pushed once.
+pub struct DatasetWriter {
+    dir: PathBuf,
+    /// Where shards are written: `dir`, or `dir/.plies-staging` when overwriting.
+    out_dir: PathBuf,
+    overwrite: bool,
+    spec: DatasetSpec,
+    schema: SchemaRef,
+    buffer: Vec<PositionRow>,
+    shards: Vec<ShardInfo>,
+    /// Plies seen per game id, to count games and refuse duplicate positions.
+    games: HashMap<String, HashSet<u32>>,
+    rows: u64,
+    finished: bool,
+}
+
+fn is_shard_file(name: &str) -> bool {
+    name.starts_with("part-") && name.ends_with(".arrow")
+}
+
+fn is_temp_file(name: &str) -> bool {
+    name.starts_with(".part-") && name.ends_with(".arrow.tmp") || name == temp_name(MANIFEST_FILE)
+}
+
+/// File names in `dir` for which `keep` holds.
+fn list(dir: &Path, keep: impl Fn(&str) -> bool) -> Result<Vec<String>> {
+    let entries = std::fs::read_dir(dir).map_err(DatasetError::io(dir, "list the directory"))?;
+    let mut names = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(DatasetError::io(dir, "list the directory"))?;
+        if let Some(name) = entry.file_name().to_str() {
+            if keep(name) {
+                names.push(name.to_string());
+            }
+        }
+    }
+    names.sort();
+    Ok(names)
+}
+
+fn remove_files(dir: &Path, names: &[String], action: &'static str) -> Result<()> {
+    for name in names {
+        let p = dir.join(name);
+        std::fs::remove_file(&p).map_err(DatasetError::io(&p, action))?;
+    }
+    Ok(())
+}
+
+impl DatasetWriter {
+    /// Starts a new dataset in `dir` (created if missing).
+    ///
+    /// Refuses if `dir` already holds `manifest.json`, any `part-*.arrow`
+    /// shard or a staging folder: nothing already written is overwritten.
+    pub fn create(dir: impl AsRef<Path>, spec: DatasetSpec) -> Result<Self> {
+        let dir = dir.as_ref();
+        spec.validate()?;
+        std::fs::create_dir_all(dir)
+            .map_err(DatasetError::io(dir, "create the dataset directory"))?;
+        let already = |found: String| DatasetError::AlreadyExists {
+            path: dir.to_path_buf(),
+            found,
+        };
+        if dir.join(MANIFEST_FILE).exists() {
+            return Err(already(format!(
+                "a dataset ({MANIFEST_FILE}) is already there"
+            )));
+        }
+        let shards = list(dir, is_shard_file)?;
+        if let Some(first) = shards.first() {
+            return Err(already(format!(
+                "{} shard file(s) without a manifest are there (e.g. {first}; an interrupted write?)",
+                shards.len()
+            )));
+        }
+        if dir.join(STAGING_DIR).exists() {
+            return Err(already(format!(
+                "a staging folder {STAGING_DIR} from an interrupted overwrite is there"
+            )));
+        }
+        Ok(Self::new(dir, dir.to_path_buf(), false, spec))
+    }
+
+    /// Starts a dataset that replaces whatever is in `dir` once it is
+    /// complete: the old dataset stays readable until [`finish`](Self::finish)
+    /// has all new shards on disk.
+    pub fn create_overwrite(dir: impl AsRef<Path>, spec: DatasetSpec) -> Result<Self> {
+        let dir = dir.as_ref();
+        spec.validate()?;
+        let staging = dir.join(STAGING_DIR);
+        if staging.exists() {
+            // Left by an interrupted overwrite; never part of a dataset.
+            std::fs::remove_dir_all(&staging)
+                .map_err(DatasetError::io(&staging, "remove the old staging folder"))?;
+        }
+        std::fs::create_dir_all(&staging)
+            .map_err(DatasetError::io(&staging, "create the staging folder"))?;
+        Ok(Self::new(dir, staging, true, spec))
+    }
+
+    fn new(dir: &Path, out_dir: PathBuf, overwrite: bool, spec: DatasetSpec) -> Self {
+        let schema = Arc::new(dataset_schema(&spec.game, &spec.encoder));
+        DatasetWriter {
+            dir: dir.to_path_buf(),
+            out_dir,
+            overwrite,
+            buffer: Vec::with_capacity(spec.shard_rows.min(BATCH_ROWS)),
+            spec,
+            schema,
+            shards: Vec::new(),
+            games: HashMap::new(),
+            rows: 0,
+            finished: false,
+        }
+    }
+
+    /// The dataset directory.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The spec rows are checked against.
+    pub fn spec(&self) -> &DatasetSpec {
+        &self.spec
+    }
+
+    /// Rows accepted so far.
+    pub fn rows(&self) -> u64 {
+        self.rows
+    }
+
+    fn check(&self, row: &PositionRow) -> Result<()> {
+        let bad = |field, expected: String, found: String| DatasetError::InvalidRow {
+            path: self.dir.clone(),
+            game_id: row.game_id.clone(),
+            ply: row.ply,
+            field,
+            expected,
+            found,
+        };
+        if row.game_id.is_empty() {
+            return Err(bad("game_id", "a non-empty id".into(), "empty".into()));
+        }
+        let planes = self.spec.encoder.planes_len();
+        if row.planes.len() != planes {
+            return Err(bad(
+                "planes",
+                format!(
+                    "{planes} values (C*H*W for shape {:?})",
+                    self.spec.encoder.shape
+                ),
+                format!("{} values", row.planes.len()),
+            ));
+        }
+        if row.globals.len() != self.spec.encoder.globals {
+            return Err(bad(
+                "globals",
+                format!("{} values", self.spec.encoder.globals),
+                format!("{} values", row.globals.len()),
+            ));
+        }
+        if let Some((i, g)) = row.globals.iter().enumerate().find(|(_, g)| !g.is_finite()) {
+            return Err(bad(
+                "globals",
+                "finite values".into(),
+                format!("{g} at index {i}"),
+            ));
+        }
+        if row.side_to_move > 1 {
+            return Err(bad(
+                "side_to_move",
+                "0 or 1".into(),
+                row.side_to_move.to_string(),
+            ));
+        }
+        if !(row.label.is_finite() && (0.0..=1.0).contains(&row.label)) {
+            return Err(bad(
+                "label",
+                "a result in [0, 1] (1 win, 0.5 draw, 0 loss)".into(),
+                row.label.to_string(),
+            ));
+        }
+        if self
+            .games
+            .get(&row.game_id)
+            .is_some_and(|plies| plies.contains(&row.ply))
+        {
+            return Err(bad(
+                "ply",
+                "each (game_id, ply) pushed once".into(),
+                "a ply already pushed for this game".into(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks `row` against the spec and buffers it; writes a shard when
+    /// `shard_rows` rows are buffered.
+    pub fn push(&mut self, row: PositionRow) -> Result<()> {
+        self.check(&row)?;
+        match self.games.get_mut(&row.game_id) {
+            Some(plies) => {
+                plies.insert(row.ply);
+            }
+            None => {
+                self.games
+                    .insert(row.game_id.clone(), HashSet::from([row.ply]));
+            }
+        }
+        self.buffer.push(row);
+        self.rows += 1;
+        if self.buffer.len() >= self.spec.shard_rows {
+            self.write_shard()?;
+        }
+        Ok(())
+    }
+
+    /// Writes the buffered rows as the next shard (temporary name, fsync, rename).
+    fn write_shard(&mut self) -> Result<()> {
+        let rows = std::mem::take(&mut self.buffer);
+        let index = self.shards.len();
+        let name = shard_file_name(index);
+        let tmp = self.out_dir.join(temp_name(&name));
+        let path = self.out_dir.join(&name);
+        let written = self
+            .write_ipc(&tmp, &rows)
+            .and_then(|done| rename_durable(&tmp, &path).map(|()| done));
+        let (sha256, bytes) = match written {
+            Ok(done) => done,
+            Err(e) => {
+                // Keep the rows so nothing pushed is lost; `finish` tries again.
+                // The temporary file is never part of a dataset (best effort).
+                let _ = std::fs::remove_file(&tmp);
+                self.buffer = rows;
+                return Err(e);
+            }
+        };
+        let rule = self.spec.split;
+        let mut rows_per_split = SplitCounts::default();
+        for r in &rows {
+            rows_per_split[rule.split_of(&r.game_id)] += 1;
+        }
+        tracing::debug!(shard = %path.display(), rows = rows.len(), bytes, "wrote shard");
+        self.shards.push(ShardInfo {
+            file: name,
+            rows: rows.len() as u64,
+            bytes,
+            sha256,
+            rows_per_split,
+        });
+        self.buffer = rows;
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Writes `rows` as an Arrow IPC file (zstd) at `tmp`, fsynced; returns (sha256, bytes).
+    fn write_ipc(&self, tmp: &Path, rows: &[PositionRow]) -> Result<(String, u64)> {
+        let arrow_err = |source: ArrowError| DatasetError::ArrowWrite {
+            path: tmp.to_path_buf(),
+            source,
+        };
+        let file = File::create(tmp).map_err(DatasetError::io(tmp, "create the shard file"))?;
+        let options = IpcWriteOptions::default()
+            .try_with_compression(Some(CompressionType::ZSTD))
+            .map_err(arrow_err)?;
+        let mut writer = FileWriter::try_new_with_options(
+            BufWriter::new(HashingWriter::new(file)),
+            &self.schema,
+            options,
+        )
+        .map_err(arrow_err)?;
+        writer.write_metadata("plies.created_by", created_by());
+        for chunk in rows.chunks(BATCH_ROWS) {
+            let batch = rows_to_batch(&self.schema, chunk, &self.spec.encoder, &self.spec.split)
+                .map_err(arrow_err)?;
+            writer.write(&batch).map_err(arrow_err)?;
+        }
+        writer.finish().map_err(arrow_err)?;
+        let buffered = writer.into_inner().map_err(arrow_err)?;
+        let hashing = buffered.into_inner().map_err(|e| DatasetError::Io {
+            path: tmp.to_path_buf(),
+            action: "write the shard file",
+            source: e.into_error(),
+        })?;
+        let (file, sha256, bytes) = hashing.finish();
+        file.sync_all()
+            .map_err(DatasetError::io(tmp, "fsync the shard file"))?;
+        Ok((sha256, bytes))
+    }
+
+    /// Writes the last shard, then `manifest.json` (last, crash-safely), and
+    /// returns the manifest. `provenance` is free JSON: command line, seed,
+    /// sources, how the data was made.
+    pub fn finish(mut self, provenance: serde_json::Value) -> Result<Manifest> {
+        if !self.buffer.is_empty() {
+            self.write_shard()?;
+        }
+        let rule = self.spec.split;
+        let mut totals = Totals {
+            rows: self.rows,
+            games: self.games.len() as u64,
+            ..Totals::default()
+        };
+        for shard in &self.shards {
+            totals.rows_per_split.add(&shard.rows_per_split);
+        }
+        for game_id in self.games.keys() {
+            totals.games_per_split[rule.split_of(game_id)] += 1;
+        }
+        let manifest = Manifest {
+            format_version: FORMAT_VERSION,
+            game: self.spec.game.clone(),
+            encoder: self.spec.encoder.clone(),
+            split: rule.into(),
+            shard_rows: self.spec.shard_rows,
+            shards: std::mem::take(&mut self.shards),
+            totals,
+            created_by: created_by(),
+            provenance,
+        };
+        let manifest_path = self.dir.join(MANIFEST_FILE);
+        manifest.validate(&manifest_path)?;
+        if self.overwrite {
+            self.swap_in()?;
+        }
+        write_atomic(
+            &self.dir,
+            MANIFEST_FILE,
+            manifest.to_json_pretty().as_bytes(),
+        )?;
+        if self.overwrite {
+            std::fs::remove_dir(&self.out_dir)
+                .map_err(DatasetError::io(&self.out_dir, "remove the staging folder"))?;
+        }
+        self.finished = true;
+        tracing::info!(
+            dir = %self.dir.display(),
+            rows = manifest.totals.rows,
+            games = manifest.totals.games,
+            shards = manifest.shards.len(),
+            "dataset written"
+        );
+        Ok(manifest)
+    }
+
+    /// Overwrite mode: replaces the old dataset in `dir` by the staged shards
+    /// (old manifest first, so no moment shows a mixed dataset).
+    fn swap_in(&self) -> Result<()> {
+        let manifest = self.dir.join(MANIFEST_FILE);
+        if manifest.exists() {
+            std::fs::remove_file(&manifest)
+                .map_err(DatasetError::io(&manifest, "remove the old manifest"))?;
+            sync_dir(&self.dir)?;
+        }
+        let old = list(&self.dir, |n| is_shard_file(n) || is_temp_file(n))?;
+        remove_files(&self.dir, &old, "remove an old shard")?;
+        for name in list(&self.out_dir, is_shard_file)? {
+            let from = self.out_dir.join(&name);
+            let to = self.dir.join(&name);
+            std::fs::rename(&from, &to)
+                .map_err(DatasetError::io(&to, "move a staged shard into place"))?;
+        }
+        sync_dir(&self.dir)
+    }
+}
+
+impl Drop for DatasetWriter {
+    fn drop(&mut self) {
+        if !self.finished && (self.rows > 0 || !self.shards.is_empty()) {
+            tracing::warn!(
+                dir = %self.dir.display(),
+                rows = self.rows,
+                shards = self.shards.len(),
+                "dataset writer dropped before finish: no manifest written, the directory does not hold a dataset"
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dataset::{EncoderInfo, Split};
+
+    fn spec() -> DatasetSpec {
+        DatasetSpec {
+            shard_rows: 4,
+            ..DatasetSpec::new(
+                "tic_tac_toe",
+                EncoderInfo {
+                    name: "ttt".into(),
+                    version: 1,
+                    shape: [2, 3, 3],
+                    globals: 1,
+                },
+            )
+        }
+    }
+
+    fn row(game: &str, ply: u32) -> PositionRow {
+        PositionRow {
+            game_id: game.into(),
+            ply,
+            plies_to_end: 9 - ply,
+            side_to_move: (ply % 2) as u8,
+            position: format!("pos{ply}"),
+            planes: vec![ply as i8; 18],
+            globals: vec![0.5],
+            label: 0.5,
+            move_played: Some("a1".into()),
+            source: "test".into(),
+            termination: None,
+            white_rating: None,
+            black_rating: Some(1500),
+        }
+    }
+
+    #[test]
+    fn push_rejects_bad_rows_with_named_fields() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        let cases: Vec<(PositionRow, &str)> = vec![
+            (
+                PositionRow {
+                    planes: vec![0; 17],
+                    ..row("g", 0)
+                },
+                "`planes`",
+            ),
+            (
+                PositionRow {
+                    globals: vec![],
+                    ..row("g", 0)
+                },
+                "`globals`",
+            ),
+            (
+                PositionRow {
+                    globals: vec![f32::NAN],
+                    ..row("g", 0)
+                },
+                "`globals`",
+            ),
+            (
+                PositionRow {
+                    side_to_move: 2,
+                    ..row("g", 0)
+                },
+                "`side_to_move`",
+            ),
+            (
+                PositionRow {
+                    label: 2.0,
+                    ..row("g", 0)
+                },
+                "`label`",
+            ),
+            (row("", 0), "`game_id`"),
+        ];
+        for (r, field) in cases {
+            let msg = w.push(r).unwrap_err().to_string();
+            assert!(msg.contains(field), "{msg}");
+        }
+        w.push(row("g", 0)).unwrap();
+        let msg = w.push(row("g", 0)).unwrap_err().to_string();
+        assert!(msg.contains("`ply`") && msg.contains("game `g`"), "{msg}");
+        assert_eq!(w.rows(), 1);
+    }
+
+    #[test]
+    fn shards_are_cut_at_shard_rows_and_counted() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        for g in 0..3 {
+            for p in 0..3 {
+                w.push(row(&format!("g{g}"), p)).unwrap();
+            }
+        }
+        let m = w.finish(serde_json::json!({"test": true})).unwrap();
+        assert_eq!(
+            m.shards.iter().map(|s| s.rows).collect::<Vec<_>>(),
+            [4, 4, 1]
+        );
+        assert_eq!(m.totals.rows, 9);
+        assert_eq!(m.totals.games, 3);
+        let rule = m.split.rule();
+        let mut games = SplitCounts::default();
+        for g in 0..3 {
+            games[rule.split_of(&format!("g{g}"))] += 1;
+        }
+        assert_eq!(m.totals.games_per_split, games);
+        for s in Split::ALL {
+            assert_eq!(m.totals.rows_per_split[s], 3 * games[s]);
+        }
+        let names = list(dir.path(), |_| true).unwrap();
+        assert_eq!(
+            names,
+            [
+                "manifest.json",
+                "part-00000.arrow",
+                "part-00001.arrow",
+                "part-00002.arrow"
+            ]
+        );
+    }
+
+    #[test]
+    fn empty_dataset_has_no_shards() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        let m = w.finish(serde_json::Value::Null).unwrap();
+        assert!(m.shards.is_empty());
+        assert_eq!(m.totals, Totals::default());
+    }
+
+    #[test]
+    fn create_refuses_stray_shards_and_staging() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("part-00000.arrow"), b"x").unwrap();
+        let msg = DatasetWriter::create(dir.path(), spec())
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(msg.contains("part-00000.arrow"), "{msg}");
+
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(STAGING_DIR)).unwrap();
+        assert!(DatasetWriter::create(dir.path(), spec()).is_err());
+    }
+
+    #[test]
+    fn invalid_spec_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = spec();
+        s.shard_rows = 0;
+        let msg = DatasetWriter::create(dir.path(), s)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(msg.contains("shard_rows"), "{msg}");
+    }
+}

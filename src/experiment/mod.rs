@@ -1,0 +1,3 @@
+//! Reproductions of published experiments, end to end.
+
+pub mod ttt;

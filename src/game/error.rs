@@ -1,0 +1,12 @@
+use thiserror::Error;
+
+/// Errors from parsing moves and positions.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum GameError {
+    #[error("bad move '{token}': {why}")]
+    BadMove { token: String, why: String },
+    #[error("bad position '{text}': {why}")]
+    BadPosition { text: String, why: String },
+    #[error("unknown game '{0}' (known: {known})", known = crate::game::GameKind::names().join(", "))]
+    UnknownGame(String),
+}

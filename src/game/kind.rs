@@ -1,0 +1,43 @@
+//! The games by name, for the command line.
+
+use super::GameError;
+use std::fmt;
+use std::str::FromStr;
+
+/// A game the command line can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameKind {
+    TicTacToe,
+}
+
+impl GameKind {
+    pub const ALL: [GameKind; 1] = [GameKind::TicTacToe];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            GameKind::TicTacToe => "tictactoe",
+        }
+    }
+
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|k| k.name()).collect()
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GameKind {
+    type Err = GameError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let norm = s.to_ascii_lowercase().replace(['-', '_'], "");
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| k.name() == norm)
+            .ok_or_else(|| GameError::UnknownGame(s.to_string()))
+    }
+}

@@ -1,0 +1,70 @@
+//! Game rules: the [`Game`] trait every rules engine implements, the
+//! [`Side`] and [`Outcome`] vocabulary, and one module per game.
+//!
+//! Hot paths (search, self-play, encoding) are generic over `G: Game`, so
+//! calls are statically dispatched; [`GameKind`] names a game on the command
+//! line.
+//!
+//! ```
+//! use plies::game::{Game, TicTacToe};
+//! let mut g = TicTacToe::new();
+//! for m in ["b2", "a1", "c3"] {
+//!     let mv = g.parse_move(m).unwrap();
+//!     g.play(mv);
+//! }
+//! assert_eq!(g.ply(), 3);
+//! assert!(g.outcome().is_none());
+//! ```
+
+mod error;
+mod kind;
+mod outcome;
+mod tictactoe;
+
+pub use error::GameError;
+pub use kind::GameKind;
+pub use outcome::{Outcome, Side};
+pub use tictactoe::{TicTacToe, TttMove};
+
+use std::fmt::Debug;
+use std::hash::Hash;
+
+/// A two-player game state. Cloning is cheap; `play` mutates in place.
+pub trait Game: Clone + Debug + Send + Sync + 'static {
+    /// One full move (for Arimaa a whole turn).
+    type Move: Copy + Eq + Hash + Debug + Send + Sync;
+
+    /// Short machine name used on the command line and in files.
+    const NAME: &'static str;
+
+    /// The standard starting position.
+    fn new() -> Self;
+    /// The side whose turn it is.
+    fn side_to_move(&self) -> Side;
+    /// Number of moves played since the start.
+    fn ply(&self) -> u32;
+    /// Appends every legal move to `out` (which is cleared first).
+    /// Empty when the game is over.
+    fn legal_moves(&self, out: &mut Vec<Self::Move>);
+    /// Plays a move that `legal_moves` returned.
+    fn play(&mut self, mv: Self::Move);
+    /// `Some` once the game has ended.
+    fn outcome(&self) -> Option<Outcome>;
+    /// The move in the game's text notation.
+    fn move_to_string(&self, mv: Self::Move) -> String;
+    /// Parses a move in this position; errors name the token and why.
+    fn parse_move(&self, text: &str) -> Result<Self::Move, GameError>;
+    /// The position as one line of text (round-trips through `from_text`).
+    fn to_text(&self) -> String;
+    /// Reads a position written by `to_text`.
+    fn from_text(text: &str) -> Result<Self, GameError>;
+    /// A multi-line picture for people.
+    fn render(&self) -> String;
+
+    /// Parses and plays a move, refusing an illegal one.
+    fn play_str(&mut self, text: &str) -> Result<Self::Move, GameError> {
+        let mv = self.parse_move(text)?;
+        self.play(mv);
+        Ok(mv)
+    }
+}

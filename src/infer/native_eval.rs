@@ -1,0 +1,41 @@
+//! The plain-Rust MLP behind an encoder.
+
+use super::{to_side_to_move, Evaluator, InferError};
+use crate::encode::{encode_f32, Encoder};
+use crate::game::Game;
+use crate::model::NativeMlp;
+use std::sync::Arc;
+
+pub struct NativeEvaluator<G: Game> {
+    encoder: Arc<dyn Encoder<G>>,
+    net: NativeMlp,
+}
+
+impl<G: Game> NativeEvaluator<G> {
+    pub fn new(encoder: Arc<dyn Encoder<G>>, net: NativeMlp) -> Self {
+        NativeEvaluator { encoder, net }
+    }
+}
+
+/// Side-to-move values of `states` under `net`.
+pub fn native_values<G: Game>(encoder: &dyn Encoder<G>, net: &NativeMlp, states: &[G]) -> Vec<f32> {
+    let perspective = encoder.spec().perspective;
+    let mut x = Vec::new();
+    states
+        .iter()
+        .map(|s| {
+            encode_f32(encoder, s, &mut x);
+            to_side_to_move(s, net.value(&x), perspective)
+        })
+        .collect()
+}
+
+impl<G: Game> Evaluator<G> for NativeEvaluator<G> {
+    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+        Ok(native_values(self.encoder.as_ref(), &self.net, states))
+    }
+
+    fn name(&self) -> String {
+        "native-mlp".into()
+    }
+}

@@ -1,0 +1,30 @@
+//! The `plies` command line: parses arguments, then calls one library
+//! function per subcommand.
+
+mod cli;
+
+use clap::Parser;
+
+fn main() -> std::process::ExitCode {
+    // candle asks the OS for the core count on every matrix product unless
+    // this is set; fix it once, before any thread pool starts.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        std::env::set_var("RAYON_NUM_THREADS", n.to_string());
+    }
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("PLIES_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

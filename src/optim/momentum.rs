@@ -1,0 +1,315 @@
+//! SGD with momentum, as `torch.optim.SGD`.
+
+use candle_core::backprop::GradStore;
+use candle_core::{Result, Tensor, Var};
+use serde::{Deserialize, Serialize};
+
+use super::{finite, non_negative, OptimError};
+
+/// Hyper-parameters of [`Momentum`], named as in `torch.optim.SGD`.
+///
+/// Missing fields deserialize to their [`Default`] values. The default
+/// momentum is 0.9 (PyTorch's is 0, which is plain SGD).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MomentumConfig {
+    /// Learning rate (default 0.01).
+    pub lr: f64,
+    /// Momentum factor (default 0.9); 0 gives plain SGD with weight decay.
+    pub momentum: f64,
+    /// Dampening of the gradient added to the momentum buffer (default 0).
+    /// Not applied on the first step, where the buffer is the gradient.
+    pub dampening: f64,
+    /// L2 penalty: `weight_decay * param` is added to the gradient
+    /// (default 0).
+    pub weight_decay: f64,
+    /// Nesterov momentum: the step uses `grad + momentum * buf` (default
+    /// false). Needs `momentum > 0` and `dampening == 0`.
+    pub nesterov: bool,
+}
+
+impl Default for MomentumConfig {
+    fn default() -> Self {
+        Self {
+            lr: 0.01,
+            momentum: 0.9,
+            dampening: 0.0,
+            weight_decay: 0.0,
+            nesterov: false,
+        }
+    }
+}
+
+impl MomentumConfig {
+    /// Checks the hyper-parameters the way PyTorch does (lr, momentum and
+    /// weight decay finite and non-negative, dampening finite, Nesterov only
+    /// with momentum and without dampening).
+    pub fn validate(&self) -> std::result::Result<(), OptimError> {
+        const OWNER: &str = "momentum SGD";
+        non_negative(OWNER, "lr", self.lr)?;
+        non_negative(OWNER, "momentum", self.momentum)?;
+        finite(OWNER, "dampening", self.dampening)?;
+        non_negative(OWNER, "weight_decay", self.weight_decay)?;
+        if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
+            return Err(OptimError::Nesterov {
+                momentum: self.momentum,
+                dampening: self.dampening,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct VarState {
+    var: Var,
+    /// The momentum buffer; `None` until the var's first gradient.
+    buf: Option<Tensor>,
+}
+
+/// SGD with momentum, optional Nesterov momentum, dampening and L2 weight
+/// decay. Each step, for each var that has a gradient `g`:
+///
+/// ```text
+/// g   = g + weight_decay * p
+/// buf = g                                    (first step)
+/// buf = momentum * buf + (1 - dampening) * g (later steps)
+/// g   = g + momentum * buf  if nesterov, else buf
+/// p   = p - lr * g
+/// ```
+///
+/// Vars without a gradient in the `GradStore` are left alone, their buffer
+/// included. Non-float vars are ignored.
+#[derive(Debug)]
+pub struct Momentum {
+    vars: Vec<VarState>,
+    config: MomentumConfig,
+}
+
+impl Momentum {
+    /// The current hyper-parameters.
+    pub fn config(&self) -> &MomentumConfig {
+        &self.config
+    }
+
+    /// The vars this optimizer updates.
+    pub fn vars(&self) -> Vec<Var> {
+        self.vars.iter().map(|s| s.var.clone()).collect()
+    }
+
+    /// Adds a var (with an empty momentum buffer).
+    pub fn push(&mut self, var: &Var) {
+        if var.dtype().is_float() {
+            self.vars.push(VarState {
+                var: var.clone(),
+                buf: None,
+            });
+        }
+    }
+}
+
+impl candle_nn::Optimizer for Momentum {
+    type Config = MomentumConfig;
+
+    fn new(vars: Vec<Var>, config: MomentumConfig) -> Result<Self> {
+        config.validate()?;
+        let vars = vars
+            .into_iter()
+            .filter(|v| v.dtype().is_float())
+            .map(|var| VarState { var, buf: None })
+            .collect();
+        Ok(Self { vars, config })
+    }
+
+    fn step(&mut self, grads: &GradStore) -> Result<()> {
+        let MomentumConfig {
+            lr,
+            momentum,
+            dampening,
+            weight_decay,
+            nesterov,
+        } = self.config;
+        for state in self.vars.iter_mut() {
+            let Some(grad) = grads.get(&state.var) else {
+                continue;
+            };
+            // Detached: the update must not record ops on the var's graph.
+            let param = state.var.as_tensor().detach();
+            let mut g = grad.detach();
+            if weight_decay != 0.0 {
+                g = (g + (&param * weight_decay)?)?;
+            }
+            if momentum != 0.0 {
+                let buf = match state.buf.take() {
+                    None => g.clone(),
+                    Some(buf) => ((buf * momentum)? + (&g * (1.0 - dampening))?)?,
+                };
+                g = if nesterov {
+                    (&g + (&buf * momentum)?)?
+                } else {
+                    buf.clone()
+                };
+                state.buf = Some(buf);
+            }
+            state.var.set(&(&param - (g * lr)?)?)?;
+        }
+        Ok(())
+    }
+
+    fn learning_rate(&self) -> f64 {
+        self.config.lr
+    }
+
+    fn set_learning_rate(&mut self, lr: f64) {
+        self.config.lr = lr;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+    use candle_nn::Optimizer;
+
+    fn quadratic_loss(w: &Var) -> Result<Tensor> {
+        // sum((w - target)^2) with a fixed target.
+        let target = Tensor::new(&[1.0f64, -2.0, 0.5], w.device())?.to_dtype(w.dtype())?;
+        w.as_tensor().sub(&target)?.sqr()?.sum_all()
+    }
+
+    #[test]
+    fn momentum_zero_equals_plain_sgd() -> Result<()> {
+        let init = Tensor::new(&[0.3f64, 0.7, -1.1], &Device::Cpu)?;
+        let a = Var::from_tensor(&init)?;
+        let b = Var::from_tensor(&init)?;
+        let cfg = MomentumConfig {
+            lr: 0.1,
+            momentum: 0.0,
+            ..Default::default()
+        };
+        let mut ours = Momentum::new(vec![a.clone()], cfg)?;
+        let mut sgd = candle_nn::SGD::new(vec![b.clone()], 0.1)?;
+        for _ in 0..4 {
+            ours.backward_step(&quadratic_loss(&a)?)?;
+            sgd.backward_step(&quadratic_loss(&b)?)?;
+        }
+        assert_eq!(a.to_vec1::<f64>()?, b.to_vec1::<f64>()?);
+        Ok(())
+    }
+
+    #[test]
+    fn weight_decay_with_zero_grad_shrinks_weights() -> Result<()> {
+        for dtype in [DType::F32, DType::F64] {
+            let w = Var::from_tensor(&Tensor::new(&[2.0f64, -4.0], &Device::Cpu)?.to_dtype(dtype)?)?;
+            let cfg = MomentumConfig {
+                lr: 0.1,
+                momentum: 0.5,
+                weight_decay: 0.5,
+                ..Default::default()
+            };
+            let mut opt = Momentum::new(vec![w.clone()], cfg)?;
+            // loss = 0 * sum(w): zero gradient, but the var has one.
+            let loss = (w.as_tensor().sum_all()? * 0.0)?;
+            opt.backward_step(&loss)?;
+            // g = 0.5 * w, buf = g, w -= 0.1 * g  =>  w * 0.95
+            let got = w.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            assert!((got[0] - 1.9).abs() < 1e-6 && (got[1] + 3.8).abs() < 1e-6, "{got:?}");
+            assert_eq!(w.dtype(), dtype);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn momentum_accumulates_and_nesterov_looks_ahead() -> Result<()> {
+        // Constant gradient 1: loss = sum(w).
+        let run = |nesterov: bool| -> Result<Vec<f64>> {
+            let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
+            let cfg = MomentumConfig {
+                lr: 1.0,
+                momentum: 0.5,
+                nesterov,
+                ..Default::default()
+            };
+            let mut opt = Momentum::new(vec![w.clone()], cfg)?;
+            let mut out = vec![];
+            for _ in 0..3 {
+                opt.backward_step(&w.as_tensor().sum_all()?)?;
+                out.push(w.to_vec1::<f64>()?[0]);
+            }
+            Ok(out)
+        };
+        // buf: 1, 1.5, 1.75
+        assert_eq!(run(false)?, vec![-1.0, -2.5, -4.25]);
+        // step: 1 + 0.5 * buf = 1.5, 1.75, 1.875
+        assert_eq!(run(true)?, vec![-1.5, -3.25, -5.125]);
+        Ok(())
+    }
+
+    #[test]
+    fn set_learning_rate_is_used() -> Result<()> {
+        let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
+        let cfg = MomentumConfig {
+            lr: 1.0,
+            momentum: 0.0,
+            ..Default::default()
+        };
+        let mut opt = Momentum::new(vec![w.clone()], cfg)?;
+        opt.set_learning_rate(0.25);
+        assert_eq!(opt.learning_rate(), 0.25);
+        opt.backward_step(&w.as_tensor().sum_all()?)?;
+        assert_eq!(w.to_vec1::<f64>()?, vec![-0.25]);
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_configs_are_errors() {
+        let bad = [
+            MomentumConfig {
+                lr: -1.0,
+                ..Default::default()
+            },
+            MomentumConfig {
+                lr: f64::NAN,
+                ..Default::default()
+            },
+            MomentumConfig {
+                momentum: -0.1,
+                ..Default::default()
+            },
+            MomentumConfig {
+                weight_decay: f64::INFINITY,
+                ..Default::default()
+            },
+            MomentumConfig {
+                nesterov: true,
+                dampening: 0.1,
+                ..Default::default()
+            },
+            MomentumConfig {
+                nesterov: true,
+                momentum: 0.0,
+                ..Default::default()
+            },
+        ];
+        for cfg in bad {
+            assert!(cfg.validate().is_err(), "{cfg:?}");
+            assert!(Momentum::new(vec![], cfg).is_err(), "{cfg:?}");
+        }
+        assert!(MomentumConfig::default().validate().is_ok());
+    }
+
+    #[test]
+    fn vars_without_gradient_are_untouched() -> Result<()> {
+        let a = Var::from_tensor(&Tensor::new(&[1.0f64], &Device::Cpu)?)?;
+        let b = Var::from_tensor(&Tensor::new(&[1.0f64], &Device::Cpu)?)?;
+        let cfg = MomentumConfig {
+            weight_decay: 0.1,
+            ..Default::default()
+        };
+        let mut opt = Momentum::new(vec![a.clone(), b.clone()], cfg)?;
+        opt.backward_step(&a.as_tensor().sum_all()?)?;
+        assert_eq!(b.to_vec1::<f64>()?, vec![1.0]);
+        assert_ne!(a.to_vec1::<f64>()?, vec![1.0]);
+        Ok(())
+    }
+}

@@ -1,0 +1,273 @@
+//! RMSProp, as `torch.optim.RMSprop`.
+
+use candle_core::backprop::GradStore;
+use candle_core::{Result, Tensor, Var};
+use serde::{Deserialize, Serialize};
+
+use super::{non_negative, OptimError};
+
+/// Hyper-parameters of [`RmsProp`], named and defaulted as in
+/// `torch.optim.RMSprop`. Missing fields deserialize to their defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RmsPropConfig {
+    /// Learning rate (default 0.01).
+    pub lr: f64,
+    /// Smoothing constant of the squared-gradient average (default 0.99).
+    pub alpha: f64,
+    /// Added to the denominator after the square root (default 1e-8).
+    pub eps: f64,
+    /// L2 penalty: `weight_decay * param` is added to the gradient
+    /// (default 0).
+    pub weight_decay: f64,
+    /// Momentum factor (default 0: no momentum buffer).
+    pub momentum: f64,
+    /// Normalise by the estimated variance (`E[g^2] - E[g]^2`) instead of the
+    /// uncentered second moment (default false).
+    pub centered: bool,
+}
+
+impl Default for RmsPropConfig {
+    fn default() -> Self {
+        Self {
+            lr: 0.01,
+            alpha: 0.99,
+            eps: 1e-8,
+            weight_decay: 0.0,
+            momentum: 0.0,
+            centered: false,
+        }
+    }
+}
+
+impl RmsPropConfig {
+    /// Checks the hyper-parameters the way PyTorch does: each finite and
+    /// non-negative.
+    pub fn validate(&self) -> std::result::Result<(), OptimError> {
+        const OWNER: &str = "RMSProp";
+        non_negative(OWNER, "lr", self.lr)?;
+        non_negative(OWNER, "alpha", self.alpha)?;
+        non_negative(OWNER, "eps", self.eps)?;
+        non_negative(OWNER, "weight_decay", self.weight_decay)?;
+        non_negative(OWNER, "momentum", self.momentum)?;
+        Ok(())
+    }
+}
+
+#[derive(Debug)]
+struct VarState {
+    var: Var,
+    square_avg: Tensor,
+    /// Running mean of the gradient, when centered.
+    grad_avg: Option<Tensor>,
+    /// Momentum buffer, when momentum > 0.
+    buf: Option<Tensor>,
+}
+
+/// RMSProp. All state starts at zero; each step, for each var with a
+/// gradient `g`:
+///
+/// ```text
+/// g          = g + weight_decay * p
+/// square_avg = alpha * square_avg + (1 - alpha) * g^2
+/// avg        = sqrt(square_avg) + eps                       (uncentered)
+/// grad_avg   = grad_avg + (1 - alpha) * (g - grad_avg)      (centered)
+/// avg        = sqrt(square_avg - grad_avg^2) + eps          (centered)
+/// buf        = momentum * buf + g / avg;  p = p - lr * buf  (momentum > 0)
+/// p          = p - lr * g / avg                             (otherwise)
+/// ```
+///
+/// Vars without a gradient are left alone. Non-float vars are ignored.
+#[derive(Debug)]
+pub struct RmsProp {
+    vars: Vec<VarState>,
+    config: RmsPropConfig,
+}
+
+impl RmsProp {
+    /// The current hyper-parameters.
+    pub fn config(&self) -> &RmsPropConfig {
+        &self.config
+    }
+
+    /// The vars this optimizer updates.
+    pub fn vars(&self) -> Vec<Var> {
+        self.vars.iter().map(|s| s.var.clone()).collect()
+    }
+
+    /// Adds a var, with zeroed state.
+    pub fn push(&mut self, var: &Var) -> Result<()> {
+        if var.dtype().is_float() {
+            self.vars.push(VarState::new(var.clone(), &self.config)?);
+        }
+        Ok(())
+    }
+}
+
+impl VarState {
+    fn new(var: Var, config: &RmsPropConfig) -> Result<Self> {
+        let zeros = var.as_tensor().zeros_like()?;
+        Ok(Self {
+            grad_avg: config.centered.then(|| zeros.clone()),
+            buf: (config.momentum > 0.0).then(|| zeros.clone()),
+            square_avg: zeros,
+            var,
+        })
+    }
+}
+
+impl candle_nn::Optimizer for RmsProp {
+    type Config = RmsPropConfig;
+
+    fn new(vars: Vec<Var>, config: RmsPropConfig) -> Result<Self> {
+        config.validate()?;
+        let vars = vars
+            .into_iter()
+            .filter(|v| v.dtype().is_float())
+            .map(|var| VarState::new(var, &config))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self { vars, config })
+    }
+
+    fn step(&mut self, grads: &GradStore) -> Result<()> {
+        let RmsPropConfig {
+            lr,
+            alpha,
+            eps,
+            weight_decay,
+            momentum,
+            centered: _,
+        } = self.config;
+        for state in self.vars.iter_mut() {
+            let Some(grad) = grads.get(&state.var) else {
+                continue;
+            };
+            // Detached: the update must not record ops on the var's graph.
+            let param = state.var.as_tensor().detach();
+            let mut g = grad.detach();
+            if weight_decay != 0.0 {
+                g = (g + (&param * weight_decay)?)?;
+            }
+            state.square_avg = ((&state.square_avg * alpha)? + (g.sqr()? * (1.0 - alpha))?)?;
+            let avg = match state.grad_avg.as_mut() {
+                Some(grad_avg) => {
+                    // torch's lerp_(g, 1 - alpha): avg + w * (g - avg).
+                    *grad_avg = (&*grad_avg + ((&g - &*grad_avg)? * (1.0 - alpha))?)?;
+                    (&state.square_avg - grad_avg.sqr()?)?.sqrt()?
+                }
+                None => state.square_avg.sqrt()?,
+            };
+            let avg = (avg + eps)?;
+            let update = match state.buf.as_mut() {
+                Some(buf) => {
+                    *buf = ((&*buf * momentum)? + (&g / &avg)?)?;
+                    (&*buf * lr)?
+                }
+                None => ((&g / &avg)? * lr)?,
+            };
+            state.var.set(&(&param - update)?)?;
+        }
+        Ok(())
+    }
+
+    fn learning_rate(&self) -> f64 {
+        self.config.lr
+    }
+
+    fn set_learning_rate(&mut self, lr: f64) {
+        self.config.lr = lr;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+    use candle_nn::Optimizer;
+
+    #[test]
+    fn first_step_is_sign_times_lr_over_sqrt_one_minus_alpha() -> Result<()> {
+        // square_avg = (1 - alpha) g^2, so the first step is lr * g / (|g| sqrt(1 - alpha)).
+        let w = Var::from_tensor(&Tensor::new(&[1.0f64, -1.0], &Device::Cpu)?)?;
+        let cfg = RmsPropConfig {
+            lr: 0.1,
+            alpha: 0.75,
+            eps: 0.0,
+            ..Default::default()
+        };
+        let mut opt = RmsProp::new(vec![w.clone()], cfg)?;
+        // loss = sum(3 w^2): g = 6 w = [6, -6]
+        opt.backward_step(&(w.as_tensor().sqr()?.sum_all()? * 3.0)?)?;
+        let got = w.to_vec1::<f64>()?;
+        assert!((got[0] - (1.0 - 0.2)).abs() < 1e-12, "{got:?}");
+        assert!((got[1] - (-1.0 + 0.2)).abs() < 1e-12, "{got:?}");
+        Ok(())
+    }
+
+    #[test]
+    fn weight_decay_with_zero_grad_shrinks_weights() -> Result<()> {
+        for dtype in [DType::F32, DType::F64] {
+            let w = Var::from_tensor(&Tensor::new(&[2.0f64, -4.0], &Device::Cpu)?.to_dtype(dtype)?)?;
+            let cfg = RmsPropConfig {
+                lr: 0.01,
+                weight_decay: 0.1,
+                momentum: 0.5,
+                centered: true,
+                ..Default::default()
+            };
+            let mut opt = RmsProp::new(vec![w.clone()], cfg)?;
+            let loss = (w.as_tensor().sum_all()? * 0.0)?;
+            opt.backward_step(&loss)?;
+            let got = w.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            assert!(got[0] > 0.0 && got[0] < 2.0, "{got:?}");
+            assert!(got[1] < 0.0 && got[1] > -4.0, "{got:?}");
+            assert_eq!(w.dtype(), dtype);
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn set_learning_rate_is_used() -> Result<()> {
+        let run = |lr: f64| -> Result<f64> {
+            let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
+            let mut opt = RmsProp::new(vec![w.clone()], RmsPropConfig::default())?;
+            opt.set_learning_rate(lr);
+            assert_eq!(opt.learning_rate(), lr);
+            opt.backward_step(&w.as_tensor().sum_all()?)?;
+            Ok(w.to_vec1::<f64>()?[0])
+        };
+        let (a, b) = (run(0.01)?, run(0.02)?);
+        assert!(a < 0.0 && ((b / a) - 2.0).abs() < 1e-12, "{a} {b}");
+        Ok(())
+    }
+
+    #[test]
+    fn invalid_configs_are_errors() {
+        let bad = [
+            RmsPropConfig {
+                lr: -0.1,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                alpha: f64::NAN,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                eps: -1e-8,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                momentum: -0.9,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                weight_decay: f64::INFINITY,
+                ..Default::default()
+            },
+        ];
+        for cfg in bad {
+            assert!(RmsProp::new(vec![], cfg).is_err(), "{cfg:?}");
+        }
+        assert!(RmsPropConfig::default().validate().is_ok());
+    }
+}

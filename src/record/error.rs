@@ -1,0 +1,35 @@
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// Errors from reading and replaying game records.
+#[derive(Debug, Error)]
+pub enum RecordError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}:{line}: not a valid record: {why}")]
+    Parse {
+        path: PathBuf,
+        line: usize,
+        why: String,
+    },
+    #[error("{path}:{line}: ply {ply}: move '{token}' refused: {why}")]
+    BadMove {
+        path: PathBuf,
+        line: usize,
+        ply: usize,
+        token: String,
+        why: String,
+    },
+    #[error("{path}:{line}: ply {ply}: {field} differs: record has {expected}, engine has {actual}")]
+    Mismatch {
+        path: PathBuf,
+        line: usize,
+        ply: usize,
+        field: &'static str,
+        expected: String,
+        actual: String,
+    },
+}

@@ -1,0 +1,15 @@
+//! Game records in and out.
+//!
+//! [`oracle_jsonl`] reads the random-game records that the reference rule
+//! implementations write (`scripts/oracles/spiel_oracle.py`), and
+//! [`replay`] plays them through a [`crate::game::Game`], comparing every
+//! ply: the board, the side to move, the terminal flag, the returns and the
+//! sorted legal-move list.
+
+mod error;
+pub mod oracle_jsonl;
+pub mod replay;
+
+pub use error::RecordError;
+pub use oracle_jsonl::{OracleGame, OraclePly};
+pub use replay::{replay_file, ReplaySummary};

@@ -1,0 +1,85 @@
+//! EXPERT (Patist & Wiering 2004): a random winning move if there is one,
+//! else a move that blocks an immediate win of the opponent, else random.
+//! It makes no forks and has no opening preference, so it can be beaten.
+
+use super::{pick, Player, SearchError};
+use crate::game::{Game, Side, TicTacToe, TttMove};
+use crate::util::SeededRng;
+
+/// Games where "a move that wins at once for `side`" is well defined and
+/// the same move blocks it for the other side (placement games).
+pub trait ImmediateWins: Game {
+    fn immediate_wins(&self, side: Side) -> Vec<Self::Move>;
+}
+
+impl ImmediateWins for TicTacToe {
+    fn immediate_wins(&self, side: Side) -> Vec<TttMove> {
+        self.winning_cells(side)
+    }
+}
+
+pub struct ExpertPlayer;
+
+impl<G: ImmediateWins> Player<G> for ExpertPlayer {
+    fn name(&self) -> String {
+        "expert".into()
+    }
+
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        let mut moves = Vec::new();
+        state.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return Err(SearchError::NoMoves);
+        }
+        let me = state.side_to_move();
+        let wins = state.immediate_wins(me);
+        if !wins.is_empty() {
+            return Ok(pick(&wins, rng));
+        }
+        let blocks = state.immediate_wins(me.other());
+        if !blocks.is_empty() {
+            return Ok(pick(&blocks, rng));
+        }
+        Ok(pick(&moves, rng))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::seeded_rng;
+
+    #[test]
+    fn wins_before_it_blocks() {
+        // x to move: x wins at c3 (top row); o threatens a1..c1.
+        let g = TicTacToe::from_text("xx./.../oo.").unwrap();
+        let mut rng = seeded_rng(0, 0);
+        for _ in 0..20 {
+            let m = Player::<TicTacToe>::choose(&ExpertPlayer, &g, &mut rng).unwrap();
+            assert_eq!(g.move_to_string(m), "c3");
+        }
+    }
+
+    #[test]
+    fn blocks_an_immediate_threat() {
+        // o to move, no win of its own; x threatens c3 (top row).
+        let g = TicTacToe::from_text("xx./.o./...").unwrap();
+        assert_eq!(g.side_to_move(), Side::Second);
+        let mut rng = seeded_rng(0, 1);
+        for _ in 0..20 {
+            let m = Player::<TicTacToe>::choose(&ExpertPlayer, &g, &mut rng).unwrap();
+            assert_eq!(g.move_to_string(m), "c3");
+        }
+    }
+
+    #[test]
+    fn otherwise_plays_every_move_sometimes() {
+        let g = TicTacToe::new();
+        let mut rng = seeded_rng(0, 2);
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..200 {
+            seen.insert(Player::<TicTacToe>::choose(&ExpertPlayer, &g, &mut rng).unwrap());
+        }
+        assert_eq!(seen.len(), 9);
+    }
+}

@@ -1,0 +1,10 @@
+//! Played games -> dataset rows, and databases of games made by players
+//! (fixed or learning while they play).
+
+mod database;
+mod game_rows;
+mod learning_network;
+
+pub use database::{generate_database, DatabaseConfig, SideSpec};
+pub use game_rows::game_rows;
+pub use learning_network::LearningNetwork;

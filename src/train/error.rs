@@ -1,0 +1,21 @@
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum TrainError {
+    #[error("dataset: {0}")]
+    Dataset(#[from] crate::dataset::DatasetError),
+    #[error("{context}: {why}")]
+    BadData { context: String, why: String },
+    #[error(transparent)]
+    Model(#[from] crate::model::ModelError),
+    #[error(transparent)]
+    Candle(#[from] candle_core::Error),
+    #[error("training: {0}")]
+    Config(String),
+}
+
+impl From<crate::optim::OptimError> for TrainError {
+    fn from(e: crate::optim::OptimError) -> Self {
+        TrainError::Config(e.to_string())
+    }
+}

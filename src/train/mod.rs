@@ -1,0 +1,12 @@
+//! Trainers: TD(lambda) with eligibility traces (on-line or over the games
+//! of a dataset) and supervised regression on dataset labels.
+
+mod error;
+mod game_inputs;
+mod supervised;
+mod td_lambda;
+
+pub use error::TrainError;
+pub use game_inputs::{rows_to_td_game, TdGame};
+pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
+pub use td_lambda::{TdConfig, TdLearner};
