@@ -321,7 +321,11 @@ fn optimizers_follow_pytorch_trajectories_f32() -> Result<()> {
             failed.push(format!("{e:#}"));
         }
     }
-    ensure!(failed.is_empty(), "f32 runs diverge:\n{}", failed.join("\n\n"));
+    ensure!(
+        failed.is_empty(),
+        "f32 runs diverge:\n{}",
+        failed.join("\n\n")
+    );
     Ok(())
 }
 

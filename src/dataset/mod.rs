@@ -81,7 +81,8 @@ pub use row::PositionRow;
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
 pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
 pub use split::{
-    fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN, SPLIT_HASH,
+    fmix64, fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN,
+    SPLIT_HASH,
 };
 pub use stats::{LabelCounts, PliesPerGame, SideCounts, Stats};
 pub use verify::{ShardReport, VerifyReport};

@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use arrow_ipc::reader::FileReader;
-use arrow_schema::SchemaRef;
+use arrow_schema::{ArrowError, SchemaRef};
 use rayon::prelude::*;
 
 use super::error::{DatasetError, Result};
@@ -33,6 +33,12 @@ pub struct Dataset {
 }
 
 /// Decodes an Arrow IPC file held in memory; `path` and `shard` name it in errors.
+///
+/// arrow-ipc validates what it reads, but a few corrupt inputs still reach an
+/// `expect` inside arrow-data (e.g. a fixed-size list whose length overflows),
+/// so a panic while decoding is caught and reported as a corrupt shard. Shards
+/// read through [`Dataset`] are sha256-checked first, so this only matters for
+/// files whose manifest was edited to match.
 pub(crate) fn decode_ipc(
     bytes: Vec<u8>,
     path: &Path,
@@ -43,12 +49,25 @@ pub(crate) fn decode_ipc(
         shard,
         source,
     };
-    let reader = FileReader::try_new(Cursor::new(bytes), None).map_err(read_err)?;
-    let schema = reader.schema();
-    let batches = reader
-        .collect::<std::result::Result<Vec<_>, _>>()
-        .map_err(read_err)?;
-    Ok((schema, batches))
+    let decode = move || -> std::result::Result<_, ArrowError> {
+        let reader = FileReader::try_new(Cursor::new(bytes), None)?;
+        let schema = reader.schema();
+        let batches = reader.collect::<std::result::Result<Vec<_>, _>>()?;
+        Ok((schema, batches))
+    };
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode)) {
+        Ok(result) => result.map_err(read_err),
+        Err(panic) => {
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".into());
+            Err(read_err(ArrowError::IpcError(format!(
+                "the Arrow decoder gave up: {what}"
+            ))))
+        }
+    }
 }
 
 impl Dataset {

@@ -5,8 +5,30 @@
 //!
 //! ```text
 //! h = fnv1a64(utf8(game_id))          # offset 0xcbf29ce484222325, prime 0x100000001b3
-//! u = (h >> 11) / 2^53                # uniform in [0, 1)
+//! m = fmix64(h)                       # MurmurHash3's 64-bit finaliser (below)
+//! u = (m >> 11) / 2^53                # uniform in [0, 1)
 //! valid if u < valid; test if u < valid + test; train otherwise
+//!
+//! fmix64(x): x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33;
+//!            x *= 0xc4ceb9fe1a85ec53; x ^= x >> 33    (all mod 2^64)
+//! ```
+//!
+//! The finaliser matters: FNV-1a's high bits barely move when only the last
+//! characters of an id change (`game-00001`, `game-00002`, ...), so the raw
+//! hash would put whole runs of sequential ids in one split.
+//!
+//! In Python:
+//!
+//! ```python
+//! def split_unit(game_id: str) -> float:
+//!     M = (1 << 64) - 1
+//!     h = 0xcbf29ce484222325
+//!     for b in game_id.encode("utf-8"):
+//!         h = ((h ^ b) * 0x100000001b3) & M
+//!     h ^= h >> 33; h = (h * 0xff51afd7ed558ccd) & M
+//!     h ^= h >> 33; h = (h * 0xc4ceb9fe1a85ec53) & M
+//!     h ^= h >> 33
+//!     return (h >> 11) / 2**53
 //! ```
 
 use std::fmt;
@@ -21,8 +43,7 @@ use super::error::{DatasetError, Result};
 pub const SPLIT_HASH: &str = "fnv1a64(game_id)";
 
 /// How the hash becomes a split, as written in the manifest (`split.assign`).
-pub const SPLIT_ASSIGN: &str =
-    "u = (fnv1a64(utf8(game_id)) >> 11) / 2^53; valid if u < valid, test if u < valid + test, else train";
+pub const SPLIT_ASSIGN: &str = "u = (fmix64(fnv1a64(utf8(game_id))) >> 11) / 2^53, fmix64 = MurmurHash3 64-bit finaliser; valid if u < valid, test if u < valid + test, else train";
 
 /// FNV-1a, 64-bit, of `bytes`.
 pub const fn fnv1a64(bytes: &[u8]) -> u64 {
@@ -36,9 +57,18 @@ pub const fn fnv1a64(bytes: &[u8]) -> u64 {
     h
 }
 
+/// MurmurHash3's 64-bit finaliser: every input bit moves every output bit.
+pub const fn fmix64(mut x: u64) -> u64 {
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
 /// The game id's position in [0, 1) used to pick its split.
 pub fn split_unit(game_id: &str) -> f64 {
-    (fnv1a64(game_id.as_bytes()) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+    (fmix64(fnv1a64(game_id.as_bytes())) >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
 }
 
 /// One of the three parts of a dataset.
@@ -215,6 +245,14 @@ mod tests {
     }
 
     #[test]
+    fn unit_matches_the_documented_python() {
+        // Values printed by the Python snippet in the module docs.
+        assert_eq!(split_unit("game-00000"), 0.4860890421886458);
+        assert_eq!(split_unit("selfplay-1"), 0.44662374752777545);
+        assert_eq!(split_unit("\u{e9}"), 0.6145904496611594);
+    }
+
+    #[test]
     fn unit_is_in_range_and_split_is_stable() {
         let rule = SplitRule::default();
         for i in 0..1000 {
@@ -231,7 +269,8 @@ mod tests {
         let mut counts = SplitCounts::default();
         let n = 20_000;
         for i in 0..n {
-            counts[rule.split_of(&format!("g{i}"))] += 1;
+            // Sequential ids differing in their last characters only.
+            counts[rule.split_of(&format!("game-{i:07}"))] += 1;
         }
         let f = |c: u64| c as f64 / n as f64;
         assert!((f(counts.valid) - 0.2).abs() < 0.02, "{counts:?}");

@@ -459,7 +459,7 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
     let what = if cfg.exp == 1 { "games against RANDOM" } else { "games drawn from the database" };
     let chart = LineChart {
         title: format!(
-            "Tic-tac-toe, Experiment {}: equity of NETWORK against EXPERT (mean of {} simulations)",
+            "Tic-tac-toe Exp. {}: NETWORK vs EXPERT, mean of {} sims",
             if cfg.exp == 1 { "I" } else { "II" },
             cfg.sims
         ),

@@ -83,10 +83,7 @@ mod tests {
             (d.lr, d.beta1, d.beta2, d.eps, d.weight_decay)
         );
         assert!(c.validate().is_ok());
-        let bad = AdamWConfig {
-            beta2: 1.0,
-            ..c
-        };
+        let bad = AdamWConfig { beta2: 1.0, ..c };
         assert!(bad.validate().is_err());
     }
 }

@@ -215,7 +215,10 @@ mod tests {
     #[test]
     fn serde_tags_and_defaults() {
         let cases = [
-            (r#"{"kind":"sgd","lr":0.5}"#, OptimizerConfig::Sgd { lr: 0.5 }),
+            (
+                r#"{"kind":"sgd","lr":0.5}"#,
+                OptimizerConfig::Sgd { lr: 0.5 },
+            ),
             (
                 r#"{"kind":"momentum","nesterov":true}"#,
                 OptimizerConfig::Momentum(MomentumConfig {
@@ -258,7 +261,10 @@ mod tests {
             r#"{"kind":"sgd"}"#,
             r#"{"lr":0.1}"#,
         ] {
-            assert!(serde_json::from_str::<OptimizerConfig>(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<OptimizerConfig>(bad).is_err(),
+                "{bad}"
+            );
         }
     }
 

@@ -69,7 +69,10 @@ mod tests {
         // grads: a -> [3, 4] (loss 3 a0 + 4 a1), b -> [[0]] (loss 0 * b)
         let w = Tensor::new(&[3.0f64, 4.0], &Device::Cpu)?;
         let loss = ((a.as_tensor() * &w)?.sum_all()?
-            + (b.as_tensor().sum_all()?.to_dtype(DType::F64)? * 0.0)?)?;
+            + b.as_tensor()
+                .mul(&b.as_tensor().zeros_like()?)?
+                .sum_all()?
+                .to_dtype(DType::F64)?)?;
         let grads = loss.backward()?;
         Ok((a, b, grads))
     }

@@ -129,7 +129,11 @@ pub(crate) fn non_negative(
 }
 
 /// Checks that `value` is finite (any sign).
-pub(crate) fn finite(owner: &'static str, name: &'static str, value: f64) -> Result<(), OptimError> {
+pub(crate) fn finite(
+    owner: &'static str,
+    name: &'static str,
+    value: f64,
+) -> Result<(), OptimError> {
     if value.is_finite() {
         Ok(())
     } else {

@@ -207,6 +207,9 @@ impl LineChart {
         let mut add = |px: f64, py: f64| {
             let u = (px - x.0) / (x.1 - x.0);
             let v = (py - y.0) / (y.1 - y.0);
+            if !(0.0..=1.0).contains(&v) {
+                return; // clipped away, covers nothing
+            }
             let right = u >= 1.0 - W;
             let left = u <= W;
             let top = v >= 1.0 - H;
@@ -270,7 +273,7 @@ impl LineChart {
             .x_label_area_size(50)
             .y_label_area_size(70);
         if !self.title.is_empty() {
-            builder.caption(&self.title, (font::FAMILY, 26));
+            builder.caption(&self.title, (font::FAMILY, title_size(root, &self.title)));
         }
         let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
 
@@ -283,31 +286,24 @@ impl LineChart {
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
             .bold_line_style(BLACK.mix(0.15))
-            .light_line_style(BLACK.mix(0.05))
+            .max_light_lines(0)
             .axis_style(BLACK.mix(0.8))
             .draw()
             .map_err(err)?;
 
-        // Reference lines first, so the data is drawn on top of them.
-        for (label, ry) in &self.reference_lines {
-            if *ry < y0 || *ry > y1 {
-                continue;
-            }
-            let style = REFERENCE_COLOR.stroke_width(2);
+        // Reference lines under the data; their labels go on top (below).
+        let visible_refs: Vec<&(String, f64)> = self
+            .reference_lines
+            .iter()
+            .filter(|(_, ry)| (y0..=y1).contains(ry))
+            .collect();
+        for (_, ry) in &visible_refs {
             chart
                 .draw_series(DashedLineSeries::new(
                     vec![(x0, *ry), (x1, *ry)],
                     10,
                     6,
-                    style,
-                ))
-                .map_err(err)?;
-            let text_style = TextStyle::from((font::FAMILY, 15).into_font())
-                .color(&REFERENCE_COLOR)
-                .pos(Pos::new(HPos::Left, VPos::Bottom));
-            chart
-                .draw_series(std::iter::once(
-                    EmptyElement::at((x0, *ry)) + Text::new(label.clone(), (8, -4), text_style),
+                    REFERENCE_COLOR.stroke_width(2),
                 ))
                 .map_err(err)?;
         }
@@ -337,6 +333,20 @@ impl LineChart {
                 .map_err(err)?;
         }
 
+        // Reference labels above the left end of their line, on a
+        // translucent white box so data lines behind them stay readable.
+        let label_font = TextStyle::from((font::FAMILY, 15).into_font())
+            .color(&REFERENCE_COLOR)
+            .pos(Pos::new(HPos::Left, VPos::Bottom));
+        for (label, ry) in &visible_refs {
+            let (w, h) = root.estimate_text_size(label, &label_font).map_err(err)?;
+            let (w, h) = (w as i32, h as i32);
+            let boxed = EmptyElement::at((x0, *ry))
+                + Rectangle::new([(5, -h - 8), (w + 11, -3)], WHITE.mix(0.85).filled())
+                + Text::new(label.clone(), (8, -5), label_font.clone());
+            chart.draw_series(std::iter::once(boxed)).map_err(err)?;
+        }
+
         chart
             .configure_series_labels()
             .position(layout.legend.clone())
@@ -356,6 +366,20 @@ struct Layout {
     x: (f64, f64),
     y: (f64, f64),
     legend: SeriesLabelPosition,
+}
+
+/// The largest title font size (26 px down to 12 px) whose caption fits the
+/// chart width.
+fn title_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> u32 {
+    let available = root.dim_in_pixel().0.saturating_sub(40);
+    (12..=26)
+        .rev()
+        .find(|&size| {
+            let style = TextStyle::from((font::FAMILY, size).into_font());
+            root.estimate_text_size(title, &style)
+                .is_ok_and(|(w, _)| w <= available)
+        })
+        .unwrap_or(12)
 }
 
 fn render_error(path: &Path, message: String) -> ReportError {
@@ -609,6 +633,28 @@ mod tests {
             let mut svg = PathBuf::from(&path);
             svg.set_extension("svg");
             chart.write_svg(svg).unwrap();
+
+            // A long title, negative values, large x and several reference
+            // lines, as the experiment reports produce.
+            let mut second = PathBuf::from(&path);
+            second.set_file_name("example-2.png");
+            let curve = |scale: f64, shift: f64| {
+                (0..=12).map(move |i| {
+                    let x = (i * 2500) as f64;
+                    (x, shift + scale * (1.0 - (-x / 8000.0).exp()) - 0.8)
+                })
+            };
+            let mut chart = LineChart::new(
+                "Tic-tac-toe, Experiment I: equity of NETWORK against EXPERT (mean of 100 simulations)",
+                "training examples (games against RANDOM)",
+                "equity (w - l) / (w + l + d)",
+            )
+            .with_reference_line("Tesauro: best 0.42", 0.42)
+            .with_reference_line("paper B: best -0.10", -0.10);
+            for (h, (scale, shift)) in [(10, (1.0, 0.0)), (20, (1.2, 0.05)), (40, (1.3, 0.1))] {
+                chart = chart.with_series(format!("{h} hidden"), curve(scale, shift));
+            }
+            chart.write_png(&second).unwrap();
         }
     }
 }

@@ -1,0 +1,156 @@
+//! Checkpoints: round trip through safetensors + config.json, and clear
+//! refusals for every way a checkpoint can disagree with what is asked.
+
+use candle_core::{Device, Tensor};
+use plies::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
+use plies::encode::{tictactoe_encoder, Encoder};
+use plies::game::{Game, TicTacToe};
+use plies::infer::{CandleEvaluator, Evaluator, NativeEvaluator};
+use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
+use plies::util::seeded_rng;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+fn mlp_cfg() -> MlpConfig {
+    MlpConfig {
+        inputs: 9,
+        hidden: vec![12],
+        activation: Activation::Elliott { beta: 5.0 },
+        init: WeightInit::Uniform { a: 0.2 },
+    }
+}
+
+fn write(dir: &Path) -> (NativeMlp, CheckpointConfig) {
+    let net = NativeMlp::new(&mlp_cfg(), &mut seeded_rng(4, 0)).unwrap();
+    let enc = tictactoe_encoder("tictactoe-9").unwrap();
+    let cfg = CheckpointConfig::new(
+        "tictactoe",
+        enc.spec(),
+        ModelConfig::Mlp(mlp_cfg()),
+        TrainingInfo { method: "test".into(), seed: Some(4), ..Default::default() },
+    );
+    checkpoint::save(dir, &cfg, &net.to_tensors(&Device::Cpu).unwrap()).unwrap();
+    (net, cfg)
+}
+
+fn positions() -> Vec<TicTacToe> {
+    [".../.../...", "x../.../...", "x../.o./...", "xo./.x./..o"]
+        .iter()
+        .filter_map(|t| TicTacToe::from_text(t).ok())
+        .collect()
+}
+
+#[test]
+fn round_trip_gives_the_same_values_on_candle_and_native() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    let (net, cfg) = write(&dir);
+    for f in ["model.safetensors", "config.json", "README.md"] {
+        assert!(dir.join(f).is_file(), "{f}");
+    }
+    let ck = checkpoint::load(&dir, Some("tictactoe"), Some("tictactoe-9")).unwrap();
+    assert_eq!(ck.config, cfg);
+    let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder("tictactoe-9").unwrap());
+    let native = NativeEvaluator::new(enc.clone(), net);
+    let candle = CandleEvaluator::new(
+        tictactoe_encoder("tictactoe-9").unwrap(),
+        ck.model(&Device::Cpu).unwrap(),
+        Device::Cpu,
+        "ck",
+    );
+    let ps = positions();
+    assert!(ps.len() >= 3);
+    let a = native.evaluate(&ps).unwrap();
+    let b = candle.evaluate(&ps).unwrap();
+    for (x, y) in a.iter().zip(&b) {
+        assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+    }
+    assert!(a.iter().any(|v| v.abs() > 1e-3));
+    let card = std::fs::read_to_string(dir.join("README.md")).unwrap();
+    assert!(card.contains("hidden.0.weight") && card.contains("tictactoe-9"));
+}
+
+fn rewrite_weights(dir: &Path, f: impl Fn(&mut HashMap<String, Tensor>)) {
+    let p = dir.join("model.safetensors");
+    let mut t = candle_core::safetensors::load(&p, &Device::Cpu).unwrap();
+    f(&mut t);
+    candle_core::safetensors::save(&t, &p).unwrap();
+}
+
+#[test]
+fn a_tensor_of_the_wrong_shape_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    write(&dir);
+    rewrite_weights(&dir, |t| {
+        t.insert("hidden.0.bias".into(), Tensor::zeros(13, candle_core::DType::F32, &Device::Cpu).unwrap());
+    });
+    match checkpoint::load(&dir, None, None) {
+        Err(e @ CheckpointError::ShapeMismatch { .. }) => {
+            let s = e.to_string();
+            assert!(s.contains("hidden.0.bias") && s.contains("[13]") && s.contains("[12]"), "{s}");
+        }
+        Err(e) => panic!("wrong error: {e}"),
+        Ok(_) => panic!("a wrong shape was accepted"),
+    }
+}
+
+#[test]
+fn missing_and_extra_tensors_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    write(&dir);
+    rewrite_weights(&dir, |t| {
+        t.remove("out.bias");
+    });
+    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    assert!(e.contains("'out.bias' is missing"), "{e}");
+    write(&dir);
+    rewrite_weights(&dir, |t| {
+        t.insert("hidden.1.weight".into(), Tensor::zeros((2, 2), candle_core::DType::F32, &Device::Cpu).unwrap());
+    });
+    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    assert!(e.contains("hidden.1.weight") && e.contains("not part of"), "{e}");
+}
+
+#[test]
+fn another_encoder_or_game_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    write(&dir);
+    let e = checkpoint::load(&dir, None, Some("tictactoe-2x3x3")).err().unwrap().to_string();
+    assert!(e.contains("tictactoe-9") && e.contains("tictactoe-2x3x3"), "{e}");
+    let e = checkpoint::load(&dir, Some("gomoku"), None).err().unwrap().to_string();
+    assert!(e.contains("gomoku"), "{e}");
+}
+
+#[test]
+fn truncated_weights_and_bad_config_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    write(&dir);
+    let p = dir.join("model.safetensors");
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() - 10]).unwrap();
+    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    assert!(e.contains("model.safetensors") && e.contains("not a readable safetensors"), "{e}");
+    write(&dir);
+    let c = dir.join("config.json");
+    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+    v["model"]["hidden"] = "x".into();
+    std::fs::write(&c, v.to_string()).unwrap();
+    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    assert!(e.contains("config.json"), "{e}");
+}
+
+#[test]
+fn saving_refuses_tensors_that_disagree_with_the_config_and_keeps_the_old_checkpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    let (_, cfg) = write(&dir);
+    let mut bad = HashMap::new();
+    bad.insert("out.bias".to_string(), Tensor::zeros(1, candle_core::DType::F32, &Device::Cpu).unwrap());
+    assert!(checkpoint::save(&dir, &cfg, &bad).is_err());
+    assert!(checkpoint::load(&dir, None, None).is_ok());
+}
