@@ -1,5 +1,6 @@
 //! Subcommand definitions (clap derive) and their dispatch.
 
+mod bench;
 mod data;
 mod experiment;
 mod matches;
@@ -31,6 +32,9 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// Play one game between two players and show it move by move.
     Play(matches::PlayArgs),
+    /// Speed measurements against a named reference, in one run.
+    #[command(subcommand)]
+    Bench(bench::BenchCmd),
     /// Reproduce a published experiment.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCmd),
@@ -44,6 +48,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Match(a) => matches::run_match(a),
         Command::Play(a) => matches::run_play(a),
         Command::Experiment(c) => experiment::run(c),
+        Command::Bench(c) => bench::run(c),
     }
 }
 

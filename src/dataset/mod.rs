@@ -60,6 +60,7 @@
 
 mod error;
 mod fsio;
+mod ipc_guard;
 pub mod loader;
 pub mod manifest;
 mod reader;

@@ -15,6 +15,7 @@ use rayon::prelude::*;
 
 use super::error::{DatasetError, Result};
 use super::fsio::sha256_hex;
+use super::ipc_guard::{check_ipc_file, Expected};
 use super::manifest::{Manifest, MANIFEST_FILE};
 use super::row::PositionRow;
 use super::schema::{check_schema, dataset_schema, Columns};
@@ -34,13 +35,16 @@ pub struct Dataset {
 
 /// Decodes an Arrow IPC file held in memory; `path` and `shard` name it in errors.
 ///
-/// arrow-ipc validates what it reads, but a few corrupt inputs still reach an
-/// `expect` inside arrow-data (e.g. a fixed-size list whose length overflows),
-/// so a panic while decoding is caught and reported as a corrupt shard. Shards
-/// read through [`Dataset`] are sha256-checked first, so this only matters for
-/// files whose manifest was edited to match.
+/// Shards read through [`Dataset`] are sha256-checked first; this is the
+/// second line, for files whose manifest was edited to match. The layout is
+/// bounds-checked first (see [`ipc_guard`](super::ipc_guard): a corrupt
+/// declared length would otherwise abort the process), and a panic inside
+/// arrow (a few corrupt inputs reach an `expect` in arrow-data, e.g. a
+/// fixed-size list whose length overflows) is caught and reported as a
+/// corrupt shard.
 pub(crate) fn decode_ipc(
     bytes: Vec<u8>,
+    expected: Expected,
     path: &Path,
     shard: usize,
 ) -> Result<(SchemaRef, Vec<RecordBatch>)> {
@@ -49,6 +53,7 @@ pub(crate) fn decode_ipc(
         shard,
         source,
     };
+    check_ipc_file(&bytes, expected).map_err(|e| read_err(ArrowError::IpcError(e)))?;
     let decode = move || -> std::result::Result<_, ArrowError> {
         let reader = FileReader::try_new(Cursor::new(bytes), None)?;
         let schema = reader.schema();
@@ -171,10 +176,17 @@ impl Dataset {
     /// Decodes checked shard bytes and checks the schema and row count.
     pub(crate) fn decode_shard(&self, index: usize, bytes: Vec<u8>) -> Result<Vec<RecordBatch>> {
         let path = self.shard_path(index);
-        let (schema, batches) = decode_ipc(bytes, &path, index)?;
+        let expected = self.manifest.shards.get(index).map_or(0, |s| s.rows);
+        let encoder = &self.manifest.encoder;
+        let row_bytes = (encoder.planes_len() as u64).max(4 * encoder.globals as u64);
+        let bounds = Expected {
+            rows: expected,
+            // Fixed-width columns need at most `row_bytes`; strings get 64 KiB a row.
+            max_row_bytes: row_bytes.saturating_add(64 << 10),
+        };
+        let (schema, batches) = decode_ipc(bytes, bounds, &path, index)?;
         check_schema(&schema, &self.schema, &path, index)?;
         let rows: usize = batches.iter().map(RecordBatch::num_rows).sum();
-        let expected = self.manifest.shards.get(index).map_or(0, |s| s.rows);
         if rows as u64 != expected {
             return Err(DatasetError::CountMismatch {
                 path,
@@ -311,9 +323,9 @@ mod tests {
             let r = ds.decode_shard(0, bytes[..len].to_vec());
             assert!(r.is_err(), "truncated to {len} bytes decoded");
         }
-        for i in 0..bytes.len() {
+        for (i, x) in (0..bytes.len()).flat_map(|i| [(i, 0x01u8), (i, 0x80), (i, 0xff)]) {
             let mut b = bytes.clone();
-            b[i] ^= 0x5a;
+            b[i] ^= x;
             // Either an error or a successful decode of some data; no panic.
             let _ = ds.decode_shard(0, b).and_then(|batches| {
                 for batch in &batches {

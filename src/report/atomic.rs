@@ -119,7 +119,7 @@ mod tests {
         write_atomic(&path, b"first").unwrap();
         write_atomic(&path, b"second").unwrap();
         assert_eq!(fs::read_to_string(&path).unwrap(), "second");
-        assert_eq!(dir_entries(&path.parent().unwrap()), vec!["out.txt"]);
+        assert_eq!(dir_entries(path.parent().unwrap()), vec!["out.txt"]);
     }
 
     #[test]

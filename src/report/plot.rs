@@ -539,6 +539,10 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 5_000, "png only {} bytes", bytes.len());
+        // IHDR: width and height, big-endian, right after the chunk header.
+        assert_eq!(&bytes[12..16], b"IHDR");
+        assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 800);
+        assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 500);
         assert_eq!(only_file(dir.path()), vec!["curve.png"]);
     }
 

@@ -4,9 +4,11 @@
 mod error;
 mod game_inputs;
 mod supervised;
+mod td_candle;
 mod td_lambda;
 
 pub use error::TrainError;
 pub use game_inputs::{rows_to_td_game, TdGame};
 pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
+pub use td_candle::CandleTdLearner;
 pub use td_lambda::{TdConfig, TdLearner};
