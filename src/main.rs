@@ -9,7 +9,9 @@ fn main() -> std::process::ExitCode {
     // candle asks the OS for the core count on every matrix product unless
     // this is set; fix it once, before any thread pool starts.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        let n = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+        let n = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1);
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
     }
     tracing_subscriber::fmt()

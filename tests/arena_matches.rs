@@ -21,14 +21,25 @@ fn random_play_has_the_known_first_player_advantage() {
 
 #[test]
 fn expert_beats_random_and_results_do_not_depend_on_threads() {
-    let one = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
-    let two = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
-    let a = one.install(|| play_match::<TicTacToe>(&ExpertPlayer, &RandomPlayer, 2000, 9, None).unwrap());
-    let b = two.install(|| play_match::<TicTacToe>(&ExpertPlayer, &RandomPlayer, 2000, 9, None).unwrap());
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap();
+    let a = one
+        .install(|| play_match::<TicTacToe>(&ExpertPlayer, &RandomPlayer, 2000, 9, None).unwrap());
+    let b = two
+        .install(|| play_match::<TicTacToe>(&ExpertPlayer, &RandomPlayer, 2000, 9, None).unwrap());
     assert_eq!(a, b);
     let c = play_match::<TicTacToe>(&ExpertPlayer, &RandomPlayer, 2000, 10, None).unwrap();
     assert_ne!(a.total, c.total);
     assert!(a.equity > 0.5, "{a}");
     let elo = a.elo.unwrap();
-    assert!(elo.lo > 100.0 && elo.lo < elo.elo && elo.elo < elo.hi, "{elo:?}");
+    assert!(
+        elo.lo > 100.0 && elo.lo < elo.elo && elo.elo < elo.hi,
+        "{elo:?}"
+    );
 }

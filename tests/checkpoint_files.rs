@@ -28,7 +28,11 @@ fn write(dir: &Path) -> (NativeMlp, CheckpointConfig) {
         "tictactoe",
         enc.spec(),
         ModelConfig::Mlp(mlp_cfg()),
-        TrainingInfo { method: "test".into(), seed: Some(4), ..Default::default() },
+        TrainingInfo {
+            method: "test".into(),
+            seed: Some(4),
+            ..Default::default()
+        },
     );
     checkpoint::save(dir, &cfg, &net.to_tensors(&Device::Cpu).unwrap()).unwrap();
     (net, cfg)
@@ -84,12 +88,18 @@ fn a_tensor_of_the_wrong_shape_is_refused_by_name() {
     let dir = tmp.path().join("ck");
     write(&dir);
     rewrite_weights(&dir, |t| {
-        t.insert("hidden.0.bias".into(), Tensor::zeros(13, candle_core::DType::F32, &Device::Cpu).unwrap());
+        t.insert(
+            "hidden.0.bias".into(),
+            Tensor::zeros(13, candle_core::DType::F32, &Device::Cpu).unwrap(),
+        );
     });
     match checkpoint::load(&dir, None, None) {
         Err(e @ CheckpointError::ShapeMismatch { .. }) => {
             let s = e.to_string();
-            assert!(s.contains("hidden.0.bias") && s.contains("[13]") && s.contains("[12]"), "{s}");
+            assert!(
+                s.contains("hidden.0.bias") && s.contains("[13]") && s.contains("[12]"),
+                "{s}"
+            );
         }
         Err(e) => panic!("wrong error: {e}"),
         Ok(_) => panic!("a wrong shape was accepted"),
@@ -104,14 +114,26 @@ fn missing_and_extra_tensors_are_refused() {
     rewrite_weights(&dir, |t| {
         t.remove("out.bias");
     });
-    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    let e = checkpoint::load(&dir, None, None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("'out.bias' is missing"), "{e}");
     write(&dir);
     rewrite_weights(&dir, |t| {
-        t.insert("hidden.1.weight".into(), Tensor::zeros((2, 2), candle_core::DType::F32, &Device::Cpu).unwrap());
+        t.insert(
+            "hidden.1.weight".into(),
+            Tensor::zeros((2, 2), candle_core::DType::F32, &Device::Cpu).unwrap(),
+        );
     });
-    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
-    assert!(e.contains("hidden.1.weight") && e.contains("not part of"), "{e}");
+    let e = checkpoint::load(&dir, None, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("hidden.1.weight") && e.contains("not part of"),
+        "{e}"
+    );
 }
 
 #[test]
@@ -119,9 +141,18 @@ fn another_encoder_or_game_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ck");
     write(&dir);
-    let e = checkpoint::load(&dir, None, Some("tictactoe-2x3x3")).err().unwrap().to_string();
-    assert!(e.contains("tictactoe-9") && e.contains("tictactoe-2x3x3"), "{e}");
-    let e = checkpoint::load(&dir, Some("gomoku"), None).err().unwrap().to_string();
+    let e = checkpoint::load(&dir, None, Some("tictactoe-2x3x3"))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("tictactoe-9") && e.contains("tictactoe-2x3x3"),
+        "{e}"
+    );
+    let e = checkpoint::load(&dir, Some("gomoku"), None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("gomoku"), "{e}");
 }
 
@@ -133,14 +164,24 @@ fn truncated_weights_and_bad_config_are_clear_errors() {
     let p = dir.join("model.safetensors");
     let bytes = std::fs::read(&p).unwrap();
     std::fs::write(&p, &bytes[..bytes.len() - 10]).unwrap();
-    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
-    assert!(e.contains("model.safetensors") && e.contains("not a readable safetensors"), "{e}");
+    let e = checkpoint::load(&dir, None, None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("model.safetensors") && e.contains("not a readable safetensors"),
+        "{e}"
+    );
     write(&dir);
     let c = dir.join("config.json");
-    let mut v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
     v["model"]["hidden"] = "x".into();
     std::fs::write(&c, v.to_string()).unwrap();
-    let e = checkpoint::load(&dir, None, None).err().unwrap().to_string();
+    let e = checkpoint::load(&dir, None, None)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("config.json"), "{e}");
 }
 
@@ -150,7 +191,10 @@ fn saving_refuses_tensors_that_disagree_with_the_config_and_keeps_the_old_checkp
     let dir = tmp.path().join("ck");
     let (_, cfg) = write(&dir);
     let mut bad = HashMap::new();
-    bad.insert("out.bias".to_string(), Tensor::zeros(1, candle_core::DType::F32, &Device::Cpu).unwrap());
+    bad.insert(
+        "out.bias".to_string(),
+        Tensor::zeros(1, candle_core::DType::F32, &Device::Cpu).unwrap(),
+    );
     assert!(checkpoint::save(&dir, &cfg, &bad).is_err());
     assert!(checkpoint::load(&dir, None, None).is_ok());
 }

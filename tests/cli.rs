@@ -12,7 +12,11 @@ fn plies(args: &[&str]) -> Output {
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 #[test]
@@ -22,8 +26,23 @@ fn generate_verify_train_and_match() {
     let ck = tmp.path().join("ck");
     let d = db.to_str().unwrap();
     let o = plies(&[
-        "data", "generate", "--game", "tictactoe", "--a", "td:40", "--b", "expert", "--games", "600",
-        "--out", d, "--seed", "3", "--shard-rows", "1000", "--quiet",
+        "data",
+        "generate",
+        "--game",
+        "tictactoe",
+        "--a",
+        "td:40",
+        "--b",
+        "expert",
+        "--games",
+        "600",
+        "--out",
+        d,
+        "--seed",
+        "3",
+        "--shard-rows",
+        "1000",
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let o = plies(&["data", "verify", d]);
@@ -34,16 +53,45 @@ fn generate_verify_train_and_match() {
     assert_eq!(stats["games"], 600);
 
     let o = plies(&[
-        "train", "td", "--data", d, "--out", ck.to_str().unwrap(), "--hidden", "40", "--examples", "2000",
-        "--eval-every", "1000", "--eval-games", "100", "--quiet",
+        "train",
+        "td",
+        "--data",
+        d,
+        "--out",
+        ck.to_str().unwrap(),
+        "--hidden",
+        "40",
+        "--examples",
+        "2000",
+        "--eval-every",
+        "1000",
+        "--eval-games",
+        "100",
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("equity vs expert"));
     let spec = format!("greedy:{}", ck.display());
-    let o = plies(&["match", "--game", "tictactoe", "--a", &spec, "--b", "random", "--games", "200", "--json"]);
+    let o = plies(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        &spec,
+        "--b",
+        "random",
+        "--games",
+        "200",
+        "--json",
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let r: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(r["total"]["wins"].as_u64().unwrap() + r["total"]["draws"].as_u64().unwrap() + r["total"]["losses"].as_u64().unwrap(), 200);
+    assert_eq!(
+        r["total"]["wins"].as_u64().unwrap()
+            + r["total"]["draws"].as_u64().unwrap()
+            + r["total"]["losses"].as_u64().unwrap(),
+        200
+    );
 
     // A corrupt shard is named.
     let shard = db.join("part-00000.arrow");
@@ -52,7 +100,15 @@ fn generate_verify_train_and_match() {
     let o = plies(&["data", "verify", d]);
     assert!(!o.status.success());
     assert!(text(&o).contains("part-00000.arrow"), "{}", text(&o));
-    let o = plies(&["train", "td", "--data", d, "--out", ck.to_str().unwrap(), "--quiet"]);
+    let o = plies(&[
+        "train",
+        "td",
+        "--data",
+        d,
+        "--out",
+        ck.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("part-00000.arrow"), "{}", text(&o));
     assert!(!text(&o).contains("panicked"), "{}", text(&o));
@@ -60,28 +116,70 @@ fn generate_verify_train_and_match() {
 
 #[test]
 fn replay_reports_the_first_difference_and_exits_non_zero() {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tictactoe_oracle.jsonl");
-    let o = plies(&["rules", "replay", "--game", "tictactoe", fixture.to_str().unwrap()]);
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/tictactoe_oracle.jsonl");
+    let o = plies(&[
+        "rules",
+        "replay",
+        "--game",
+        "tictactoe",
+        fixture.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("2000 games"));
     let tmp = tempfile::tempdir().unwrap();
     let bad = tmp.path().join("bad.jsonl");
-    let first = std::fs::read_to_string(&fixture).unwrap().lines().next().unwrap().to_string();
+    let first = std::fs::read_to_string(&fixture)
+        .unwrap()
+        .lines()
+        .next()
+        .unwrap()
+        .to_string();
     let mut v: serde_json::Value = serde_json::from_str(&first).unwrap();
     v["moves"][0] = "b7".into();
     std::fs::write(&bad, v.to_string()).unwrap();
-    let o = plies(&["rules", "replay", "--game", "tictactoe", bad.to_str().unwrap()]);
+    let o = plies(&[
+        "rules",
+        "replay",
+        "--game",
+        "tictactoe",
+        bad.to_str().unwrap(),
+    ]);
     assert!(!o.status.success());
-    assert!(text(&o).contains("'b7'") && text(&o).contains("rank"), "{}", text(&o));
+    assert!(
+        text(&o).contains("'b7'") && text(&o).contains("rank"),
+        "{}",
+        text(&o)
+    );
 }
 
 #[test]
 fn bad_player_specs_and_checkpoints_are_named() {
-    let o = plies(&["match", "--game", "tictactoe", "--a", "minimax", "--b", "random"]);
+    let o = plies(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        "minimax",
+        "--b",
+        "random",
+    ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("minimax"), "{}", text(&o));
-    let o = plies(&["match", "--game", "tictactoe", "--a", "greedy:/nonexistent/ck", "--b", "random"]);
+    let o = plies(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        "greedy:/nonexistent/ck",
+        "--b",
+        "random",
+    ]);
     assert!(!o.status.success());
-    assert!(text(&o).contains("/nonexistent/ck/config.json"), "{}", text(&o));
+    assert!(
+        text(&o).contains("/nonexistent/ck/config.json"),
+        "{}",
+        text(&o)
+    );
     assert!(!text(&o).contains("panicked"));
 }

@@ -39,7 +39,9 @@ fn mutated(name: &str, f: impl Fn(&str) -> String) -> PathBuf {
 
 #[test]
 fn a_wrong_legal_list_is_reported_with_line_and_ply() {
-    let p = mutated("legal.jsonl", |l| l.replacen("\"legal\": [\"a1\", ", "\"legal\": [", 1));
+    let p = mutated("legal.jsonl", |l| {
+        l.replacen("\"legal\": [\"a1\", ", "\"legal\": [", 1)
+    });
     match replay_file::<TicTacToe>(&p) {
         Err(RecordError::Mismatch { line, field, .. }) => {
             assert_eq!(line, 4);
@@ -51,7 +53,9 @@ fn a_wrong_legal_list_is_reported_with_line_and_ply() {
 
 #[test]
 fn a_wrong_terminal_flag_is_reported() {
-    let p = mutated("terminal.jsonl", |l| l.replace("\"terminal\": true", "\"terminal\": false"));
+    let p = mutated("terminal.jsonl", |l| {
+        l.replace("\"terminal\": true", "\"terminal\": false")
+    });
     let e = replay_file::<TicTacToe>(&p).unwrap_err().to_string();
     assert!(e.contains(":4:") && e.contains("terminal"), "{e}");
 }
@@ -64,7 +68,10 @@ fn a_malformed_move_names_the_token() {
         v.to_string()
     });
     let e = replay_file::<TicTacToe>(&p).unwrap_err().to_string();
-    assert!(e.contains("'z9'") && e.contains("ply 2") && e.contains(":4:"), "{e}");
+    assert!(
+        e.contains("'z9'") && e.contains("ply 2") && e.contains(":4:"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -98,7 +98,14 @@ fn fmt_elo(x: f64) -> String {
 
 impl fmt::Display for MatchResult {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, "{} vs {} ({} games, seed {})", self.a, self.b, self.total.games(), self.seed)?;
+        writeln!(
+            f,
+            "{} vs {} ({} games, seed {})",
+            self.a,
+            self.b,
+            self.total.games(),
+            self.seed
+        )?;
         writeln!(
             f,
             "{:<14} {:>6} {:>6} {:>6} {:>7} {:>7}",

@@ -9,9 +9,8 @@ pub fn model_card(cfg: &CheckpointConfig) -> String {
         .iter()
         .map(|(n, s)| format!("| `{n}` | {s:?} |"))
         .collect();
-    let pretty = |v: &serde_json::Value| {
-        serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string())
-    };
+    let pretty =
+        |v: &serde_json::Value| serde_json::to_string_pretty(v).unwrap_or_else(|_| v.to_string());
     format!(
         "---\nlibrary_name: plies\ntags:\n- board-games\n- {game}\n- value-network\n---\n\n\
 # {game} value network ({model})\n\n\

@@ -16,7 +16,9 @@ pub enum CheckpointError {
         found: u32,
         expected: u32,
     },
-    #[error("{path}: the checkpoint was trained with encoder '{found}', but '{expected}' was asked for")]
+    #[error(
+        "{path}: the checkpoint was trained with encoder '{found}', but '{expected}' was asked for"
+    )]
     EncoderMismatch {
         path: PathBuf,
         expected: String,
@@ -36,14 +38,18 @@ pub enum CheckpointError {
         name: String,
         shape: Vec<usize>,
     },
-    #[error("{path}: tensor '{name}' has shape {found:?}, but the config's model needs {expected:?}")]
+    #[error(
+        "{path}: tensor '{name}' has shape {found:?}, but the config's model needs {expected:?}"
+    )]
     ShapeMismatch {
         path: PathBuf,
         name: String,
         expected: Vec<usize>,
         found: Vec<usize>,
     },
-    #[error("{path}: tensor '{name}' is not part of the config's model (expected tensors: {expected})")]
+    #[error(
+        "{path}: tensor '{name}' is not part of the config's model (expected tensors: {expected})"
+    )]
     UnexpectedTensor {
         path: PathBuf,
         name: String,

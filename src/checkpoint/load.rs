@@ -85,17 +85,20 @@ pub fn load(
 }
 
 fn validate_weights(path: &Path, bytes: &[u8], model: &ModelConfig) -> Result<(), CheckpointError> {
-    let st = safetensors::SafeTensors::deserialize(bytes).map_err(|e| CheckpointError::Weights {
-        path: path.to_path_buf(),
-        why: e.to_string(),
-    })?;
+    let st =
+        safetensors::SafeTensors::deserialize(bytes).map_err(|e| CheckpointError::Weights {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        })?;
     let expected = model.expected_tensors();
     for (name, shape) in &expected {
-        let view = st.tensor(name).map_err(|_| CheckpointError::MissingTensor {
-            path: path.to_path_buf(),
-            name: name.clone(),
-            shape: shape.clone(),
-        })?;
+        let view = st
+            .tensor(name)
+            .map_err(|_| CheckpointError::MissingTensor {
+                path: path.to_path_buf(),
+                name: name.clone(),
+                shape: shape.clone(),
+            })?;
         if view.shape() != shape.as_slice() {
             return Err(CheckpointError::ShapeMismatch {
                 path: path.to_path_buf(),
@@ -105,7 +108,10 @@ fn validate_weights(path: &Path, bytes: &[u8], model: &ModelConfig) -> Result<()
             });
         }
         use safetensors::Dtype;
-        if !matches!(view.dtype(), Dtype::F32 | Dtype::F64 | Dtype::F16 | Dtype::BF16) {
+        if !matches!(
+            view.dtype(),
+            Dtype::F32 | Dtype::F64 | Dtype::F16 | Dtype::BF16
+        ) {
             return Err(CheckpointError::Dtype {
                 path: path.to_path_buf(),
                 name: name.clone(),

@@ -89,7 +89,10 @@ fn check_tensors(
             _ => {}
         }
     }
-    if let Some(extra) = tensors.keys().find(|k| !expected.iter().any(|(n, _)| n == *k)) {
+    if let Some(extra) = tensors
+        .keys()
+        .find(|k| !expected.iter().any(|(n, _)| n == *k))
+    {
         return Err(CheckpointError::UnexpectedTensor {
             path,
             name: extra.clone(),

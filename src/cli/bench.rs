@@ -78,7 +78,10 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
                 "ratio": n_rate / c_rate})
         );
     } else {
-        println!("TD(lambda) updates, 9-{}-1 Elliott MLP, {positions} positions, 1 thread", a.hidden);
+        println!(
+            "TD(lambda) updates, 9-{}-1 Elliott MLP, {positions} positions, 1 thread",
+            a.hidden
+        );
         println!("{:<34} {:>14}", "learner", "positions/s");
         println!("{:<34} {:>14.0}", "candle autograd (reference)", c_rate);
         println!("{:<34} {:>14.0}", "plain Rust (plies train td)", n_rate);

@@ -84,9 +84,15 @@ fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
             false,
         )))
     } else {
-        SideSpec::Fixed(build_tictactoe_player(&a.a.parse::<PlayerSpec>()?, &device)?)
+        SideSpec::Fixed(build_tictactoe_player(
+            &a.a.parse::<PlayerSpec>()?,
+            &device,
+        )?)
     };
-    let side_b = SideSpec::Fixed(build_tictactoe_player(&a.b.parse::<PlayerSpec>()?, &device)?);
+    let side_b = SideSpec::Fixed(build_tictactoe_player(
+        &a.b.parse::<PlayerSpec>()?,
+        &device,
+    )?);
     let cfg = DatabaseConfig {
         games: a.games,
         seed: a.seed,

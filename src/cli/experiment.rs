@@ -54,7 +54,10 @@ pub struct TttArgs {
 
 pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
     let ExperimentCmd::Ttt(a) = cmd;
-    let out = a.out.clone().unwrap_or_else(|| PathBuf::from(format!("runs/ttt-exp{}", a.exp)));
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("runs/ttt-exp{}", a.exp)));
     let mut cfg = TttExperimentConfig::published(a.exp, out);
     cfg.hidden = a.hidden;
     cfg.sims = a.sims;

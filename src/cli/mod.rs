@@ -11,7 +11,11 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "plies", version, about = "Learn board-game evaluation functions and play with them")]
+#[command(
+    name = "plies",
+    version,
+    about = "Learn board-game evaluation functions and play with them"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

@@ -102,7 +102,11 @@ fn open(c: &Common) -> anyhow::Result<(Dataset, Arc<dyn Encoder<TicTacToe>>)> {
     let ds = Dataset::open(&c.data)?;
     let spec = ds.spec();
     if spec.game != "tictactoe" {
-        bail!("{}: dataset is for game '{}', not tictactoe", c.data.display(), spec.game);
+        bail!(
+            "{}: dataset is for game '{}', not tictactoe",
+            c.data.display(),
+            spec.game
+        );
     }
     let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder(&spec.encoder.name)?);
     Ok((ds, enc))
@@ -123,8 +127,17 @@ fn equity(
     games: usize,
     seed: u64,
 ) -> anyhow::Result<plies::arena::MatchResult> {
-    let player = GreedyPlayer::new(Arc::new(NativeEvaluator::new(enc.clone(), net.clone())), false);
-    Ok(play_match::<TicTacToe>(&player, &ExpertPlayer, games, seed, None)?)
+    let player = GreedyPlayer::new(
+        Arc::new(NativeEvaluator::new(enc.clone(), net.clone())),
+        false,
+    );
+    Ok(play_match::<TicTacToe>(
+        &player,
+        &ExpertPlayer,
+        games,
+        seed,
+        None,
+    )?)
 }
 
 fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
@@ -142,10 +155,20 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
     let cfg = mlp(c, inputs);
     let mut rng = seeded_rng(c.seed, 0);
     let mut net = NativeMlp::new(&cfg, &mut rng)?;
-    let td_cfg = TdConfig { lambda: a.lambda, lr: a.lr };
+    let td_cfg = TdConfig {
+        lambda: a.lambda,
+        lr: a.lr,
+    };
     let mut td = TdLearner::new(td_cfg, &net);
     let mut order: Vec<usize> = (0..games.len()).collect();
-    let mut table = Table::with_headers(["games seen", "equity vs expert", "wins", "draws", "losses", "td mse"]);
+    let mut table = Table::with_headers([
+        "games seen",
+        "equity vs expert",
+        "wins",
+        "draws",
+        "losses",
+        "td mse",
+    ]);
     let pb = progress(a.examples as u64, "games", c.quiet);
     let (mut mse_sum, mut mse_n) = (0.0f64, 0usize);
     let mut last_equity = None;
@@ -226,8 +249,12 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
         table.push_row([
             m.epoch.to_string(),
             format!("{:.4}", m.train_mse),
-            m.valid_mse.map(|v| format!("{v:.4}")).unwrap_or_else(|| "-".into()),
-            m.valid_accuracy.map(|v| format!("{:.1}%", 100.0 * v)).unwrap_or_else(|| "-".into()),
+            m.valid_mse
+                .map(|v| format!("{v:.4}"))
+                .unwrap_or_else(|| "-".into()),
+            m.valid_accuracy
+                .map(|v| format!("{:.1}%", 100.0 * v))
+                .unwrap_or_else(|| "-".into()),
         ]);
     }
     println!("{table}");
@@ -242,7 +269,10 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
     if c.eval_games > 0 {
         let net = NativeMlp::from_tensors(&cfg, &tensors).context("reading trained weights")?;
         let r = equity(&net, &enc, c.eval_games, derive_seed(c.seed, 99))?;
-        println!("equity against expert over {} games: {:+.3}", c.eval_games, r.equity);
+        println!(
+            "equity against expert over {} games: {:+.3}",
+            c.eval_games, r.equity
+        );
         equity_v = Some(r.equity);
     }
     let training = TrainingInfo {

@@ -4,7 +4,7 @@
 //! learning network played against EXPERT (Experiment II); its equity
 //! against EXPERT is measured as it learns, averaged over simulations.
 
-use crate::arena::{play_match, Wdl};
+use crate::arena::{play_match, MatchResult, Wdl};
 use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use crate::dataset::{Dataset, SplitRule};
 use crate::encode::{tictactoe_encoder, Encoder};
@@ -91,6 +91,9 @@ pub struct CurvePoint {
     pub sim: usize,
     pub examples: usize,
     pub equity: f64,
+    /// Equity in the games where NETWORK moved first / second.
+    pub equity_first: f64,
+    pub equity_second: f64,
     pub wins: u64,
     pub draws: u64,
     pub losses: u64,
@@ -105,6 +108,8 @@ pub struct MeanPoint {
     pub sd_equity: f64,
     pub min_equity: f64,
     pub max_equity: f64,
+    pub mean_equity_first: f64,
+    pub mean_equity_second: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -117,6 +122,9 @@ pub struct HiddenSummary {
     /// The mean over simulations of each simulation's own best equity.
     pub mean_of_sim_best: f64,
     pub final_mean_equity: f64,
+    /// At the best point: equity when NETWORK moved first / second.
+    pub best_equity_first: f64,
+    pub best_equity_second: f64,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -146,15 +154,23 @@ fn equity_vs_expert(
     encoder: &Arc<dyn Encoder<TicTacToe>>,
     cfg: &TttExperimentConfig,
     seed: u64,
-) -> Result<Wdl, AnyError> {
+) -> Result<MatchResult, AnyError> {
     let eval = NativeEvaluator::new(encoder.clone(), net.clone());
     let player = GreedyPlayer::new(Arc::new(eval), cfg.exact_terminal);
-    let r = play_match::<TicTacToe>(&player, &ExpertPlayer, cfg.eval_games, seed, None)?;
-    Ok(r.total)
+    Ok(play_match::<TicTacToe>(
+        &player,
+        &ExpertPlayer,
+        cfg.eval_games,
+        seed,
+        None,
+    )?)
 }
 
 /// Runs the experiment, writing CSV, JSON and plots to `cfg.out`.
-pub fn run(cfg: &TttExperimentConfig, show_progress: bool) -> Result<TttExperimentReport, AnyError> {
+pub fn run(
+    cfg: &TttExperimentConfig,
+    show_progress: bool,
+) -> Result<TttExperimentReport, AnyError> {
     if cfg.exp != 1 && cfg.exp != 2 {
         return Err(format!("--exp must be 1 or 2, got {}", cfg.exp).into());
     }
@@ -235,12 +251,16 @@ pub fn run(cfg: &TttExperimentConfig, show_progress: bool) -> Result<TttExperime
             let net = NativeMlp::new(&cfg.mlp(hidden, inputs), &mut rng)?;
             let mut curve = Vec::new();
             let mut measure = |net: &NativeMlp, examples: usize| -> Result<(), AnyError> {
-                let wdl = equity_vs_expert(net, &encoder, cfg, derive_seed(seed, 7 + examples as u64))?;
+                let r =
+                    equity_vs_expert(net, &encoder, cfg, derive_seed(seed, 7 + examples as u64))?;
+                let wdl = r.total;
                 curve.push(CurvePoint {
                     hidden,
                     sim,
                     examples,
                     equity: wdl.equity(),
+                    equity_first: r.a_first.equity(),
+                    equity_second: r.a_second.equity(),
                     wins: wdl.wins,
                     draws: wdl.draws,
                     losses: wdl.losses,
@@ -250,7 +270,8 @@ pub fn run(cfg: &TttExperimentConfig, show_progress: bool) -> Result<TttExperime
             };
             measure(&net, 0)?;
             let final_net = if cfg.exp == 1 {
-                let mut learner = LearningNetwork::new(net, encoder.clone(), cfg.td, cfg.exact_terminal);
+                let mut learner =
+                    LearningNetwork::new(net, encoder.clone(), cfg.td, cfg.exact_terminal);
                 for g in 0..cfg.examples {
                     learner.play_and_learn(&RandomPlayer, g % 2 == 0, &mut rng)?;
                     if (g + 1) % cfg.eval_every == 0 {
@@ -290,9 +311,15 @@ pub fn run(cfg: &TttExperimentConfig, show_progress: bool) -> Result<TttExperime
     let curve = mean_curve(cfg, &runs);
     let summary = summarise(cfg, &curve, &runs);
     let published_best = if cfg.exp == 1 {
-        vec![("Fugers 2017".to_string(), 0.15), ("Patist & Wiering 2004".to_string(), 0.14)]
+        vec![
+            ("Fugers 2017".to_string(), 0.15),
+            ("Patist & Wiering 2004".to_string(), 0.14),
+        ]
     } else {
-        vec![("Fugers 2017".to_string(), 0.30), ("Patist & Wiering 2004".to_string(), 0.50)]
+        vec![
+            ("Fugers 2017".to_string(), 0.30),
+            ("Patist & Wiering 2004".to_string(), 0.50),
+        ]
     };
     let report = TttExperimentReport {
         config: cfg.clone(),
@@ -313,10 +340,18 @@ fn save_network(
     hidden: usize,
     encoder: &dyn Encoder<TicTacToe>,
 ) -> Result<(), AnyError> {
-    let dir = cfg.out.join("checkpoints").join(format!("mlp{hidden}-sim00"));
+    let dir = cfg
+        .out
+        .join("checkpoints")
+        .join(format!("mlp{hidden}-sim00"));
     let model = ModelConfig::Mlp(cfg.mlp(hidden, net.config().inputs));
     let training = TrainingInfo {
-        method: if cfg.exp == 1 { "td_lambda_online_vs_random" } else { "td_lambda_from_database" }.into(),
+        method: if cfg.exp == 1 {
+            "td_lambda_online_vs_random"
+        } else {
+            "td_lambda_from_database"
+        }
+        .into(),
         seed: Some(cfg.seed),
         dataset_manifest_sha256: None,
         dataset: (cfg.exp == 2).then(|| "sim-00/db".to_string()),
@@ -332,18 +367,25 @@ fn save_network(
 fn mean_curve(cfg: &TttExperimentConfig, runs: &[CurvePoint]) -> Vec<MeanPoint> {
     let mut out = Vec::new();
     for &h in &cfg.hidden {
-        let mut xs: Vec<usize> = runs.iter().filter(|p| p.hidden == h).map(|p| p.examples).collect();
+        let mut xs: Vec<usize> = runs
+            .iter()
+            .filter(|p| p.hidden == h)
+            .map(|p| p.examples)
+            .collect();
         xs.sort_unstable();
         xs.dedup();
         for x in xs {
-            let e: Vec<f64> = runs
+            let at: Vec<&CurvePoint> = runs
                 .iter()
                 .filter(|p| p.hidden == h && p.examples == x)
-                .map(|p| p.equity)
                 .collect();
+            let e: Vec<f64> = at.iter().map(|p| p.equity).collect();
+            let mean_of =
+                |f: fn(&CurvePoint) -> f64| at.iter().map(|p| f(p)).sum::<f64>() / at.len() as f64;
             let n = e.len() as f64;
             let mean = e.iter().sum::<f64>() / n;
-            let sd = (e.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
+            let sd =
+                (e.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0)).sqrt();
             out.push(MeanPoint {
                 hidden: h,
                 examples: x,
@@ -351,17 +393,26 @@ fn mean_curve(cfg: &TttExperimentConfig, runs: &[CurvePoint]) -> Vec<MeanPoint> 
                 sd_equity: sd,
                 min_equity: e.iter().cloned().fold(f64::INFINITY, f64::min),
                 max_equity: e.iter().cloned().fold(f64::NEG_INFINITY, f64::max),
+                mean_equity_first: mean_of(|p| p.equity_first),
+                mean_equity_second: mean_of(|p| p.equity_second),
             });
         }
     }
     out
 }
 
-fn summarise(cfg: &TttExperimentConfig, curve: &[MeanPoint], runs: &[CurvePoint]) -> Vec<HiddenSummary> {
+fn summarise(
+    cfg: &TttExperimentConfig,
+    curve: &[MeanPoint],
+    runs: &[CurvePoint],
+) -> Vec<HiddenSummary> {
     cfg.hidden
         .iter()
         .map(|&h| {
-            let pts: Vec<&MeanPoint> = curve.iter().filter(|p| p.hidden == h && p.examples > 0).collect();
+            let pts: Vec<&MeanPoint> = curve
+                .iter()
+                .filter(|p| p.hidden == h && p.examples > 0)
+                .collect();
             let best = pts
                 .iter()
                 .max_by(|a, b| a.mean_equity.total_cmp(&b.mean_equity))
@@ -380,6 +431,8 @@ fn summarise(cfg: &TttExperimentConfig, curve: &[MeanPoint], runs: &[CurvePoint]
                 best_at_examples: best.map(|p| p.examples).unwrap_or(0),
                 mean_of_sim_best: sim_best.iter().sum::<f64>() / sim_best.len() as f64,
                 final_mean_equity: pts.last().map(|p| p.mean_equity).unwrap_or(f64::NAN),
+                best_equity_first: best.map(|p| p.mean_equity_first).unwrap_or(f64::NAN),
+                best_equity_second: best.map(|p| p.mean_equity_second).unwrap_or(f64::NAN),
             }
         })
         .collect()
@@ -393,6 +446,8 @@ pub fn summary_table(report: &TttExperimentReport) -> Table {
         "at examples".into(),
         "mean of per-sim best".into(),
         "final mean equity".into(),
+        "best: as x".into(),
+        "best: as o".into(),
     ]);
     for s in &report.summary {
         t.push_row(vec![
@@ -401,6 +456,8 @@ pub fn summary_table(report: &TttExperimentReport) -> Table {
             s.best_at_examples.to_string(),
             format!("{:+.3}", s.mean_of_sim_best),
             format!("{:+.3}", s.final_mean_equity),
+            format!("{:+.3}", s.best_equity_first),
+            format!("{:+.3}", s.best_equity_second),
         ]);
     }
     t
@@ -409,9 +466,19 @@ pub fn summary_table(report: &TttExperimentReport) -> Table {
 fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
     let cfg = &report.config;
     let mut curve = Table::new(
-        ["hidden", "examples", "mean_equity", "sd_equity", "min_equity", "max_equity", "sims"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "hidden",
+            "examples",
+            "mean_equity",
+            "sd_equity",
+            "min_equity",
+            "max_equity",
+            "mean_equity_first",
+            "mean_equity_second",
+            "sims",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     for p in &report.curve {
         curve.push_row(vec![
@@ -421,14 +488,26 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
             format!("{:.4}", p.sd_equity),
             format!("{:.4}", p.min_equity),
             format!("{:.4}", p.max_equity),
+            format!("{:.4}", p.mean_equity_first),
+            format!("{:.4}", p.mean_equity_second),
             cfg.sims.to_string(),
         ]);
     }
     curve.write_csv(&cfg.out.join("equity_curve.csv"))?;
     let mut runs = Table::new(
-        ["hidden", "sim", "examples", "equity", "wins", "draws", "losses"]
-            .map(String::from)
-            .to_vec(),
+        [
+            "hidden",
+            "sim",
+            "examples",
+            "equity",
+            "equity_first",
+            "equity_second",
+            "wins",
+            "draws",
+            "losses",
+        ]
+        .map(String::from)
+        .to_vec(),
     );
     for p in &report.runs {
         runs.push_row(vec![
@@ -436,6 +515,8 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
             p.sim.to_string(),
             p.examples.to_string(),
             format!("{:.4}", p.equity),
+            format!("{:.4}", p.equity_first),
+            format!("{:.4}", p.equity_second),
             p.wins.to_string(),
             p.draws.to_string(),
             p.losses.to_string(),
@@ -456,7 +537,11 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
                 .collect(),
         })
         .collect();
-    let what = if cfg.exp == 1 { "games against RANDOM" } else { "games drawn from the database" };
+    let what = if cfg.exp == 1 {
+        "games against RANDOM"
+    } else {
+        "games drawn from the database"
+    };
     let chart = LineChart {
         title: format!(
             "Tic-tac-toe Exp. {}: NETWORK vs EXPERT, mean of {} sims",

@@ -191,7 +191,9 @@ impl Game for TicTacToe {
         }
         let (nx, no) = (g.x.count_ones(), g.o.count_ones());
         if nx != no && nx != no + 1 {
-            return Err(bad("x moves first, so x has as many marks as o or one more"));
+            return Err(bad(
+                "x moves first, so x has as many marks as o or one more",
+            ));
         }
         if Self::has_line(g.x) && Self::has_line(g.o) {
             return Err(bad("both sides have a line"));

@@ -8,7 +8,9 @@ use serde::{Deserialize, Serialize};
 pub enum Activation {
     /// Elliott symmetric: `y = b*x / (1 + |b*x|)`, a cheap sigmoid-like
     /// squashing into (-1, 1) with steepness `b` (Patist & Wiering use 5).
-    Elliott { beta: f64 },
+    Elliott {
+        beta: f64,
+    },
     Tanh,
     Relu,
 }

@@ -42,7 +42,12 @@ impl ModelConfig {
         match self {
             ModelConfig::Mlp(c) => {
                 let hidden: Vec<String> = c.hidden.iter().map(|h| h.to_string()).collect();
-                format!("mlp {}-{}-1 ({:?})", c.inputs, hidden.join("-"), c.activation)
+                format!(
+                    "mlp {}-{}-1 ({:?})",
+                    c.inputs,
+                    hidden.join("-"),
+                    c.activation
+                )
             }
         }
     }

@@ -134,10 +134,7 @@ impl NativeMlp {
             "out.weight".into(),
             Tensor::from_slice(&p[w2..b2], (1, self.hidden), device)?,
         );
-        m.insert(
-            "out.bias".into(),
-            Tensor::from_slice(&p[b2..], 1, device)?,
-        );
+        m.insert("out.bias".into(), Tensor::from_slice(&p[b2..], 1, device)?);
         Ok(m)
     }
 
@@ -204,8 +201,10 @@ mod tests {
             .iter()
             .map(|(k, t)| (k.clone(), Var::from_tensor(t).unwrap()))
             .collect();
-        let vt: HashMap<String, Tensor> =
-            vars.iter().map(|(k, v)| (k.clone(), v.as_tensor().clone())).collect();
+        let vt: HashMap<String, Tensor> = vars
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_tensor().clone()))
+            .collect();
         let vb = VarBuilder::from_tensors(vt, DType::F32, &Device::Cpu);
         let mlp = Mlp::new(&cfg(), vb).unwrap();
         let x: Vec<f32> = (0..9).map(|i| [1.0, -1.0, 0.0][i % 3]).collect();

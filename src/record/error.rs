@@ -23,7 +23,9 @@ pub enum RecordError {
         token: String,
         why: String,
     },
-    #[error("{path}:{line}: ply {ply}: {field} differs: record has {expected}, engine has {actual}")]
+    #[error(
+        "{path}:{line}: ply {ply}: {field} differs: record has {expected}, engine has {actual}"
+    )]
     Mismatch {
         path: PathBuf,
         line: usize,

@@ -85,13 +85,23 @@ fn replay_game<G: Game>(
                 outcome.is_some().to_string(),
             );
         }
-        let to_move = outcome.is_none().then(|| state.side_to_move().index() as u8);
+        let to_move = outcome
+            .is_none()
+            .then(|| state.side_to_move().index() as u8);
         if to_move != ply.to_move {
-            return mismatch("to_move", format!("{:?}", ply.to_move), format!("{to_move:?}"));
+            return mismatch(
+                "to_move",
+                format!("{:?}", ply.to_move),
+                format!("{to_move:?}"),
+            );
         }
         let returns = outcome.map(|o| o.returns()).unwrap_or([0.0, 0.0]);
         if returns != ply.returns {
-            return mismatch("returns", format!("{:?}", ply.returns), format!("{returns:?}"));
+            return mismatch(
+                "returns",
+                format!("{:?}", ply.returns),
+                format!("{returns:?}"),
+            );
         }
         state.legal_moves(&mut legal);
         let mut names: Vec<String> = legal.iter().map(|&m| state.move_to_string(m)).collect();
@@ -103,7 +113,11 @@ fn replay_game<G: Game>(
         }
         if let Some(count) = ply.legal_count {
             if count != names.len() {
-                return mismatch("legal move count", count.to_string(), names.len().to_string());
+                return mismatch(
+                    "legal move count",
+                    count.to_string(),
+                    names.len().to_string(),
+                );
             }
         }
         if let Some(fnv) = &ply.legal_fnv {

@@ -12,9 +12,9 @@ mod spec;
 
 pub use error::SearchError;
 pub use expert::{ExpertPlayer, ImmediateWins};
+pub use greedy::greedy_choice;
 pub use greedy::GreedyPlayer;
 pub use random::RandomPlayer;
-pub use greedy::greedy_choice;
 pub use spec::{build_tictactoe_player, PlayerSpec};
 
 use crate::game::Game;

@@ -63,12 +63,11 @@ pub fn build_tictactoe_player(
             exact_terminal,
         } => {
             let ck = checkpoint::load(dir, Some(TicTacToe::NAME), None)?;
-            let encoder = tictactoe_encoder(&ck.config.encoder.name).map_err(|e| {
-                SearchError::BadSpec {
+            let encoder =
+                tictactoe_encoder(&ck.config.encoder.name).map_err(|e| SearchError::BadSpec {
                     spec: dir.display().to_string(),
                     why: e.to_string(),
-                }
-            })?;
+                })?;
             if encoder.spec() != ck.config.encoder {
                 return Err(SearchError::BadSpec {
                     spec: dir.display().to_string(),
@@ -99,7 +98,10 @@ mod tests {
         assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random);
         assert!(matches!(
             "greedy+:ck".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Greedy { exact_terminal: true, .. }
+            PlayerSpec::Greedy {
+                exact_terminal: true,
+                ..
+            }
         ));
         for bad in ["greedy", "greedy:", "expert:x", "alphabeta"] {
             let e = bad.parse::<PlayerSpec>().unwrap_err().to_string();

@@ -56,7 +56,8 @@ impl<G: Game> LearningNetwork<G> {
             if let Some(o) = state.outcome() {
                 break o;
             }
-            let network_to_move = (state.side_to_move() == crate::game::Side::First) == network_first;
+            let network_to_move =
+                (state.side_to_move() == crate::game::Side::First) == network_first;
             let mv = if network_to_move {
                 let eval = NativeEvaluatorRef {
                     encoder: self.encoder.as_ref(),

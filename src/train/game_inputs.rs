@@ -72,7 +72,10 @@ pub fn rows_to_td_game<G: Game>(
     if (label - row.label).abs() > 1e-6 {
         return Err(TrainError::BadData {
             context: ctx(row),
-            why: format!("label {} disagrees with the final position ({label})", row.label),
+            why: format!(
+                "label {} disagrees with the final position ({label})",
+                row.label
+            ),
         });
     }
     TdGame::from_states(&states, encoder).ok_or_else(|| TrainError::BadData {

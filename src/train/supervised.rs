@@ -87,10 +87,27 @@ pub fn train_supervised(
     let varmap = VarMap::new();
     // candle draws initial weights from its own generator: seed it.
     device.set_seed(cfg.seed)?;
-    let model = build(&cfg.model, VarBuilder::from_varmap(&varmap, DType::F32, device))?;
+    let model = build(
+        &cfg.model,
+        VarBuilder::from_varmap(&varmap, DType::F32, device),
+    )?;
     let mut opt = AnyOptimizer::new(varmap.all_vars(), &cfg.optimizer)?;
-    let train = Loader::new(data, Some(Split::Train), cfg.batch_size, cfg.seed, true, false)?;
-    let valid = Loader::new(data, Some(Split::Valid), cfg.batch_size, cfg.seed, false, false)?;
+    let train = Loader::new(
+        data,
+        Some(Split::Train),
+        cfg.batch_size,
+        cfg.seed,
+        true,
+        false,
+    )?;
+    let valid = Loader::new(
+        data,
+        Some(Split::Valid),
+        cfg.batch_size,
+        cfg.seed,
+        false,
+        false,
+    )?;
     let mut report = SupervisedReport {
         train_positions: train.len() as u64,
         valid_positions: valid.len() as u64,

@@ -109,10 +109,17 @@ mod tests {
             init: WeightInit::Uniform { a: 0.2 },
         };
         let mut native = NativeMlp::new(&cfg, &mut seeded_rng(2, 0)).unwrap();
-        let td_cfg = TdConfig { lambda: 0.8, lr: 0.05 };
-        let mut candle =
-            CandleTdLearner::new(td_cfg, &cfg, &native.to_tensors(&Device::Cpu).unwrap(), &Device::Cpu)
-                .unwrap();
+        let td_cfg = TdConfig {
+            lambda: 0.8,
+            lr: 0.05,
+        };
+        let mut candle = CandleTdLearner::new(
+            td_cfg,
+            &cfg,
+            &native.to_tensors(&Device::Cpu).unwrap(),
+            &Device::Cpu,
+        )
+        .unwrap();
         let game = TdGame {
             inputs: vec![
                 vec![0.0; 9],
@@ -132,7 +139,11 @@ mod tests {
         let moved = native
             .params()
             .iter()
-            .zip(NativeMlp::new(&cfg, &mut seeded_rng(2, 0)).unwrap().params())
+            .zip(
+                NativeMlp::new(&cfg, &mut seeded_rng(2, 0))
+                    .unwrap()
+                    .params(),
+            )
             .any(|(a, b)| (a - b).abs() > 1e-3);
         assert!(moved, "the weights did not change");
         for (a, b) in native.params().iter().zip(back.params()) {

@@ -94,12 +94,22 @@ mod tests {
     fn values_move_toward_the_result() {
         let mut n = net();
         let game = TdGame {
-            inputs: vec![vec![1.0, 0.0, 0.0], vec![1.0, -1.0, 0.0], vec![1.0, -1.0, 1.0]],
+            inputs: vec![
+                vec![1.0, 0.0, 0.0],
+                vec![1.0, -1.0, 0.0],
+                vec![1.0, -1.0, 1.0],
+            ],
             signs: vec![1.0; 3],
             result: 1.0,
         };
         let before = n.value(&game.inputs[2]);
-        let mut td = TdLearner::new(TdConfig { lambda: 0.8, lr: 0.05 }, &n);
+        let mut td = TdLearner::new(
+            TdConfig {
+                lambda: 0.8,
+                lr: 0.05,
+            },
+            &n,
+        );
         for _ in 0..300 {
             td.learn_game(&mut n, &game);
         }
@@ -122,7 +132,11 @@ mod tests {
         let before = n.params().to_vec();
         td.learn_game(
             &mut n,
-            &TdGame { inputs: vec![x], signs: vec![1.0], result: -1.0 },
+            &TdGame {
+                inputs: vec![x],
+                signs: vec![1.0],
+                result: -1.0,
+            },
         );
         for ((b, a), gi) in before.iter().zip(n.params()).zip(&g) {
             assert!((a - (b + lr * (-1.0 - v0) * gi)).abs() < 1e-6);

@@ -29,9 +29,18 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_distinct() {
-        let a: Vec<u32> = (0..4).map(|_| 0).scan(seeded_rng(1, 2), |r, _| Some(r.random())).collect();
-        let b: Vec<u32> = (0..4).map(|_| 0).scan(seeded_rng(1, 2), |r, _| Some(r.random())).collect();
-        let c: Vec<u32> = (0..4).map(|_| 0).scan(seeded_rng(1, 3), |r, _| Some(r.random())).collect();
+        let a: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(seeded_rng(1, 2), |r, _| Some(r.random()))
+            .collect();
+        let b: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(seeded_rng(1, 2), |r, _| Some(r.random()))
+            .collect();
+        let c: Vec<u32> = (0..4)
+            .map(|_| 0)
+            .scan(seeded_rng(1, 3), |r, _| Some(r.random()))
+            .collect();
         assert_eq!(a, b);
         assert_ne!(a, c);
     }
