@@ -622,8 +622,10 @@ mod tests {
     }
 
     /// Renders the example chart to `$PLIES_EXAMPLE_CHART` (e.g.
-    /// `/tmp/example.png`) for eyeballing; does nothing when unset.
+    /// `/tmp/example.png`) for eyeballing: a tool for people, not a check, so
+    /// it runs only on request (`cargo test -- --ignored`).
     #[test]
+    #[ignore = "renders a chart for a person to look at"]
     fn render_example_for_inspection() {
         if let Some(path) = std::env::var_os("PLIES_EXAMPLE_CHART") {
             let chart = example()
