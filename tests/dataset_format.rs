@@ -128,6 +128,13 @@ fn zero_globals_round_trip() {
     assert_eq!(ds.rows(None).unwrap(), rows);
     assert!(rows.iter().all(|r| r.globals.is_empty()));
     assert_eq!(m.encoder.globals, 0);
+    // No zero-width column (polars cannot read one): `globals` is left out.
+    assert!(ds.schema().field_with_name("globals").is_err());
+    let loader = Loader::new(&ds, None, 8, 1, true, false).unwrap();
+    for batch in loader.epoch(0) {
+        assert!(batch.globals.is_empty());
+        assert_eq!(batch.planes.len(), batch.len * 18);
+    }
 }
 
 #[test]

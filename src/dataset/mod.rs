@@ -17,9 +17,18 @@
 //! written under temporary names, fsynced and renamed ([`writer`]): a
 //! directory with a manifest always holds a complete dataset.
 //!
-//! The shards are plain Arrow IPC files: `pyarrow.ipc.open_file`,
-//! `pyarrow.dataset.dataset(DIR, format="arrow")`, `polars.read_ipc` and
-//! DuckDB's arrow extension read them as they are.
+//! The shards are plain Arrow IPC files (checked with pyarrow 26, polars 2.1
+//! and DuckDB 2.0):
+//!
+//! ```python
+//! import pyarrow.dataset as ds, polars as pl, duckdb
+//! t = ds.dataset("DIR", format="arrow", exclude_invalid_files=True).to_table()  # skips manifest.json
+//! df = pl.read_ipc("DIR/part-*.arrow")
+//! duckdb.sql("select split, count(*) from df group by split")
+//! ```
+//!
+//! The split of a game can be recomputed outside Rust (the [`split`] module
+//! gives the function in Python), and each row's `split` column holds it anyway.
 //!
 //! ```
 //! use plies::dataset::{Dataset, DatasetSpec, DatasetWriter, EncoderInfo, PositionRow};
@@ -67,7 +76,7 @@ mod reader;
 mod row;
 pub mod schema;
 mod spec;
-mod split;
+pub mod split;
 mod stats;
 mod verify;
 pub mod writer;

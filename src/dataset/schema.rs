@@ -8,7 +8,7 @@
 //! | `side_to_move` | UInt8 (0 = first player) | no |
 //! | `position` | Utf8 | no |
 //! | `planes` | FixedSizeList<Int8 "item">\[C*H*W\] | no |
-//! | `globals` | FixedSizeList<Float32 "item">\[G\] | no |
+//! | `globals` | FixedSizeList<Float32 "item">\[G\] (absent when G = 0) | no |
 //! | `label` | Float32 | no |
 //! | `move_played` | Utf8 | yes |
 //! | `split` | Utf8 (`train` / `valid` / `test`) | no |
@@ -17,9 +17,10 @@
 //! | `white_rating` | UInt32 | yes |
 //! | `black_rating` | UInt32 | yes |
 //!
-//! `globals` is present even when `G = 0`, as a fixed-size list of size 0, so
-//! every dataset has the same columns; pyarrow reads it as
-//! `fixed_size_list<item: float not null>[0]` (each value an empty list).
+//! When the encoder has no global features (`G = 0`) the `globals` column is
+//! left out: pyarrow and DuckDB read a fixed-size list of size 0, but polars
+//! (2.1) refuses the whole file ("Cannot read zero sized arrays from IPC").
+//! Rows read back have `globals` empty.
 //! The schema metadata key `plies.dataset` holds the format version, game and
 //! encoder as JSON, for tools that see a shard without its manifest.
 
@@ -40,6 +41,9 @@ use super::split::{Split, SplitRule};
 /// Schema metadata key holding `{format_version, game, encoder}` as JSON.
 pub const SCHEMA_METADATA_KEY: &str = "plies.dataset";
 
+/// Position of the `globals` column (after `planes`) when it is present.
+const GLOBALS_INDEX: usize = 6;
+
 /// Name of the child field of the fixed-size list columns.
 const ITEM: &str = "item";
 
@@ -51,7 +55,7 @@ fn list_type(item: DataType, size: usize) -> DataType {
 
 /// The schema of every shard of a dataset with this game and encoder.
 pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
-    let fields = vec![
+    let mut fields = vec![
         Field::new("game_id", DataType::Utf8, false),
         Field::new("ply", DataType::UInt32, false),
         Field::new("plies_to_end", DataType::UInt32, false),
@@ -62,11 +66,6 @@ pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
             list_type(DataType::Int8, encoder.planes_len()),
             false,
         ),
-        Field::new(
-            "globals",
-            list_type(DataType::Float32, encoder.globals),
-            false,
-        ),
         Field::new("label", DataType::Float32, false),
         Field::new("move_played", DataType::Utf8, true),
         Field::new("split", DataType::Utf8, false),
@@ -75,6 +74,10 @@ pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
         Field::new("white_rating", DataType::UInt32, true),
         Field::new("black_rating", DataType::UInt32, true),
     ];
+    if encoder.globals > 0 {
+        let globals = list_type(DataType::Float32, encoder.globals);
+        fields.insert(GLOBALS_INDEX, Field::new("globals", globals, false));
+    }
     let meta = serde_json::json!({
         "format_version": super::manifest::FORMAT_VERSION,
         "game": game,
@@ -160,11 +163,7 @@ pub(crate) fn rows_to_batch(
     };
 
     let planes: Vec<i8> = rows.iter().flat_map(|r| r.planes.iter().copied()).collect();
-    let globals: Vec<f32> = rows
-        .iter()
-        .flat_map(|r| r.globals.iter().copied())
-        .collect();
-    let columns: Vec<ArrayRef> = vec![
+    let mut columns: Vec<ArrayRef> = vec![
         strings(|r| &r.game_id),
         Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
         Arc::new(UInt32Array::from_iter_values(
@@ -179,11 +178,6 @@ pub(crate) fn rows_to_batch(
             encoder.planes_len(),
             Arc::new(Int8Array::from(planes)),
         )?,
-        list(
-            DataType::Float32,
-            encoder.globals,
-            Arc::new(Float32Array::from(globals)),
-        )?,
         Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.label))),
         opt_strings(|r| r.move_played.as_deref()),
         Arc::new(StringArray::from_iter_values(
@@ -194,6 +188,17 @@ pub(crate) fn rows_to_batch(
         Arc::new(rows.iter().map(|r| r.white_rating).collect::<UInt32Array>()),
         Arc::new(rows.iter().map(|r| r.black_rating).collect::<UInt32Array>()),
     ];
+    if encoder.globals > 0 {
+        let globals: Vec<f32> = rows
+            .iter()
+            .flat_map(|r| r.globals.iter().copied())
+            .collect();
+        let values = Arc::new(Float32Array::from(globals));
+        columns.insert(
+            GLOBALS_INDEX,
+            list(DataType::Float32, encoder.globals, values)?,
+        );
+    }
     RecordBatch::try_new(schema.clone(), columns)
 }
 
@@ -251,9 +256,7 @@ impl<'a> Columns<'a> {
         }
         let len = batch.num_rows();
         let planes_list = col::<FixedSizeListArray>(batch, "planes", path, shard)?;
-        let globals_list = col::<FixedSizeListArray>(batch, "globals", path, shard)?;
         let planes_len = usize::try_from(planes_list.value_length()).unwrap_or(0);
-        let globals_len = usize::try_from(globals_list.value_length()).unwrap_or(0);
         let wrong_item =
             |field: &str, expected: &str, list: &FixedSizeListArray| DatasetError::ShardSchema {
                 path: path.to_path_buf(),
@@ -268,12 +271,20 @@ impl<'a> Columns<'a> {
             .downcast_ref::<Int8Array>()
             .ok_or_else(|| wrong_item("planes", "a fixed-size list of Int8", planes_list))?
             .values();
-        let globals: &'a [f32] = globals_list
-            .values()
-            .as_any()
-            .downcast_ref::<Float32Array>()
-            .ok_or_else(|| wrong_item("globals", "a fixed-size list of Float32", globals_list))?
-            .values();
+        // No `globals` column: no global features (G = 0).
+        let (globals, globals_len): (&'a [f32], usize) = match batch.column_by_name("globals") {
+            None => (&[], 0),
+            Some(_) => {
+                let list = col::<FixedSizeListArray>(batch, "globals", path, shard)?;
+                let values = list
+                    .values()
+                    .as_any()
+                    .downcast_ref::<Float32Array>()
+                    .ok_or_else(|| wrong_item("globals", "a fixed-size list of Float32", list))?
+                    .values();
+                (values, usize::try_from(list.value_length()).unwrap_or(0))
+            }
+        };
         for (name, values, size) in [
             ("planes", planes.len(), planes_len),
             ("globals", globals.len(), globals_len),
