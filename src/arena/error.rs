@@ -6,7 +6,7 @@ pub enum ArenaError {
     Player {
         game: usize,
         player: String,
-        source: crate::search::SearchError,
+        source: Box<crate::search::SearchError>,
     },
     #[error("game {game}: {player} chose an illegal move {mv}")]
     IllegalMove {

@@ -26,7 +26,7 @@ pub fn play_game<G: Game>(
             .map_err(|source| ArenaError::Player {
                 game: index,
                 player: player.name(),
-                source,
+                source: Box::new(source),
             })?;
         state.legal_moves(&mut legal);
         if !legal.contains(&mv) {

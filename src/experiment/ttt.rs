@@ -493,7 +493,7 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
             cfg.sims.to_string(),
         ]);
     }
-    curve.write_csv(&cfg.out.join("equity_curve.csv"))?;
+    curve.write_csv(cfg.out.join("equity_curve.csv"))?;
     let mut runs = Table::new(
         [
             "hidden",
@@ -522,8 +522,8 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
             p.losses.to_string(),
         ]);
     }
-    runs.write_csv(&cfg.out.join("equity_runs.csv"))?;
-    write_json(&cfg.out.join("summary.json"), report)?;
+    runs.write_csv(cfg.out.join("equity_runs.csv"))?;
+    write_json(cfg.out.join("summary.json"), report)?;
     let series = cfg
         .hidden
         .iter()
@@ -558,7 +558,7 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
             .collect(),
         y_range: None,
     };
-    chart.write_png(&cfg.out.join("equity.png"))?;
-    chart.write_svg(&cfg.out.join("equity.svg"))?;
+    chart.write_png(cfg.out.join("equity.png"))?;
+    chart.write_svg(cfg.out.join("equity.svg"))?;
     Ok(())
 }

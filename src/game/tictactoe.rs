@@ -51,7 +51,7 @@ impl TicTacToe {
     }
 
     fn has_line(mask: u16) -> bool {
-        LINES.iter().any(|&l| mask & l == l)
+        LINES.iter().any(|&l| l & !mask == 0)
     }
 
     /// Cells where `side` would complete a line now.

@@ -10,6 +10,9 @@ use crate::train::{TdConfig, TdGame, TdLearner};
 use crate::util::SeededRng;
 use std::sync::Arc;
 
+/// A finished game: every state (the final one included), the moves, the result.
+pub type PlayedGame<G> = (Vec<G>, Vec<<G as Game>::Move>, Outcome);
+
 pub struct LearningNetwork<G: Game> {
     pub net: NativeMlp,
     pub encoder: Arc<dyn Encoder<G>>,
@@ -48,7 +51,7 @@ impl<G: Game> LearningNetwork<G> {
         opponent: &dyn Player<G>,
         network_first: bool,
         rng: &mut SeededRng,
-    ) -> Result<(Vec<G>, Vec<G::Move>, Outcome), SearchError> {
+    ) -> Result<PlayedGame<G>, SearchError> {
         let mut state = G::new();
         let mut states = vec![state.clone()];
         let mut moves = Vec::new();

@@ -7,4 +7,4 @@ mod learning_network;
 
 pub use database::{generate_database, DatabaseConfig, SideSpec};
 pub use game_rows::game_rows;
-pub use learning_network::LearningNetwork;
+pub use learning_network::{LearningNetwork, PlayedGame};

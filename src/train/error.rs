@@ -3,7 +3,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 pub enum TrainError {
     #[error("dataset: {0}")]
-    Dataset(#[from] crate::dataset::DatasetError),
+    Dataset(Box<crate::dataset::DatasetError>),
     #[error("{context}: {why}")]
     BadData { context: String, why: String },
     #[error(transparent)]
@@ -17,5 +17,11 @@ pub enum TrainError {
 impl From<crate::optim::OptimError> for TrainError {
     fn from(e: crate::optim::OptimError) -> Self {
         TrainError::Config(e.to_string())
+    }
+}
+
+impl From<crate::dataset::DatasetError> for TrainError {
+    fn from(e: crate::dataset::DatasetError) -> Self {
+        TrainError::Dataset(Box::new(e))
     }
 }
