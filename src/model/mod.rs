@@ -23,12 +23,14 @@
 mod activation;
 mod config;
 mod error;
+mod init;
 mod mlp;
 mod native_mlp;
 
 pub use activation::{elliott, Activation};
 pub use config::{ModelConfig, WeightInit};
 pub use error::ModelError;
+pub use init::seeded_init;
 pub use mlp::{Mlp, MlpConfig};
 pub use native_mlp::NativeMlp;
 

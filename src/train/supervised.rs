@@ -6,8 +6,9 @@
 use super::TrainError;
 use crate::dataset::{Batch, Dataset, Loader, Split};
 use crate::encode::Perspective;
-use crate::model::{build, ModelConfig};
+use crate::model::{build, seeded_init, ModelConfig};
 use crate::optim::{AnyOptimizer, OptimizerConfig};
+use crate::util::seeded_rng;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{VarBuilder, VarMap};
 use serde::{Deserialize, Serialize};
@@ -85,12 +86,12 @@ pub fn train_supervised(
         )));
     }
     let varmap = VarMap::new();
-    // candle draws initial weights from its own generator: seed it.
-    device.set_seed(cfg.seed)?;
     let model = build(
         &cfg.model,
         VarBuilder::from_varmap(&varmap, DType::F32, device),
     )?;
+    // candle's CPU generator cannot be seeded: draw the first weights here.
+    seeded_init(&varmap, &cfg.model, &mut seeded_rng(cfg.seed, 0), device)?;
     let mut opt = AnyOptimizer::new(varmap.all_vars(), &cfg.optimizer)?;
     let train = Loader::new(
         data,
