@@ -40,18 +40,26 @@ pub trait Encoder<G: Game>: Send + Sync {
     /// Fills `planes` (`C*H*W` values) and `globals`.
     fn encode(&self, state: &G, planes: &mut [i8], globals: &mut [f32]);
 
+    /// `C*H*W`. Hot paths call these three instead of [`Encoder::spec`],
+    /// which allocates; encoders override them with constants.
     fn plane_len(&self) -> usize {
         let [c, h, w] = self.spec().shape;
         c * h * w
+    }
+
+    fn globals_len(&self) -> usize {
+        self.spec().globals
+    }
+
+    fn perspective(&self) -> Perspective {
+        self.spec().perspective
     }
 }
 
 /// Encodes one position as `f32` (planes then globals), the layout the MLPs read.
 pub fn encode_f32<G: Game>(enc: &dyn Encoder<G>, state: &G, out: &mut Vec<f32>) {
-    let spec = enc.spec();
-    let n = spec.shape.iter().product::<usize>();
-    let mut planes = vec![0i8; n];
-    let mut globals = vec![0f32; spec.globals];
+    let mut planes = vec![0i8; enc.plane_len()];
+    let mut globals = vec![0f32; enc.globals_len()];
     enc.encode(state, &mut planes, &mut globals);
     out.clear();
     out.extend(planes.iter().map(|&v| v as f32));

@@ -23,6 +23,18 @@ impl Encoder<TicTacToe> for TttAbsolute {
         }
     }
 
+    fn plane_len(&self) -> usize {
+        9
+    }
+
+    fn globals_len(&self) -> usize {
+        0
+    }
+
+    fn perspective(&self) -> Perspective {
+        Perspective::FirstPlayer
+    }
+
     fn encode(&self, state: &TicTacToe, planes: &mut [i8], _globals: &mut [f32]) {
         for (i, p) in planes.iter_mut().enumerate().take(9) {
             *p = match state.cell(i) {
@@ -53,6 +65,18 @@ impl Encoder<TicTacToe> for TttPlanes {
         }
     }
 
+    fn plane_len(&self) -> usize {
+        18
+    }
+
+    fn globals_len(&self) -> usize {
+        0
+    }
+
+    fn perspective(&self) -> Perspective {
+        Perspective::SideToMove
+    }
+
     fn encode(&self, state: &TicTacToe, planes: &mut [i8], _globals: &mut [f32]) {
         use crate::game::Game;
         let me = state.side_to_move();
@@ -68,6 +92,16 @@ impl Encoder<TicTacToe> for TttPlanes {
 mod tests {
     use super::*;
     use crate::game::Game;
+
+    #[test]
+    fn constant_sizes_match_the_spec() {
+        for e in [&TttAbsolute as &dyn Encoder<TicTacToe>, &TttPlanes] {
+            let s = e.spec();
+            assert_eq!(e.plane_len(), s.shape.iter().product::<usize>());
+            assert_eq!(e.globals_len(), s.globals);
+            assert_eq!(e.perspective(), s.perspective);
+        }
+    }
 
     #[test]
     fn absolute_encoding_is_the_thesis_vector() {

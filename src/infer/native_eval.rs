@@ -19,7 +19,7 @@ impl<G: Game> NativeEvaluator<G> {
 
 /// Side-to-move values of `states` under `net`.
 pub fn native_values<G: Game>(encoder: &dyn Encoder<G>, net: &NativeMlp, states: &[G]) -> Vec<f32> {
-    let perspective = encoder.spec().perspective;
+    let perspective = encoder.perspective();
     let mut x = Vec::new();
     states
         .iter()

@@ -21,7 +21,7 @@ impl TdGame {
     pub fn from_states<G: Game>(states: &[G], encoder: &dyn Encoder<G>) -> Option<TdGame> {
         let last = states.last()?;
         let outcome = last.outcome()?;
-        let persp = encoder.spec().perspective;
+        let persp = encoder.perspective();
         let mut inputs = Vec::with_capacity(states.len());
         let mut signs = Vec::with_capacity(states.len());
         for s in &states[..states.len() - 1] {
