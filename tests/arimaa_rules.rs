@@ -5,8 +5,8 @@
 use plies::game::arimaa::goal::goal_distance;
 use plies::game::arimaa::listing::{moves_digest_line, steps_listing};
 use plies::game::arimaa::notation::{parse_board64, parse_long_diagram, parse_position_line};
-use plies::game::arimaa::{parse_side, Arimaa, MoveGen, Setup, Termination};
-use plies::game::{Game, Outcome, Side};
+use plies::game::arimaa::{parse_side, Arimaa, MoveGen, Termination};
+use plies::game::Game;
 
 fn fixture(name: &str) -> String {
     let path = format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -64,7 +64,12 @@ fn distinct_move_digests_match_the_oracle_on_2005_positions() {
         let (pos, _) = parse_position_line(line).unwrap();
         let got = moves_digest_line(&mut gen, &pos);
         assert_eq!(got, expected, "position {}: {line}", n + 1);
-        total_moves += expected.split(' ').nth(2).unwrap().parse::<usize>().unwrap();
+        total_moves += expected
+            .split(' ')
+            .nth(2)
+            .unwrap()
+            .parse::<usize>()
+            .unwrap();
         n += 1;
     }
     assert_eq!(n, 2005);
@@ -93,55 +98,13 @@ fn single_steps_match_the_oracle_on_2005_partial_turns() {
     assert!(line_no > 40_000);
 }
 
-#[derive(serde::Deserialize)]
-struct OracleGame {
-    game: u64,
-    record: Vec<String>,
-    boards: Vec<String>,
-    winner: Option<String>,
-    reason: String,
-}
-
 #[test]
 fn random_oracle_games_replay_with_the_same_results() {
-    let text = fixture("arimaa_games.jsonl");
-    let mut reasons = std::collections::BTreeMap::new();
-    let mut games = 0;
-    for line in text.lines() {
-        let g: OracleGame = serde_json::from_str(line).unwrap();
-        let (_, gold) = g.record[0].split_once(' ').unwrap();
-        let (_, silver) = g.record[1].split_once(' ').unwrap();
-        let gold = Setup::parse(Side::First, gold).unwrap();
-        let silver = Setup::parse(Side::Second, silver).unwrap();
-        let mut game = Arimaa::from_setups(&gold, &silver).unwrap();
-        assert_eq!(game.to_text()[2..], g.boards[1], "game {}", g.game);
-        for (i, rec) in g.record.iter().enumerate().skip(2) {
-            let (label, mv) = rec.split_once(' ').unwrap();
-            assert_eq!(game.turn_label(), label, "game {} line {i}", g.game);
-            let parsed = game
-                .parse_move(mv)
-                .unwrap_or_else(|e| panic!("game {} {rec}: {e}", g.game));
-            assert_eq!(game.move_to_string(parsed), *mv, "game {} {rec}", g.game);
-            game.play(parsed);
-            assert_eq!(game.to_text()[2..], g.boards[i], "game {} after {rec}", g.game);
-            if i + 1 < g.record.len() {
-                assert!(game.outcome().is_none(), "game {} over early after {rec}", g.game);
-            }
-        }
-        let winner = g.winner.as_deref().map(|w| parse_side(w).unwrap());
-        match g.reason.as_str() {
-            "turn_limit" => assert!(game.outcome().is_none(), "game {}", g.game),
-            reason => {
-                let (outcome, term) = game.result().unwrap_or_else(|| panic!("game {} not over", g.game));
-                assert_eq!(Some(outcome), winner.map(Outcome::Win), "game {}", g.game);
-                assert_eq!(term.name(), reason, "game {}", g.game);
-            }
-        }
-        *reasons.entry(g.reason.clone()).or_insert(0) += 1;
-        games += 1;
-    }
-    assert_eq!(games, 120);
-    println!("{reasons:?}");
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arimaa_games.jsonl");
+    let summary = plies::record::arimaa_oracle::replay_oracle_games(&path).unwrap();
+    assert_eq!(summary.games, 120);
+    assert!(summary.plies > 10_000, "{summary:?}");
 }
 
 #[test]
@@ -155,7 +118,8 @@ fn goal_detection_agrees_on_485_positions() {
             i += 1;
             continue;
         }
-        let (pos, used) = parse_long_diagram(&lines[i..]).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
+        let (pos, used) =
+            parse_long_diagram(&lines[i..]).unwrap_or_else(|e| panic!("line {}: {e}", i + 1));
         i += used;
         while !lines[i].starts_with(":::") {
             i += 1;

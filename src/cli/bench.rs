@@ -11,6 +11,26 @@ pub enum BenchCmd {
     /// TD(lambda) updates per second: the plain-Rust learner against the
     /// same update through candle's autograd, on the same network and games.
     Td(TdBenchArgs),
+    /// Distinct full moves per second (and single steps per second) for
+    /// each position of a file, on one thread. `scripts/bench_arimaa_movegen.sh`
+    /// times pyrimaa on the same file in the same run and prints the ratio.
+    Movegen(MovegenBenchArgs),
+}
+
+#[derive(Args)]
+pub struct MovegenBenchArgs {
+    #[arg(long, default_value = "arimaa")]
+    game: plies::game::GameKind,
+    /// Position lines `<side> <board>` (as `plies rules moves` reads).
+    file: std::path::PathBuf,
+    /// Times each position is generated; the best round counts.
+    #[arg(long, default_value_t = 5)]
+    rounds: usize,
+    /// Print one line per position too.
+    #[arg(long)]
+    per_position: bool,
+    #[arg(long)]
+    json: bool,
 }
 
 #[derive(Args)]
@@ -41,7 +61,89 @@ fn random_games(n: usize) -> Vec<TdGame> {
 }
 
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
-    let BenchCmd::Td(a) = cmd;
+    match cmd {
+        BenchCmd::Td(a) => bench_td(a),
+        BenchCmd::Movegen(a) => bench_movegen(a),
+    }
+}
+
+fn bench_movegen(a: MovegenBenchArgs) -> anyhow::Result<ExitCode> {
+    use anyhow::Context;
+    use plies::game::arimaa::{notation::parse_position_line, MoveGen};
+    if a.game != plies::game::GameKind::Arimaa {
+        anyhow::bail!("bench movegen supports --game arimaa only, not {}", a.game);
+    }
+    let text = std::fs::read_to_string(&a.file).with_context(|| a.file.display().to_string())?;
+    let mut positions = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let t = line.trim();
+        if t.is_empty() || t.starts_with('#') {
+            continue;
+        }
+        let (pos, _) = parse_position_line(t)
+            .with_context(|| format!("{}: line {}", a.file.display(), i + 1))?;
+        positions.push(pos);
+    }
+    anyhow::ensure!(!positions.is_empty(), "{}: no positions", a.file.display());
+    let mut gen = MoveGen::new();
+    let (mut moves, mut steps, mut seconds) = (0usize, 0u64, 0f64);
+    let mut rows = Vec::new();
+    for pos in &positions {
+        let mut best = f64::INFINITY;
+        let (mut n, mut s) = (0, 0);
+        for _ in 0..a.rounds.max(1) {
+            gen.reset_counters();
+            let t = Instant::now();
+            n = gen.count(pos);
+            best = best.min(t.elapsed().as_secs_f64());
+            s = gen.steps_generated;
+        }
+        moves += n;
+        steps += s;
+        seconds += best;
+        rows.push((n, s, best));
+    }
+    let count = positions.len() as f64;
+    let summary = serde_json::json!({
+        "engine": "plies", "positions": positions.len(), "moves": moves, "steps": steps,
+        "seconds": seconds, "positions_per_s": count / seconds,
+        "moves_per_s": moves as f64 / seconds, "steps_per_s": steps as f64 / seconds,
+    });
+    if a.json {
+        println!("{summary}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.per_position {
+        println!("{:>4} {:>8} {:>10} {:>10}", "#", "moves", "steps", "ms");
+        for (i, (n, s, t)) in rows.iter().enumerate() {
+            println!("{:>4} {n:>8} {s:>10} {:>10.3}", i + 1, t * 1e3);
+        }
+    }
+    println!(
+        "{} positions, {moves} distinct moves, {steps} steps generated in {:.3} s (best of {} rounds, 1 thread)",
+        positions.len(),
+        seconds,
+        a.rounds.max(1)
+    );
+    println!(
+        "{:<22} {:>14}",
+        "positions/s",
+        format!("{:.1}", count / seconds)
+    );
+    println!(
+        "{:<22} {:>14}",
+        "distinct moves/s",
+        format!("{:.0}", moves as f64 / seconds)
+    );
+    println!(
+        "{:<22} {:>14}",
+        "steps/s",
+        format!("{:.0}", steps as f64 / seconds)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn bench_td(a: TdBenchArgs) -> anyhow::Result<ExitCode> {
     let cfg = MlpConfig {
         inputs: 9,
         hidden: vec![a.hidden],

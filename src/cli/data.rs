@@ -62,7 +62,7 @@ pub struct GenerateArgs {
 }
 
 fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
-    let GameKind::TicTacToe = a.game;
+    super::require_tictactoe(a.game)?;
     let encoder: Arc<dyn plies::encode::Encoder<TicTacToe>> =
         Arc::from(tictactoe_encoder(&a.encoder)?);
     let device = candle_core::Device::Cpu;

@@ -39,7 +39,7 @@ pub struct PlayArgs {
 }
 
 pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
-    let GameKind::TicTacToe = a.game;
+    super::require_tictactoe(a.game)?;
     let device = candle_core::Device::Cpu;
     let pa = build_tictactoe_player(&a.a, &device)?;
     let pb = build_tictactoe_player(&a.b, &device)?;
@@ -55,7 +55,7 @@ pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run_play(a: PlayArgs) -> anyhow::Result<ExitCode> {
-    let GameKind::TicTacToe = a.game;
+    super::require_tictactoe(a.game)?;
     let device = candle_core::Device::Cpu;
     let pa = build_tictactoe_player(&a.a, &device)?;
     let pb = build_tictactoe_player(&a.b, &device)?;

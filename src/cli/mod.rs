@@ -56,6 +56,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Commands whose players, encoders or models exist only for Tic-tac-toe.
+pub fn require_tictactoe(game: plies::game::GameKind) -> anyhow::Result<()> {
+    match game {
+        plies::game::GameKind::TicTacToe => Ok(()),
+        other => anyhow::bail!("this command supports --game tictactoe only, not {other}"),
+    }
+}
+
 /// A progress bar on stderr, hidden when `quiet`.
 pub fn progress(len: u64, msg: &str, quiet: bool) -> indicatif::ProgressBar {
     if quiet {

@@ -98,7 +98,7 @@ pub struct SupervisedArgs {
 }
 
 fn open(c: &Common) -> anyhow::Result<(Dataset, Arc<dyn Encoder<TicTacToe>>)> {
-    let GameKind::TicTacToe = c.game;
+    super::require_tictactoe(c.game)?;
     let ds = Dataset::open(&c.data)?;
     let spec = ds.spec();
     if spec.game != "tictactoe" {

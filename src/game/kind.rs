@@ -8,14 +8,16 @@ use std::str::FromStr;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum GameKind {
     TicTacToe,
+    Arimaa,
 }
 
 impl GameKind {
-    pub const ALL: [GameKind; 1] = [GameKind::TicTacToe];
+    pub const ALL: [GameKind; 2] = [GameKind::TicTacToe, GameKind::Arimaa];
 
     pub fn name(self) -> &'static str {
         match self {
             GameKind::TicTacToe => "tictactoe",
+            GameKind::Arimaa => "arimaa",
         }
     }
 

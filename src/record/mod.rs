@@ -6,6 +6,7 @@
 //! ply: the board, the side to move, the terminal flag, the returns and the
 //! sorted legal-move list.
 
+pub mod arimaa_oracle;
 mod error;
 pub mod oracle_jsonl;
 pub mod replay;

@@ -200,8 +200,11 @@ impl Game for Arimaa {
     const NAME: &'static str = "arimaa";
 
     fn new() -> Self {
-        Arimaa::from_setups(&Setup::standard(Side::First), &Setup::standard(Side::Second))
-            .expect("standard setups")
+        Arimaa::from_setups(
+            &Setup::standard(Side::First),
+            &Setup::standard(Side::Second),
+        )
+        .expect("standard setups")
     }
 
     fn side_to_move(&self) -> Side {

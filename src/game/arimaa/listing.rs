@@ -14,13 +14,22 @@ use crate::record::oracle_jsonl::legal_digest;
 pub fn moves_digest_line(gen: &mut MoveGen, pos: &Position) -> String {
     let boards = result_boards(gen, pos);
     let boards: Vec<String> = boards.into_iter().map(|(b, _)| b).collect();
-    format!("{} {} {}", position_line(pos), boards.len(), legal_digest(&boards))
+    format!(
+        "{} {} {}",
+        position_line(pos),
+        boards.len(),
+        legal_digest(&boards)
+    )
 }
 
 /// The oracle's full `moves` block for position number `k`.
 pub fn moves_listing(gen: &mut MoveGen, pos: &Position, k: usize) -> String {
     let boards = result_boards(gen, pos);
-    let mut out = format!("position {k} {}\ncount {}\n", position_line(pos), boards.len());
+    let mut out = format!(
+        "position {k} {}\ncount {}\n",
+        position_line(pos),
+        boards.len()
+    );
     for (board, steps) in boards {
         out.push_str(&board);
         out.push(' ');
@@ -61,10 +70,12 @@ pub fn steps_listing(start: &Position, partial: &str, k: usize) -> Result<String
             continue;
         }
         let (_, step) = parse_step_token(token)?;
-        let kind = pos.classify_step(&state, step).map_err(|why| GameError::BadMove {
-            token: token.to_string(),
-            why,
-        })?;
+        let kind = pos
+            .classify_step(&state, step)
+            .map_err(|why| GameError::BadMove {
+                token: token.to_string(),
+                why,
+            })?;
         played.push(notation::step_token(&pos, step));
         let captured = pos.apply_step(&state, step, kind);
         state = captured.0;
@@ -89,7 +100,11 @@ pub fn steps_listing(start: &Position, partial: &str, k: usize) -> Result<String
             let mut after = pos;
             let mut note = notation::step_token(&pos, step);
             if let Some((sq, piece)) = after.move_piece(step.from, step.to) {
-                note.push_str(&format!(" {}{}x", piece.to_char(), super::bitboard::square_name(sq)));
+                note.push_str(&format!(
+                    " {}{}x",
+                    piece.to_char(),
+                    super::bitboard::square_name(sq)
+                ));
             }
             (note, board64(&after), kind.name())
         })

@@ -11,8 +11,8 @@
 
 pub mod bitboard;
 mod game;
-pub mod listing;
 pub mod goal;
+pub mod listing;
 mod movegen;
 mod moves;
 pub mod notation;

@@ -79,6 +79,19 @@ impl MoveGen {
     }
 
     fn expand(&mut self, pos: &Position, state: TurnState, mv: Move, root: u64) {
+        if state.steps_left == 1 {
+            let results = &mut self.results;
+            let mut n = 0u64;
+            pos.for_each_step(&state, |step, _| {
+                n += 1;
+                let hash = hash_after_step(pos, step);
+                if hash != root {
+                    results.insert(hash, mv.with(step));
+                }
+            });
+            self.steps_generated += n;
+            return;
+        }
         let mut steps = [(Step::new(0, 0), StepKind::Step); MAX_STEPS];
         let mut n = 0;
         pos.for_each_step(&state, |s, k| {
@@ -86,15 +99,6 @@ impl MoveGen {
             n += 1;
         });
         self.steps_generated += n as u64;
-        if state.steps_left == 1 {
-            for &(step, _) in &steps[..n] {
-                let hash = hash_after_step(pos, step);
-                if hash != root {
-                    self.results.insert(hash, mv.with(step));
-                }
-            }
-            return;
-        }
         for &(step, kind) in &steps[..n] {
             let mut child = *pos;
             let (next, _) = child.apply_step(&state, step, kind);
@@ -135,7 +139,11 @@ fn hash_after_step(pos: &Position, step: Step) -> u64 {
         let side = (code - 1) / 6;
         let own = pos.occ[side] ^ (1u64 << from) ^ (1u64 << to);
         if own >> trap & 1 == 1 && neighbors(1u64 << trap) & own == 0 {
-            let victim = if trap == to { code } else { pos.board[trap] as usize };
+            let victim = if trap == to {
+                code
+            } else {
+                pos.board[trap] as usize
+            };
             hash ^= zobrist::PIECE[victim][trap];
         }
     }
@@ -146,6 +154,8 @@ fn hash_after_step(pos: &Position, step: Step) -> u64 {
 struct ResultTable {
     keys: Vec<u64>,
     moves: Vec<Move>,
+    /// Occupied slots, so clearing costs the entries used, not the capacity.
+    used: Vec<u32>,
     mask: usize,
     len: usize,
 }
@@ -159,16 +169,18 @@ impl ResultTable {
         ResultTable {
             keys: vec![0; size],
             moves: vec![Move::EMPTY; size],
+            used: Vec::with_capacity(size / 2),
             mask: size - 1,
             len: 0,
         }
     }
 
     fn clear(&mut self) {
-        if self.len > 0 {
-            self.keys.fill(0);
-            self.len = 0;
+        for &i in &self.used {
+            self.keys[i as usize] = 0;
         }
+        self.used.clear();
+        self.len = 0;
     }
 
     #[inline(always)]
@@ -186,6 +198,7 @@ impl ResultTable {
             if k == 0 {
                 self.keys[i] = key;
                 self.moves[i] = mv;
+                self.used.push(i as u32);
                 self.len += 1;
                 if self.len * 2 > self.keys.len() {
                     self.grow();
@@ -202,6 +215,7 @@ impl ResultTable {
         let size = old_keys.len() * 2;
         self.keys = vec![0; size];
         self.moves = vec![Move::EMPTY; size];
+        self.used.clear();
         self.mask = size - 1;
         self.len = 0;
         for (k, m) in old_keys.into_iter().zip(old_moves) {
@@ -216,17 +230,17 @@ impl ResultTable {
     }
 
     fn entries(&self) -> impl Iterator<Item = (Move, u64)> + '_ {
-        self.keys
-            .iter()
-            .zip(&self.moves)
-            .filter(|(k, _)| **k != 0)
-            .map(|(&k, &m)| (m, if k == ZERO_KEY { 0 } else { k }))
+        self.used.iter().map(|&i| {
+            let k = self.keys[i as usize];
+            (self.moves[i as usize], if k == ZERO_KEY { 0 } else { k })
+        })
     }
 }
 
 /// Open-addressing set of 64-bit keys.
 struct KeySet {
     keys: Vec<u64>,
+    used: Vec<u32>,
     mask: usize,
     len: usize,
 }
@@ -236,16 +250,18 @@ impl KeySet {
         let size = 1usize << bits;
         KeySet {
             keys: vec![0; size],
+            used: Vec::with_capacity(size / 2),
             mask: size - 1,
             len: 0,
         }
     }
 
     fn clear(&mut self) {
-        if self.len > 0 {
-            self.keys.fill(0);
-            self.len = 0;
+        for &i in &self.used {
+            self.keys[i as usize] = 0;
         }
+        self.used.clear();
+        self.len = 0;
     }
 
     /// True when the key was not there before.
@@ -260,6 +276,7 @@ impl KeySet {
             }
             if k == 0 {
                 self.keys[i] = key;
+                self.used.push(i as u32);
                 self.len += 1;
                 if self.len * 2 > self.keys.len() {
                     self.grow();
@@ -274,6 +291,7 @@ impl KeySet {
         let old = std::mem::take(&mut self.keys);
         let size = old.len() * 2;
         self.keys = vec![0; size];
+        self.used.clear();
         self.mask = size - 1;
         self.len = 0;
         for k in old {

@@ -44,7 +44,11 @@ impl Move {
     }
 
     pub fn step(&self, i: usize) -> Step {
-        assert!(i < self.len as usize, "step {i} of a {}-step move", self.len);
+        assert!(
+            i < self.len as usize,
+            "step {i} of a {}-step move",
+            self.len
+        );
         Step::unpack((self.packed >> (8 * i)) as u8)
     }
 

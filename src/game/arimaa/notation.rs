@@ -73,9 +73,10 @@ pub fn parse_board64(cells: &str, side: Side) -> Result<Position, GameError> {
         let piece = Piece::from_char(c).ok_or_else(|| {
             bad_position(
                 cells,
-                format!("square {} holds '{c}', expected one of RCDHMErcdhme or .", {
-                    square_name(((7 - i / 8) * 8 + i % 8) as u8)
-                }),
+                format!(
+                    "square {} holds '{c}', expected one of RCDHMErcdhme or .",
+                    { square_name(((7 - i / 8) * 8 + i % 8) as u8) }
+                ),
             )
         })?;
         pos.place(((7 - i / 8) * 8 + i % 8) as u8, piece);
@@ -176,7 +177,9 @@ pub fn parse_long_diagram(lines: &[&str]) -> Result<(Position, usize), GameError
         if squares.len() != 8 {
             // Older diagrams use spaces for empty squares: read every other column.
             let raw: Vec<char> = body.chars().collect();
-            let cols: Vec<char> = (0..8).map(|f| *raw.get(1 + 2 * f).unwrap_or(&' ')).collect();
+            let cols: Vec<char> = (0..8)
+                .map(|f| *raw.get(1 + 2 * f).unwrap_or(&' '))
+                .collect();
             cells.extend(cols);
         } else {
             cells.extend(squares);
@@ -224,9 +227,13 @@ pub fn parse_step_token(token: &str) -> Result<(Piece, Step), GameError> {
     let piece = Piece::from_char(chars[0])
         .ok_or_else(|| bad_move(token, format!("'{}' is not a piece letter", chars[0])))?;
     let sq: String = chars[1..3].iter().collect();
-    let from = parse_square(&sq).ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
+    let from =
+        parse_square(&sq).ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
     let dir = Dir::from_letter(chars[3]).ok_or_else(|| {
-        bad_move(token, format!("direction '{}' is not n, s, e, w or x", chars[3]))
+        bad_move(
+            token,
+            format!("direction '{}' is not n, s, e, w or x", chars[3]),
+        )
     })?;
     let to = dir
         .apply(from)
@@ -248,10 +255,12 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<(Move, Position), GameEr
         if token.len() == 4 && token.ends_with('x') {
             let piece = Piece::from_char(token.chars().next().unwrap_or('?'))
                 .ok_or_else(|| bad_move(token, "not a piece letter"))?;
-            let sq = parse_square(&token[1..3])
-                .ok_or_else(|| bad_move(token, "not a square"))?;
+            let sq = parse_square(&token[1..3]).ok_or_else(|| bad_move(token, "not a square"))?;
             if pending_capture.take() != Some((sq, piece)) {
-                return Err(bad_move(token, "no such capture happened on the previous step"));
+                return Err(bad_move(
+                    token,
+                    "no such capture happened on the previous step",
+                ));
             }
             continue;
         }
@@ -268,11 +277,19 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<(Move, Position), GameEr
             Some(actual) => {
                 return Err(bad_move(
                     token,
-                    format!("{} holds '{}', not '{}'", square_name(step.from), actual.to_char(), piece.to_char()),
+                    format!(
+                        "{} holds '{}', not '{}'",
+                        square_name(step.from),
+                        actual.to_char(),
+                        piece.to_char()
+                    ),
                 ))
             }
             None => {
-                return Err(bad_move(token, format!("{} is empty", square_name(step.from))))
+                return Err(bad_move(
+                    token,
+                    format!("{} is empty", square_name(step.from)),
+                ))
             }
         }
         let kind = p
@@ -316,10 +333,7 @@ impl Setup {
         let mut used = 0u64;
         for &(sq, kind) in &placements {
             if !home(sq) {
-                return Err(format!(
-                    "{} is outside the home ranks",
-                    square_name(sq)
-                ));
+                return Err(format!("{} is outside the home ranks", square_name(sq)));
             }
             if used >> sq & 1 == 1 {
                 return Err(format!("two pieces on {}", square_name(sq)));
@@ -347,15 +361,22 @@ impl Setup {
         for token in text.split_whitespace() {
             let chars: Vec<char> = token.chars().collect();
             if chars.len() != 3 {
-                return Err(bad_move(token, "a setup token is a piece letter and a square (e.g. Ra1)"));
+                return Err(bad_move(
+                    token,
+                    "a setup token is a piece letter and a square (e.g. Ra1)",
+                ));
             }
             let piece = Piece::from_char(chars[0])
                 .ok_or_else(|| bad_move(token, format!("'{}' is not a piece letter", chars[0])))?;
             if piece.side != side {
-                return Err(bad_move(token, "a setup places only the mover's own pieces"));
+                return Err(bad_move(
+                    token,
+                    "a setup places only the mover's own pieces",
+                ));
             }
             let sq: String = chars[1..].iter().collect();
-            let sq = parse_square(&sq).ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
+            let sq = parse_square(&sq)
+                .ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
             placements.push((sq, piece.kind));
         }
         Setup::new(side, placements).map_err(|why| bad_move(text, why))
@@ -424,8 +445,7 @@ impl Setup {
 mod tests {
     use super::*;
 
-    const OPENING: &str =
-        "g rrrrrrrrdhcemchd................................DHCMECHDRRRRRRRR";
+    const OPENING: &str = "g rrrrrrrrdhcemchd................................DHCMECHDRRRRRRRR";
 
     #[test]
     fn position_lines_round_trip() {
@@ -434,7 +454,8 @@ mod tests {
         assert_eq!(position_line(&pos), OPENING);
         assert_eq!(pos.piece_at(12).unwrap().to_char(), 'E'); // e2
         assert_eq!(pos.piece_at(51).unwrap().to_char(), 'e'); // d7
-        let (_, tail) = parse_position_line(&format!("{OPENING} | Ed2n Ed3n")).unwrap();
+        let line = format!("{OPENING} | Ed2n Ed3n");
+        let (_, tail) = parse_position_line(&line).unwrap();
         assert_eq!(tail, Some("Ed2n Ed3n"));
     }
 
@@ -470,7 +491,10 @@ mod tests {
         Setup::standard(Side::Second).place_on(&mut pos).unwrap();
         assert_eq!(position_line(&pos), OPENING);
         let text = Setup::standard(Side::First).to_notation();
-        assert_eq!(Setup::parse(Side::First, &text).unwrap(), Setup::standard(Side::First));
+        assert_eq!(
+            Setup::parse(Side::First, &text).unwrap(),
+            Setup::standard(Side::First)
+        );
     }
 
     #[test]

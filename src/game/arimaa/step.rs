@@ -110,10 +110,9 @@ impl TurnState {
     #[inline]
     pub fn normalized(self, pos: &Position) -> TurnState {
         match self.last {
-            Some((kind, sq)) if !pos.has_weaker_enemy_next_to(kind, sq) => TurnState {
-                last: None,
-                ..self
-            },
+            Some((kind, sq)) if !pos.has_weaker_enemy_next_to(kind, sq) => {
+                TurnState { last: None, ..self }
+            }
             _ => self,
         }
     }
@@ -231,7 +230,9 @@ impl Position {
         step: Step,
         kind: StepKind,
     ) -> (TurnState, Option<(u8, super::piece::Piece)>) {
-        let moved = self.piece_at(step.from).expect("step from an occupied square");
+        let moved = self
+            .piece_at(step.from)
+            .expect("step from an occupied square");
         let captured = self.move_piece(step.from, step.to);
         let steps_left = state.steps_left - 1;
         let (push, last) = match kind {
