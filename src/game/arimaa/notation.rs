@@ -4,8 +4,9 @@
 
 use super::bitboard::{parse_square, square_name, Dir, TRAPS};
 use super::moves::Move;
-use super::piece::{parse_side, side_letter, Piece, PieceType};
+use super::piece::{parse_side, side_letter, Piece};
 use super::position::Position;
+pub use super::setup::Setup;
 use super::step::{Step, TurnState};
 use crate::game::{GameError, Side};
 
@@ -311,134 +312,6 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<(Move, Position), GameEr
     }
     let mv = Move::from_steps(&steps).expect("at most 4 steps");
     Ok((mv, p))
-}
-
-/// A side's setup: where each of its 16 pieces starts.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Setup {
-    pub side: Side,
-    /// (square, piece type) for all 16 pieces, sorted by square.
-    pub placements: Vec<(u8, PieceType)>,
-}
-
-impl Setup {
-    /// Checks the pieces: `side`'s own, on its two home ranks, one per
-    /// square, exactly 8 R, 2 C, 2 D, 2 H, 1 M, 1 E.
-    pub fn new(side: Side, mut placements: Vec<(u8, PieceType)>) -> Result<Setup, String> {
-        let home = |sq: u8| match side {
-            Side::First => sq < 16,
-            Side::Second => sq >= 48,
-        };
-        let mut counts = [0u8; 6];
-        let mut used = 0u64;
-        for &(sq, kind) in &placements {
-            if !home(sq) {
-                return Err(format!("{} is outside the home ranks", square_name(sq)));
-            }
-            if used >> sq & 1 == 1 {
-                return Err(format!("two pieces on {}", square_name(sq)));
-            }
-            used |= 1 << sq;
-            counts[kind as usize] += 1;
-        }
-        if counts != PieceType::COUNTS {
-            let list: Vec<String> = PieceType::ALL
-                .iter()
-                .map(|k| format!("{}{}", counts[*k as usize], k.letter()))
-                .collect();
-            return Err(format!(
-                "a setup places 8R 2C 2D 2H 1M 1E, found {}",
-                list.join(" ")
-            ));
-        }
-        placements.sort();
-        Ok(Setup { side, placements })
-    }
-
-    /// Parses `Ra1 Rb1 ... Ee2` (silver in lower case).
-    pub fn parse(side: Side, text: &str) -> Result<Setup, GameError> {
-        let mut placements = Vec::with_capacity(16);
-        for token in text.split_whitespace() {
-            let chars: Vec<char> = token.chars().collect();
-            if chars.len() != 3 {
-                return Err(bad_move(
-                    token,
-                    "a setup token is a piece letter and a square (e.g. Ra1)",
-                ));
-            }
-            let piece = Piece::from_char(chars[0])
-                .ok_or_else(|| bad_move(token, format!("'{}' is not a piece letter", chars[0])))?;
-            if piece.side != side {
-                return Err(bad_move(
-                    token,
-                    "a setup places only the mover's own pieces",
-                ));
-            }
-            let sq: String = chars[1..].iter().collect();
-            let sq = parse_square(&sq)
-                .ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
-            placements.push((sq, piece.kind));
-        }
-        Setup::new(side, placements).map_err(|why| bad_move(text, why))
-    }
-
-    /// The setup of `side`'s pieces in `pos`, if they form one.
-    pub fn from_position(pos: &Position, side: Side) -> Result<Setup, String> {
-        let placements = pos
-            .pieces()
-            .filter(|(_, p)| p.side == side)
-            .map(|(sq, p)| (sq, p.kind))
-            .collect();
-        Setup::new(side, placements)
-    }
-
-    /// `Ra1 Rb1 ...`, in the archive's order (by square).
-    pub fn to_notation(&self) -> String {
-        self.placements
-            .iter()
-            .map(|&(sq, k)| format!("{}{}", Piece::new(self.side, k).to_char(), square_name(sq)))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    /// Places the pieces on `pos` (the squares must be empty).
-    pub fn place_on(&self, pos: &mut Position) -> Result<(), String> {
-        for &(sq, k) in &self.placements {
-            if pos.piece_at(sq).is_some() {
-                return Err(format!("{} is already occupied", square_name(sq)));
-            }
-            pos.place(sq, Piece::new(self.side, k));
-        }
-        Ok(())
-    }
-
-    /// The usual opening setup: rabbits on the back rank, then D H C M E C H D
-    /// for gold; silver mirrors it with elephant d7 and camel e7.
-    pub fn standard(side: Side) -> Setup {
-        let order = |side| {
-            let row = b"DHCMECHD";
-            let mut v = Vec::with_capacity(16);
-            for f in 0..8u8 {
-                let (back, front) = match side {
-                    Side::First => (f, 8 + f),
-                    Side::Second => (56 + f, 48 + f),
-                };
-                v.push((back, PieceType::Rabbit));
-                let letter = match side {
-                    Side::First => row[f as usize],
-                    // Silver's elephant and camel swap files (d7 e, e7 m).
-                    Side::Second => b"DHCEMCHD"[f as usize],
-                };
-                let kind = PieceType::ALL
-                    .into_iter()
-                    .find(|k| k.letter() as u8 == letter)
-                    .expect("letter");
-                v.push((front, kind));
-            }
-            v
-        };
-        Setup::new(side, order(side)).expect("the standard setup is legal")
-    }
 }
 
 #[cfg(test)]
