@@ -69,7 +69,19 @@ pub fn steps_listing(start: &Position, partial: &str, k: usize) -> Result<String
         if token.len() == 4 && token.ends_with('x') {
             continue;
         }
-        let (_, step) = parse_step_token(token)?;
+        let (piece, step) = parse_step_token(token)?;
+        if pos.piece_at(step.from) != Some(piece) {
+            return Err(GameError::BadMove {
+                token: token.to_string(),
+                why: format!(
+                    "{} holds {}, not '{}'",
+                    super::bitboard::square_name(step.from),
+                    pos.piece_at(step.from)
+                        .map_or("nothing".to_string(), |p| format!("'{}'", p.to_char())),
+                    piece.to_char()
+                ),
+            });
+        }
         let kind = pos
             .classify_step(&state, step)
             .map_err(|why| GameError::BadMove {
