@@ -178,7 +178,10 @@ fn end_of_game_checks_follow_the_official_order() {
     let mut g = board("Cc8 Ra1 ra8", Side::First);
     let m = g.parse_move("Cc8w").unwrap();
     g.play(m);
-    assert_eq!(g.result(), Some((Outcome::Win(Side::First), Termination::Immobilization)));
+    assert_eq!(
+        g.result(),
+        Some((Outcome::Win(Side::First), Termination::Immobilization))
+    );
     let mut moves = Vec::new();
     g.legal_moves(&mut moves);
     assert!(moves.is_empty());
@@ -188,18 +191,27 @@ fn end_of_game_checks_follow_the_official_order() {
     let mut g = board("Rb7 Eg2 rh2 rb8 ed8", Side::First);
     let m = g.parse_move("rh2s Eg2e Rb7e Rc7n").unwrap();
     g.play(m);
-    assert_eq!(g.result(), Some((Outcome::Win(Side::First), Termination::Goal)));
+    assert_eq!(
+        g.result(),
+        Some((Outcome::Win(Side::First), Termination::Goal))
+    );
 
     // Only the opponent's rabbit reaches goal: the opponent wins.
     let mut g = board("Ra1 Eg2 rh2 rb8 ed8", Side::First);
     let m = g.parse_move("rh2s Eg2e").unwrap();
     g.play(m);
-    assert_eq!(g.result(), Some((Outcome::Win(Side::Second), Termination::Goal)));
+    assert_eq!(
+        g.result(),
+        Some((Outcome::Win(Side::Second), Termination::Goal))
+    );
 
     // Elimination: capturing silver's last rabbit wins, even when gold's
     // last rabbit dies in the same move (the opponent's loss counts first).
     let mut g = board("Rc3 Dc2 Ed5 rd6 ed8", Side::First);
     let m = g.parse_move("rd6w rc6x Ed5n Dc2w Rc3x").unwrap();
     g.play(m);
-    assert_eq!(g.result(), Some((Outcome::Win(Side::First), Termination::Elimination)));
+    assert_eq!(
+        g.result(),
+        Some((Outcome::Win(Side::First), Termination::Elimination))
+    );
 }

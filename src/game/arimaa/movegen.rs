@@ -150,10 +150,10 @@ fn hash_after_step(pos: &Position, step: Step) -> u64 {
     hash
 }
 
-/// Open-addressing map from a result board's hash to its shortest move.
+/// Open-addressing map from a result board's hash to its shortest move;
+/// key and move share a slot so a probe touches one cache line.
 struct ResultTable {
-    keys: Vec<u64>,
-    moves: Vec<Move>,
+    slots: Vec<(u64, Move)>,
     /// Occupied slots, so clearing costs the entries used, not the capacity.
     used: Vec<u32>,
     mask: usize,
@@ -167,8 +167,7 @@ impl ResultTable {
     fn with_capacity_pow2(bits: u32) -> Self {
         let size = 1usize << bits;
         ResultTable {
-            keys: vec![0; size],
-            moves: vec![Move::EMPTY; size],
+            slots: vec![(0, Move::EMPTY); size],
             used: Vec::with_capacity(size / 2),
             mask: size - 1,
             len: 0,
@@ -177,7 +176,7 @@ impl ResultTable {
 
     fn clear(&mut self) {
         for &i in &self.used {
-            self.keys[i as usize] = 0;
+            self.slots[i as usize].0 = 0;
         }
         self.used.clear();
         self.len = 0;
@@ -188,19 +187,18 @@ impl ResultTable {
         let key = if hash == 0 { ZERO_KEY } else { hash };
         let mut i = (key as usize) & self.mask;
         loop {
-            let k = self.keys[i];
-            if k == key {
-                if self.moves[i].len() > mv.len() {
-                    self.moves[i] = mv;
+            let slot = &mut self.slots[i];
+            if slot.0 == key {
+                if slot.1.len() > mv.len() {
+                    slot.1 = mv;
                 }
                 return;
             }
-            if k == 0 {
-                self.keys[i] = key;
-                self.moves[i] = mv;
+            if slot.0 == 0 {
+                *slot = (key, mv);
                 self.used.push(i as u32);
                 self.len += 1;
-                if self.len * 2 > self.keys.len() {
+                if self.len * 2 > self.slots.len() {
                     self.grow();
                 }
                 return;
@@ -210,18 +208,14 @@ impl ResultTable {
     }
 
     fn grow(&mut self) {
-        let old_keys = std::mem::take(&mut self.keys);
-        let old_moves = std::mem::take(&mut self.moves);
-        let size = old_keys.len() * 2;
-        self.keys = vec![0; size];
-        self.moves = vec![Move::EMPTY; size];
+        let old: Vec<(u64, Move)> = self.used.iter().map(|&i| self.slots[i as usize]).collect();
+        let size = self.slots.len() * 2;
+        self.slots = vec![(0, Move::EMPTY); size];
         self.used.clear();
         self.mask = size - 1;
         self.len = 0;
-        for (k, m) in old_keys.into_iter().zip(old_moves) {
-            if k != 0 {
-                self.insert(k, m);
-            }
+        for (k, m) in old {
+            self.insert(k, m);
         }
     }
 
@@ -231,8 +225,8 @@ impl ResultTable {
 
     fn entries(&self) -> impl Iterator<Item = (Move, u64)> + '_ {
         self.used.iter().map(|&i| {
-            let k = self.keys[i as usize];
-            (self.moves[i as usize], if k == ZERO_KEY { 0 } else { k })
+            let (k, m) = self.slots[i as usize];
+            (m, if k == ZERO_KEY { 0 } else { k })
         })
     }
 }
