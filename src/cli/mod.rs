@@ -2,7 +2,9 @@
 
 mod bench;
 mod data;
+mod engine;
 mod experiment;
+mod import;
 mod matches;
 mod rules;
 mod train;
@@ -39,9 +41,14 @@ pub enum Command {
     /// Speed measurements against a named reference, in one run.
     #[command(subcommand)]
     Bench(bench::BenchCmd),
+    /// Serve a player to outside controllers (Arimaa: AEI).
+    #[command(subcommand)]
+    Engine(engine::EngineCmd),
     /// Reproduce a published experiment.
     #[command(subcommand)]
     Experiment(experiment::ExperimentCmd),
+    /// Import game archives (arimaa.com) as JSONL records, replaying every game.
+    Import(import::ImportArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -52,7 +59,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Match(a) => matches::run_match(a),
         Command::Play(a) => matches::run_play(a),
         Command::Experiment(c) => experiment::run(c),
+        Command::Engine(c) => engine::run(c),
         Command::Bench(c) => bench::run(c),
+        Command::Import(a) => import::run(a),
     }
 }
 

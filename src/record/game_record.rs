@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A value for each player: `first` (gold in Arimaa) and `second` (silver).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -236,7 +237,9 @@ impl RecordWriter {
             })?
             .to_string_lossy()
             .into_owned();
-        let tmp = target.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let tmp = target.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
         let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
         Ok(RecordWriter {
             target,
@@ -330,7 +333,10 @@ mod tests {
     fn json_names_the_winner_as_first_or_second() {
         let line = sample("7").to_json_line();
         assert!(line.contains(r#""result":"second""#), "{line}");
-        assert!(line.contains(r#""ratings":{"first":1500,"second":null}"#), "{line}");
+        assert!(
+            line.contains(r#""ratings":{"first":1500,"second":null}"#),
+            "{line}"
+        );
         let mut none = sample("8");
         none.result = None;
         assert!(none.to_json_line().contains(r#""result":null"#));
@@ -346,7 +352,10 @@ mod tests {
         let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1);
         let err = write_records(&path, &recs, false).unwrap_err().to_string();
-        assert!(err.contains("games.jsonl") && err.contains("already exists"), "{err}");
+        assert!(
+            err.contains("games.jsonl") && err.contains("already exists"),
+            "{err}"
+        );
         assert_eq!(write_records(&path, &recs[..1], true).unwrap(), 1);
         assert_eq!(read_records(&path).unwrap().len(), 1);
     }
@@ -376,7 +385,10 @@ mod tests {
         let err = results[1].as_ref().unwrap_err().to_string();
         assert!(err.contains("games.jsonl:3:"), "{err}");
         let err = results[2].as_ref().unwrap_err().to_string();
-        assert!(err.contains("games.jsonl:4:") && err.contains("'plies' is 5"), "{err}");
+        assert!(
+            err.contains("games.jsonl:4:") && err.contains("'plies' is 5"),
+            "{err}"
+        );
         let err = read_records(&path).unwrap_err().to_string();
         assert!(err.contains(":3:"), "{err}");
     }

@@ -6,11 +6,16 @@
 //! ply: the board, the side to move, the terminal flag, the returns and the
 //! sorted legal-move list.
 
+pub mod arimaa_archive;
 pub mod arimaa_oracle;
 mod error;
+pub mod game_record;
 pub mod oracle_jsonl;
 pub mod replay;
 
 pub use error::RecordError;
+pub use game_record::{
+    read_records, write_records, GameRecord, PerSide, RecordReader, RecordWriter,
+};
 pub use oracle_jsonl::{OracleGame, OraclePly};
 pub use replay::{replay_file, ReplaySummary};

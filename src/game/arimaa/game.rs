@@ -162,14 +162,37 @@ impl Arimaa {
             return Some((Outcome::Win(mover), Termination::Immobilization));
         }
         // Only when some position has occurred twice can every move be barred.
-        if !self.banned_keys().is_empty() {
-            let mut moves = Vec::new();
-            self.legal_moves_with_hashes(&mut moves);
-            if moves.is_empty() {
-                return Some((Outcome::Win(mover), Termination::Repetition));
-            }
+        let banned = self.banned_keys();
+        if !banned.is_empty() && !self.has_unbarred_move(&banned) {
+            return Some((Outcome::Win(mover), Termination::Repetition));
         }
         None
+    }
+
+    /// Whether some move avoids the `banned` repetition keys. One-step moves
+    /// almost always settle it; the full generation runs only when every one
+    /// of them is barred.
+    fn has_unbarred_move(&self, banned: &[u64]) -> bool {
+        let side_key = Position::side_key(self.pos.side.other());
+        let mut found = false;
+        self.pos.for_each_step(&TurnState::START, |step, kind| {
+            if found || kind == super::step::StepKind::Push1 {
+                return;
+            }
+            let mut after = self.pos;
+            after.move_piece(step.from, step.to);
+            if !banned.contains(&(after.board_hash() ^ side_key)) {
+                found = true;
+            }
+        });
+        if found {
+            return true;
+        }
+        let mut moves = Vec::new();
+        with_movegen(|g| g.generate_with_hashes(&self.pos, &mut moves));
+        moves
+            .iter()
+            .any(|&(_, h)| !banned.contains(&(h ^ side_key)))
     }
 
     /// Plays a move known to be legal here (from `legal_moves` or `parse_move`).
