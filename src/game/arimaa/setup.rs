@@ -186,6 +186,20 @@ impl SetupSampler {
         Ok(SetupSampler { gold, silver })
     }
 
+    /// The setups of Arimaa game records (as `plies import` writes them);
+    /// records of other games or with unreadable setups are skipped.
+    pub fn from_records(records: &[crate::record::GameRecord]) -> Result<SetupSampler, String> {
+        let pairs = records
+            .iter()
+            .filter(|r| r.game == "arimaa" && r.setups.len() == 2)
+            .filter_map(|r| {
+                let g = Setup::parse(Side::First, &r.setups[0]).ok()?;
+                let s = Setup::parse(Side::Second, &r.setups[1]).ok()?;
+                Some((g, s))
+            });
+        SetupSampler::new(pairs)
+    }
+
     pub fn len(&self) -> usize {
         self.gold.len()
     }
@@ -238,5 +252,21 @@ mod tests {
             assert!(pairs.iter().any(|(_, ps)| *ps == s));
         }
         assert!(SetupSampler::new(Vec::new()).is_err());
+    }
+
+    #[test]
+    fn the_sampler_reads_the_setups_of_imported_games() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/data/arimaa/fake_archive.txt");
+        let (records, summary) = crate::record::arimaa_archive::import_file(
+            std::path::Path::new(path),
+            &Default::default(),
+        )
+        .unwrap();
+        assert_eq!(summary.kept, 12);
+        let sampler = SetupSampler::from_records(&records).unwrap();
+        assert_eq!(sampler.len(), 12);
+        let (g, s) = sampler.sample(&mut seeded_rng(3, 0));
+        assert!(records.iter().any(|r| r.setups[0] == g.to_notation()));
+        assert!(records.iter().any(|r| r.setups[1] == s.to_notation()));
     }
 }
