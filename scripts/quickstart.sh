@@ -42,4 +42,13 @@ $P play --game tictactoe --a "greedy:$OUT/ttt-mlp80-td" --b expert --seed 5
 step "experiments: Patist & Wiering / Fugers, 10 simulations each"
 $P experiment ttt --exp 2 --sims 10 --seed 1 --out "$OUT/exp2"
 $P experiment ttt --exp 1 --sims 10 --seed 1 --out "$OUT/exp1"
+
+step "arimaa: the rules engine against pyrimaa's records, then the arimaa.com archive"
+$P rules replay --game arimaa tests/fixtures/arimaa_games.jsonl
+$P rules moves --game arimaa --digest data/arimaa/bench_positions.txt > "$OUT/arimaa-digests.txt"
+head -3 "$OUT/arimaa-digests.txt"
+$P import --game arimaa data/arimaa/allgames2002.txt data/arimaa/fake_archive.txt \
+  --out "$OUT/arimaa-games" --show 3
+$P bench movegen --game arimaa data/arimaa/bench_positions.txt
+
 printf '\nDone. Plots: %s/exp2/equity.png, %s/exp1/equity.png\n' "$OUT" "$OUT"
