@@ -7,6 +7,12 @@ pub enum GameError {
     BadMove { token: String, why: String },
     #[error("bad position '{text}': {why}")]
     BadPosition { text: String, why: String },
+    #[error("{game} cannot be played on a {size}x{size} board (sizes: {allowed})")]
+    BadSize {
+        game: &'static str,
+        size: usize,
+        allowed: String,
+    },
     #[error("unknown game '{0}' (known: {known})", known = crate::game::GameKind::names().join(", "))]
     UnknownGame(String),
 }

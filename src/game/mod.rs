@@ -39,8 +39,30 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// Short machine name used on the command line and in files.
     const NAME: &'static str;
 
+    /// Side length of the standard board.
+    const DEFAULT_SIZE: usize;
+
     /// The standard starting position.
     fn new() -> Self;
+
+    /// The starting position on a `size` x `size` board. Games played on
+    /// one size accept only that size.
+    fn with_size(size: usize) -> Result<Self, GameError> {
+        if size == Self::DEFAULT_SIZE {
+            Ok(Self::new())
+        } else {
+            Err(GameError::BadSize {
+                game: Self::NAME,
+                size,
+                allowed: Self::DEFAULT_SIZE.to_string(),
+            })
+        }
+    }
+
+    /// Side length of this game's board.
+    fn size(&self) -> usize {
+        Self::DEFAULT_SIZE
+    }
     /// The side whose turn it is.
     fn side_to_move(&self) -> Side;
     /// Number of moves played since the start.

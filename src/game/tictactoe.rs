@@ -73,6 +73,7 @@ impl TicTacToe {
 impl Game for TicTacToe {
     type Move = TttMove;
     const NAME: &'static str = "tictactoe";
+    const DEFAULT_SIZE: usize = 3;
 
     fn new() -> Self {
         TicTacToe::default()

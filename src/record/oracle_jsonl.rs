@@ -7,11 +7,24 @@ use serde::Deserialize;
 #[derive(Debug, Clone, Deserialize)]
 pub struct OracleGame {
     pub game: String,
+    /// The game's parameters (`board_size` / `size` for sized games).
+    #[serde(default)]
+    pub params: serde_json::Value,
     pub moves: Vec<String>,
     pub plies: Vec<OraclePly>,
     pub returns: [f32; 2],
     pub winner: Option<u8>,
     pub reason: String,
+}
+
+impl OracleGame {
+    /// The board size the record names (`board_size` or `size`), if any.
+    pub fn board_size(&self) -> Option<usize> {
+        ["board_size", "size"]
+            .iter()
+            .find_map(|k| self.params.get(k)?.as_u64())
+            .map(|n| n as usize)
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -60,7 +60,14 @@ fn replay_game<G: Game>(
             ),
         });
     }
-    let mut state = G::new();
+    let mut state = match rec.board_size() {
+        Some(n) => G::with_size(n).map_err(|e| RecordError::Parse {
+            path: path.to_path_buf(),
+            line,
+            why: e.to_string(),
+        })?,
+        None => G::new(),
+    };
     let mut legal = Vec::new();
     for (k, ply) in rec.plies.iter().enumerate() {
         let mismatch = |field: &'static str, expected: String, actual: String| {

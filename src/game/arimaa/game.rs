@@ -221,6 +221,7 @@ impl Arimaa {
 impl Game for Arimaa {
     type Move = Move;
     const NAME: &'static str = "arimaa";
+    const DEFAULT_SIZE: usize = 8;
 
     fn new() -> Self {
         Arimaa::from_setups(
