@@ -4,12 +4,15 @@
 //! use comes from the caller's seeded generator, so a match is reproducible
 //! from its seed whatever the number of threads.
 
+pub mod alphabeta;
+pub mod arimaa_material;
 mod error;
 mod expert;
 mod greedy;
 mod random;
 mod spec;
 
+pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
 pub use error::SearchError;
 pub use expert::{ExpertPlayer, ImmediateWins};
 pub use greedy::greedy_choice;

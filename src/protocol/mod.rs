@@ -1,0 +1,17 @@
+//! Engine protocols: serving a player to outside controllers.
+//!
+//! [`aei`] is the Arimaa Engine Interface (as spoken by pyrimaa's
+//! controllers, the arimaa.com gameroom client and Arimaa GUIs), with the
+//! players of [`player`] (`random`, and `alphabeta` on material) and the
+//! clock handling of [`timecontrol`]. `plies engine aei` runs it on
+//! stdin/stdout.
+
+pub mod aei;
+pub mod player;
+#[cfg(test)]
+mod tests;
+pub mod timecontrol;
+
+pub use aei::{run_aei, short_board, AeiConfig};
+pub use player::{EngineKind, EngineSpec};
+pub use timecontrol::TimeControl;

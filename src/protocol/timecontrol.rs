@@ -1,0 +1,176 @@
+//! The AEI game-state time options and how long to think on a move.
+//!
+//! All times are seconds, as AEI sends them. A time control `tcmove /
+//! tcreserve / tcpercent / tcmax / tctotal / tcturns / tcturntime` follows
+//! the arimaa.com rules: each turn has `tcmove` seconds plus whatever is left
+//! of the mover's reserve; `tcturntime` caps a single turn. The controller
+//! keeps the reserves up to date (`greserve`, `sreserve`) and says how much
+//! of the current turn has already gone (`moveused`).
+
+use crate::game::Side;
+use std::time::Duration;
+
+/// What the engine knows of the clock.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TimeControl {
+    pub tcmove: f64,
+    pub tcreserve: f64,
+    pub tcpercent: f64,
+    pub tcmax: f64,
+    pub tctotal: f64,
+    pub tcturns: f64,
+    pub tcturntime: f64,
+    /// Current reserves of gold and silver, once the controller sent them.
+    pub reserve: [Option<f64>; 2],
+    /// Time each side used on its last turn.
+    pub used: [Option<f64>; 2],
+    pub lastmoveused: Option<f64>,
+    /// Time already used on the current turn.
+    pub moveused: f64,
+}
+
+impl Default for TimeControl {
+    fn default() -> Self {
+        TimeControl {
+            tcmove: 0.0,
+            tcreserve: 0.0,
+            tcpercent: 100.0,
+            tcmax: 0.0,
+            tctotal: 0.0,
+            tcturns: 0.0,
+            tcturntime: 0.0,
+            reserve: [None, None],
+            used: [None, None],
+            lastmoveused: None,
+            moveused: 0.0,
+        }
+    }
+}
+
+/// Latency kept back from every budget: the controller's clock started
+/// before our `go` arrived and the answer still has to travel back.
+const SAFETY: f64 = 0.1;
+/// The shortest think time handed out.
+const MIN_THINK: f64 = 0.02;
+
+impl TimeControl {
+    /// Sets a time option by its AEI name (the protocol-0 names `wreserve`,
+    /// `breserve`, `wused`, `bused`, `tcmoveused` and `tclastmoveused` are
+    /// understood too). Returns `false` for a name that is not a time option.
+    pub fn set(&mut self, name: &str, value: f64) -> bool {
+        match name {
+            "tcmove" => self.tcmove = value,
+            "tcreserve" => self.tcreserve = value,
+            "tcpercent" => self.tcpercent = value,
+            "tcmax" => self.tcmax = value,
+            "tctotal" => self.tctotal = value,
+            "tcturns" => self.tcturns = value,
+            "tcturntime" => self.tcturntime = value,
+            "greserve" | "wreserve" => self.reserve[0] = Some(value),
+            "sreserve" | "breserve" => self.reserve[1] = Some(value),
+            "gused" | "wused" => self.used[0] = Some(value),
+            "sused" | "bused" => self.used[1] = Some(value),
+            "lastmoveused" | "tclastmoveused" => self.lastmoveused = Some(value),
+            "moveused" | "tcmoveused" => self.moveused = value,
+            _ => return false,
+        }
+        true
+    }
+
+    /// Whether `name` is one of the options [`TimeControl::set`] takes.
+    pub fn is_time_option(name: &str) -> bool {
+        TimeControl::default().set(name, 0.0)
+    }
+
+    /// A new game keeps the time control but resets the reserves to the
+    /// initial value and forgets the time used.
+    pub fn new_game(&mut self) {
+        self.reserve = [None, None];
+        self.used = [None, None];
+        self.lastmoveused = None;
+        self.moveused = 0.0;
+    }
+
+    /// Whether any clock applies.
+    pub fn is_timed(&self) -> bool {
+        self.tcmove > 0.0
+            || self.tcreserve > 0.0
+            || self.tcturntime > 0.0
+            || self.reserve.iter().any(|r| r.is_some_and(|r| r > 0.0))
+    }
+
+    /// How long `side` should think on the turn it is about to play, or
+    /// `None` when no clock applies. Spends about half the per-move time and
+    /// a twentieth of the reserve, never more than half of what is left
+    /// before a loss on time, less a safety margin.
+    pub fn budget(&self, side: Side) -> Option<Duration> {
+        if !self.is_timed() {
+            return None;
+        }
+        let reserve = self.reserve[side.index()]
+            .unwrap_or(self.tcreserve)
+            .max(0.0);
+        let mut hard = self.tcmove.max(0.0) + reserve;
+        if self.tcturntime > 0.0 && (hard <= 0.0 || self.tcturntime < hard) {
+            hard = self.tcturntime;
+        }
+        hard -= self.moveused.max(0.0);
+        let mut target = 0.5 * self.tcmove.max(0.0) + reserve / 20.0;
+        if target <= 0.0 {
+            target = hard;
+        }
+        let think = (target.min(0.5 * hard) - SAFETY).max(MIN_THINK);
+        Some(Duration::from_secs_f64(think))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn secs(d: Option<Duration>) -> f64 {
+        d.unwrap().as_secs_f64()
+    }
+
+    #[test]
+    fn untimed_games_have_no_budget() {
+        let tc = TimeControl::default();
+        assert_eq!(tc.budget(Side::First), None);
+    }
+
+    #[test]
+    fn budgets_stay_well_inside_the_turn() {
+        let mut tc = TimeControl::default();
+        assert!(tc.set("tcmove", 2.0));
+        assert!(tc.set("tcreserve", 10.0));
+        // 1 s of the move time plus half a second of reserve, less the margin.
+        assert!((secs(tc.budget(Side::First)) - 1.4).abs() < 1e-9);
+        // Silver's reserve is nearly gone; gold's is large.
+        tc.set("sreserve", 0.0);
+        tc.set("greserve", 100.0);
+        assert!((secs(tc.budget(Side::Second)) - 0.9).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 5.9).abs() < 1e-9);
+        // A turn-time cap and time already used shrink it.
+        tc.set("tcturntime", 3.0);
+        tc.set("moveused", 1.0);
+        assert!((secs(tc.budget(Side::First)) - 0.9).abs() < 1e-9);
+        // Never below the minimum, even when the turn is over.
+        tc.set("moveused", 10.0);
+        assert!((secs(tc.budget(Side::First)) - MIN_THINK).abs() < 1e-9);
+        tc.new_game();
+        assert_eq!(tc.reserve, [None, None]);
+        assert_eq!(tc.moveused, 0.0);
+        assert_eq!(tc.tcmove, 2.0);
+    }
+
+    #[test]
+    fn reserve_only_and_old_names() {
+        let mut tc = TimeControl::default();
+        assert!(tc.set("wreserve", 20.0));
+        assert!(tc.set("tcmoveused", 0.0));
+        assert!((secs(tc.budget(Side::First)) - 0.9).abs() < 1e-9);
+        assert!(!tc.set("hash", 1.0));
+        assert!(TimeControl::is_time_option("tcpercent"));
+        assert!(!TimeControl::is_time_option("depth"));
+    }
+}

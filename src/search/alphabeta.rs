@@ -1,0 +1,391 @@
+//! A small generic negamax alpha-beta search with iterative deepening.
+//!
+//! Depth counts whole moves of the [`Game`] (for Arimaa a whole turn). The
+//! search stops at a deadline, a node budget or an external stop flag and
+//! then answers with the best move of the deepest iteration it could trust:
+//! a finished iteration, or an unfinished one whose first root move (the
+//! previous best) was searched to the end. Root moves are ordered by the
+//! previous iteration's scores, best first. Finished games are scored
+//! exactly, with faster wins (and slower losses) preferred. There is no
+//! transposition table: that belongs to a fuller search.
+//!
+//! ```
+//! use plies::game::{Game, TicTacToe};
+//! use plies::search::alphabeta::{search, SearchLimits};
+//! let g = TicTacToe::new();
+//! let r = search(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(9));
+//! assert_eq!(r.score, 0); // Tic-tac-toe is a draw
+//! assert_eq!(r.depth, 9);
+//! ```
+
+use crate::game::{Game, Outcome};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+/// The score of a won game one move from the root is `WIN - 1`.
+pub const WIN: i32 = 1_000_000;
+/// Scores at or beyond this magnitude are forced wins or losses.
+pub const WIN_THRESHOLD: i32 = WIN - 10_000;
+const INF: i32 = i32::MAX - 1;
+
+/// A static evaluation: the value of a position (not finished) for the side
+/// to move, in any unit well below [`WIN_THRESHOLD`].
+pub trait PositionEval<G: Game> {
+    fn eval(&self, state: &G) -> i32;
+}
+
+impl<G: Game, F: Fn(&G) -> i32> PositionEval<G> for F {
+    fn eval(&self, state: &G) -> i32 {
+        self(state)
+    }
+}
+
+/// When to stop.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchLimits<'a> {
+    /// The deepest iteration, in moves (at least 1).
+    pub max_depth: u32,
+    /// Stop searching at this instant.
+    pub deadline: Option<Instant>,
+    /// Stop after visiting this many nodes.
+    pub max_nodes: Option<u64>,
+    /// Stop as soon as this becomes true (checked at every node).
+    pub stop: Option<&'a AtomicBool>,
+}
+
+impl SearchLimits<'static> {
+    /// Only a depth limit.
+    pub fn depth(max_depth: u32) -> Self {
+        SearchLimits {
+            max_depth,
+            deadline: None,
+            max_nodes: None,
+            stop: None,
+        }
+    }
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SearchResult<M> {
+    /// The chosen move; `None` only when the root has no legal move.
+    pub best: Option<M>,
+    /// Its score for the side to move at the root.
+    pub score: i32,
+    /// The deepest iteration the answer comes from (0: none finished, the
+    /// move is a fallback).
+    pub depth: u32,
+    /// Whether that iteration was finished.
+    pub complete: bool,
+    /// Nodes visited (every position played into or evaluated).
+    pub nodes: u64,
+    pub elapsed: Duration,
+}
+
+/// The exact value of a finished game for the side to move, `ply` moves
+/// below the root.
+pub fn terminal_score(outcome: Outcome, state_side: crate::game::Side, ply: u32) -> i32 {
+    match outcome {
+        Outcome::Draw => 0,
+        Outcome::Win(w) if w == state_side => WIN - ply as i32,
+        Outcome::Win(_) => -(WIN - ply as i32),
+    }
+}
+
+struct Searcher<'a, G: Game, E: ?Sized> {
+    eval: &'a E,
+    limits: SearchLimits<'a>,
+    start: Instant,
+    nodes: u64,
+    aborted: bool,
+    /// Move lists reused per ply.
+    lists: Vec<Vec<G::Move>>,
+}
+
+impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
+    fn out_of_budget(&mut self) -> bool {
+        if self.aborted {
+            return true;
+        }
+        let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
+            || self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+        self.aborted = stop;
+        stop
+    }
+
+    /// Negamax value of `state` for its side to move.
+    fn negamax(&mut self, state: &G, depth: u32, ply: u32, mut alpha: i32, beta: i32) -> i32 {
+        self.nodes += 1;
+        if let Some(o) = state.outcome() {
+            return terminal_score(o, state.side_to_move(), ply);
+        }
+        if depth == 0 {
+            return self.eval.eval(state);
+        }
+        if self.out_of_budget() {
+            return 0;
+        }
+        let mut moves = self
+            .lists
+            .get_mut(ply as usize)
+            .map(std::mem::take)
+            .unwrap_or_default();
+        state.legal_moves(&mut moves);
+        if moves.is_empty() {
+            // A game without moves that does not say it is over: a loss.
+            self.put_list(ply, moves);
+            return -(WIN - ply as i32);
+        }
+        let mut best = -INF;
+        for &mv in &moves {
+            let mut child = state.clone();
+            child.play(mv);
+            let v = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha);
+            if self.aborted {
+                break;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        self.put_list(ply, moves);
+        best
+    }
+
+    fn put_list(&mut self, ply: u32, list: Vec<G::Move>) {
+        let i = ply as usize;
+        if self.lists.len() <= i {
+            self.lists.resize_with(i + 1, Vec::new);
+        }
+        self.lists[i] = list;
+    }
+}
+
+/// Searches `root` by iterative deepening. `root_moves`, when given, are the
+/// moves to consider at the root (in this order for ties; e.g. the game's own
+/// legal moves when `root` is a copy with a shortened history); otherwise
+/// the root's legal moves. `eval` is called on unfinished leaf positions.
+pub fn search<G: Game, E: PositionEval<G> + ?Sized>(
+    root: &G,
+    root_moves: Option<&[G::Move]>,
+    eval: &E,
+    limits: &SearchLimits<'_>,
+) -> SearchResult<G::Move> {
+    search_with_progress(root, root_moves, eval, limits, |_| {})
+}
+
+/// [`search`], calling `progress` after every finished iteration.
+pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
+    root: &G,
+    root_moves: Option<&[G::Move]>,
+    eval: &E,
+    limits: &SearchLimits<'_>,
+    mut progress: impl FnMut(&SearchResult<G::Move>),
+) -> SearchResult<G::Move> {
+    let start = Instant::now();
+    let mut moves: Vec<G::Move> = match root_moves {
+        Some(m) => m.to_vec(),
+        None => {
+            let mut v = Vec::new();
+            root.legal_moves(&mut v);
+            v
+        }
+    };
+    let mut result = SearchResult {
+        best: moves.first().copied(),
+        score: 0,
+        depth: 0,
+        complete: false,
+        nodes: 0,
+        elapsed: Duration::ZERO,
+    };
+    if moves.is_empty() || root.outcome().is_some() {
+        result.best = None;
+        if let Some(o) = root.outcome() {
+            result.score = terminal_score(o, root.side_to_move(), 0);
+        }
+        return result;
+    }
+    let mut s = Searcher {
+        eval,
+        limits: *limits,
+        start,
+        nodes: 0,
+        aborted: false,
+        lists: Vec::new(),
+    };
+    for depth in 1..=limits.max_depth.max(1) {
+        let mut alpha = -INF;
+        let mut best: Option<(usize, i32)> = None;
+        // This iteration's scores, parallel to `moves` (fail-lows are
+        // upper bounds, good enough for ordering).
+        let mut new_scores = vec![-INF; moves.len()];
+        for (i, &mv) in moves.iter().enumerate() {
+            if s.out_of_budget() {
+                break;
+            }
+            let mut child = root.clone();
+            child.play(mv);
+            let v = -s.negamax(&child, depth - 1, 1, -INF, -alpha);
+            if s.aborted {
+                break;
+            }
+            new_scores[i] = v;
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((i, v));
+                alpha = alpha.max(v);
+            }
+        }
+        let finished = !s.aborted;
+        if let Some((i, v)) = best {
+            // An unfinished iteration is trusted once its first move (the
+            // previous best) has been searched: its best is at least as good.
+            result.best = Some(moves[i]);
+            result.score = v;
+            result.depth = depth;
+            result.complete = finished;
+        }
+        result.nodes = s.nodes;
+        result.elapsed = s.start.elapsed();
+        if !finished {
+            break;
+        }
+        progress(&result);
+        // Order for the next iteration: best first, then by score (stable,
+        // so ties keep the caller's order).
+        let mut order: Vec<usize> = (0..moves.len()).collect();
+        order.sort_by_key(|&i| std::cmp::Reverse(new_scores[i]));
+        if let Some((b, _)) = best {
+            if let Some(pos) = order.iter().position(|&i| i == b) {
+                order[..=pos].rotate_right(1);
+            }
+        }
+        moves = order.iter().map(|&i| moves[i]).collect();
+        // A forced result needs no deeper look.
+        if result.score.abs() >= WIN_THRESHOLD {
+            break;
+        }
+    }
+    result.nodes = s.nodes;
+    result.elapsed = s.start.elapsed();
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Side, TicTacToe};
+    use std::time::Duration;
+
+    fn play(moves: &[&str]) -> TicTacToe {
+        let mut g = TicTacToe::new();
+        for m in moves {
+            g.play_str(m).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn finds_the_immediate_win_and_prefers_the_fastest() {
+        // x: a1 b1, o: a2 b2; x to move wins at c1 at once.
+        let g = play(&["a1", "a2", "b1", "b2"]);
+        let r = search(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(5));
+        assert_eq!(g.move_to_string(r.best.unwrap()), "c1");
+        assert_eq!(r.score, WIN - 1);
+    }
+
+    #[test]
+    fn blocks_the_threat_at_depth_two() {
+        // x: a1 b1, o: c3; o to move must block c1.
+        let g = play(&["a1", "c3", "b1"]);
+        let r = search(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(2));
+        assert_eq!(g.move_to_string(r.best.unwrap()), "c1");
+        assert!(r.complete);
+    }
+
+    #[test]
+    fn full_depth_tictactoe_is_a_draw() {
+        let g = TicTacToe::new();
+        let r = search(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(9));
+        assert_eq!(r.score, 0);
+        assert!(r.complete && r.depth == 9);
+    }
+
+    #[test]
+    fn eval_is_from_the_side_to_move() {
+        // An evaluation that likes x in the centre: x (to move) takes b2.
+        let g = TicTacToe::new();
+        let eval = |s: &TicTacToe| {
+            let x_centre = s.to_text().chars().nth(5) == Some('x');
+            let v = if x_centre { 10 } else { 0 };
+            if s.side_to_move() == Side::First {
+                v
+            } else {
+                -v
+            }
+        };
+        let r = search(&g, None, &eval, &SearchLimits::depth(1));
+        assert_eq!(g.move_to_string(r.best.unwrap()), "b2", "{}", g.to_text());
+        assert_eq!(r.score, 10);
+    }
+
+    #[test]
+    fn budgets_and_stop_flags_still_give_a_move() {
+        let g = TicTacToe::new();
+        let limits = SearchLimits {
+            max_depth: 9,
+            deadline: None,
+            max_nodes: Some(50),
+            stop: None,
+        };
+        let r = search(&g, None, &|_: &TicTacToe| 0, &limits);
+        assert!(r.best.is_some() && r.depth < 9, "{r:?}");
+        assert!(r.nodes <= 60, "{}", r.nodes);
+        let stop = AtomicBool::new(true);
+        let limits = SearchLimits {
+            max_depth: 9,
+            deadline: Some(Instant::now() + Duration::from_secs(60)),
+            max_nodes: None,
+            stop: Some(&stop),
+        };
+        let r = search(&g, None, &|_: &TicTacToe| 0, &limits);
+        assert!(r.best.is_some());
+        assert_eq!(r.depth, 0);
+        let past = SearchLimits {
+            max_depth: 9,
+            deadline: Some(Instant::now()),
+            max_nodes: None,
+            stop: None,
+        };
+        assert!(search(&g, None, &|_: &TicTacToe| 0, &past).best.is_some());
+    }
+
+    #[test]
+    fn root_moves_restrict_the_root() {
+        let g = play(&["a1", "a2", "b1", "b2"]);
+        let only = [g.parse_move("c3").unwrap()];
+        let r = search(&g, Some(&only), &|_: &TicTacToe| 0, &SearchLimits::depth(3));
+        assert_eq!(r.best, Some(only[0]));
+        let over = play(&["a1", "a2", "b1", "b2", "c1"]);
+        let r = search(&over, None, &|_: &TicTacToe| 0, &SearchLimits::depth(3));
+        assert_eq!(r.best, None);
+        assert_eq!(r.score, -WIN);
+    }
+
+    #[test]
+    fn progress_reports_each_finished_iteration() {
+        let g = TicTacToe::new();
+        let mut depths = Vec::new();
+        search_with_progress(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(3), |r| {
+            depths.push(r.depth)
+        });
+        assert_eq!(depths, vec![1, 2, 3]);
+    }
+}

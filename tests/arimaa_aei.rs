@@ -1,0 +1,112 @@
+//! `plies engine aei` against the reference AEI controller: whole games
+//! between the binary cargo built and pyrimaa's simple_engine, run by
+//! pyrimaa's own EngineController and Game (`scripts/aei_match.py`).
+//!
+//! Python: `$PLIES_ARIMAA_PYTHON`, else `.venv-arimaa/bin/python` in the
+//! crate root (`python3 -m venv .venv-arimaa && .venv-arimaa/bin/pip install
+//! aei==1.4.1`). Without either the tests print a note and pass, unless
+//! `PLIES_REQUIRE_PYTHON=1` (as in CI), when they fail.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn python() -> Option<PathBuf> {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let candidates = [
+        std::env::var_os("PLIES_ARIMAA_PYTHON").map(PathBuf::from),
+        Some(root.join(".venv-arimaa/bin/python")),
+    ];
+    let found = candidates.into_iter().flatten().find(|p| p.exists());
+    if found.is_none() {
+        let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
+        assert!(
+            !required,
+            "PLIES_REQUIRE_PYTHON=1 but no Python with pyrimaa: set PLIES_ARIMAA_PYTHON or run \
+             `python3 -m venv .venv-arimaa && .venv-arimaa/bin/pip install aei==1.4.1`"
+        );
+        eprintln!("skipped: no PLIES_ARIMAA_PYTHON and no .venv-arimaa (pip install aei==1.4.1)");
+    }
+    found
+}
+
+/// Runs the match script and returns its JSON summary, failing on any
+/// protocol problem it reports.
+fn play(python: &PathBuf, player: &str, games: u32, extra: &[&str]) -> serde_json::Value {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let out = Command::new(python)
+        .arg(format!("{root}/scripts/aei_match.py"))
+        .args(["--engine", env!("CARGO_BIN_EXE_plies")])
+        .args(["--player", player])
+        .args(["--games", &games.to_string()])
+        .args(["--seed", "7"])
+        .args(extra)
+        .current_dir(root)
+        .output()
+        .expect("run the match script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let summary: serde_json::Value = serde_json::from_str(&stdout).unwrap_or_else(|e| {
+        panic!(
+            "no JSON from aei_match.py ({e}); status {}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            out.status
+        )
+    });
+    assert!(
+        out.status.success() && summary["ok"] == true,
+        "protocol problems with {player}: {}\nstderr:\n{stderr}",
+        serde_json::to_string_pretty(&summary["errors"]).unwrap()
+    );
+    assert_eq!(summary["games"], games);
+    let results = summary["results"].as_array().unwrap();
+    assert_eq!(results.len(), games as usize);
+    for r in results {
+        let reason = r["reason"].as_str().unwrap_or("none");
+        assert!(
+            ["g", "e", "m", "limit"].contains(&reason),
+            "game {} ended by '{reason}': {r}",
+            r["game"]
+        );
+        // Two setups and at least one move each.
+        assert!(r["plies"].as_u64().unwrap() >= 4, "{r}");
+    }
+    eprintln!(
+        "{player}: wins {} reasons {} plies {:?}",
+        summary["wins"],
+        summary["reasons"],
+        results
+            .iter()
+            .map(|r| r["plies"].as_u64().unwrap())
+            .collect::<Vec<_>>()
+    );
+    summary
+}
+
+#[test]
+fn random_plays_whole_games_against_simple_engine() {
+    let Some(py) = python() else { return };
+    let summary = play(&py, "random", 2, &[]);
+    // Colours alternate.
+    let sides: Vec<&str> = summary["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["plies_side"].as_str().unwrap())
+        .collect();
+    assert_eq!(sides, ["g", "s"]);
+}
+
+#[test]
+fn alphabeta_plays_a_whole_game_within_its_time() {
+    let Some(py) = python() else { return };
+    // 2 s a move and a 10 s reserve from the controller; the spec caps the
+    // thought at 0.2 s.
+    let summary = play(
+        &py,
+        "alphabeta:time=0.2",
+        1,
+        &["--tc", "2s/10s/100/20s", "--max-turns", "150"],
+    );
+    let r = &summary["results"][0];
+    let slowest = r["plies_move_seconds_max"].as_f64().unwrap();
+    assert!(slowest < 1.5, "slowest move {slowest} s: {r}");
+}
