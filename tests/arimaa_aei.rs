@@ -4,19 +4,45 @@
 //!
 //! Python: `$PLIES_ARIMAA_PYTHON`, else `.venv-arimaa/bin/python` in the
 //! crate root (`python3 -m venv .venv-arimaa && .venv-arimaa/bin/pip install
-//! aei==1.4.1`). Without either the tests print a note and pass, unless
-//! `PLIES_REQUIRE_PYTHON=1` (as in CI), when they fail.
+//! aei==1.4.1`; the tests do this themselves when neither exists). If that
+//! fails too the tests print a note and pass, unless `PLIES_REQUIRE_PYTHON=1`
+//! (as in CI), when they fail.
 
 use std::path::PathBuf;
 use std::process::Command;
 
+/// Sets up `.venv-arimaa` with pip when no Python with pyrimaa exists yet, so
+/// that `cargo test` on a fresh machine runs these tests too.
+fn install_venv(root: &std::path::Path) -> Option<PathBuf> {
+    let venv = root.join(".venv-arimaa");
+    let ok = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .is_ok_and(|s| s.success())
+        && Command::new(venv.join("bin/pip"))
+            .args(["install", "--quiet", "aei==1.4.1"])
+            .status()
+            .is_ok_and(|s| s.success());
+    ok.then(|| venv.join("bin/python"))
+}
+
 fn python() -> Option<PathBuf> {
+    static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    FOUND.get_or_init(find_python).clone()
+}
+
+fn find_python() -> Option<PathBuf> {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let candidates = [
         std::env::var_os("PLIES_ARIMAA_PYTHON").map(PathBuf::from),
         Some(root.join(".venv-arimaa/bin/python")),
     ];
-    let found = candidates.into_iter().flatten().find(|p| p.exists());
+    let found = candidates
+        .into_iter()
+        .flatten()
+        .find(|p| p.exists())
+        .or_else(|| install_venv(&root));
     if found.is_none() {
         let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
         assert!(
@@ -24,7 +50,7 @@ fn python() -> Option<PathBuf> {
             "PLIES_REQUIRE_PYTHON=1 but no Python with pyrimaa: set PLIES_ARIMAA_PYTHON or run \
              `python3 -m venv .venv-arimaa && .venv-arimaa/bin/pip install aei==1.4.1`"
         );
-        eprintln!("skipped: no PLIES_ARIMAA_PYTHON and no .venv-arimaa (pip install aei==1.4.1)");
+        eprintln!("skipped: no Python with pyrimaa and pip could not install aei==1.4.1");
     }
     found
 }
