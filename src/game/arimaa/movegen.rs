@@ -75,15 +75,40 @@ impl MoveGen {
         self.results.clear();
         self.seen.clear();
         let root = pos.hash;
-        self.expand(pos, TurnState::START, Move::EMPTY, root);
+        self.expand(pos, TurnState::START, Move::EMPTY, None, root);
     }
 
-    fn expand(&mut self, pos: &Position, state: TurnState, mv: Move, root: u64) {
+    /// `prev` is the step that led here when it was a plain step of our own
+    /// piece (on the first path to reach this state).
+    fn expand(
+        &mut self,
+        pos: &Position,
+        state: TurnState,
+        mv: Move,
+        prev: Option<Step>,
+        root: u64,
+    ) {
         if state.steps_left == 1 {
+            // Two plain steps far apart commute, so a last step `s` smaller
+            // than the plain step `t` that led here is skipped: the state
+            // before `t` was expanded, `s` is legal there, and from the state
+            // it reaches `t` is a last step giving the same board. That leaf
+            // is skipped in turn only for a first-path step larger than `t`,
+            // so along such a chain the steps grow and one leaf is kept.
+            let (near, prev_code) = match prev {
+                Some(p) => (ZONE3[p.from as usize] | ZONE3[p.to as usize], p.pack()),
+                None => (!0, 0),
+            };
             let results = &mut self.results;
             let mut n = 0u64;
-            pos.for_each_step(&state, |step, _| {
+            pos.for_each_step(&state, |step, kind| {
                 n += 1;
+                if kind == StepKind::Step
+                    && ((1u64 << step.from) | (1u64 << step.to)) & near == 0
+                    && step.pack() < prev_code
+                {
+                    return;
+                }
                 let hash = hash_after_step(pos, step);
                 if hash != root {
                     results.insert(hash, mv.with(step));
@@ -108,11 +133,34 @@ impl MoveGen {
             }
             let next = next.normalized(&child);
             if self.seen.insert(child.hash ^ next.key()) {
-                self.expand(&child, next, next_mv, root);
+                let prev = (kind == StepKind::Step).then_some(step);
+                self.expand(&child, next, next_mv, prev, root);
             }
         }
     }
 }
+
+/// Squares within Manhattan distance 3 of each square: two plain steps whose
+/// squares are all farther apart than this cannot affect each other (through
+/// occupancy, freezing, or the support of a trap).
+static ZONE3: [u64; 64] = {
+    let mut z = [0u64; 64];
+    let mut a = 0;
+    while a < 64 {
+        let mut b = 0;
+        while b < 64 {
+            let (fa, ra, fb, rb) = (a % 8, a / 8, b % 8, b / 8);
+            let df = if fa > fb { fa - fb } else { fb - fa };
+            let dr = if ra > rb { ra - rb } else { rb - ra };
+            if df + dr <= 3 {
+                z[a] |= 1u64 << b;
+            }
+            b += 1;
+        }
+        a += 1;
+    }
+    z
+};
 
 /// Trap next to each square, or 64 for none.
 static TRAP_OF: [u8; 64] = {
