@@ -8,7 +8,9 @@
 //!   pull option no enemy piece can use is dropped so more states merge;
 //! * does not build positions for the last step of a turn: the resulting
 //!   board's hash is the current hash xor the step's keys (and a capture's),
-//!   and only that hash goes into the table of results.
+//!   and only that hash goes into the table of results;
+//! * skips a last step that commutes with the plain step before it when the
+//!   two are out of a fixed order (the other order reaches the same board).
 //!
 //! Results are told apart by their 64-bit Zobrist hash; two different boards
 //! would have to collide in 64 bits to merge.
