@@ -16,16 +16,24 @@
 //! assert!(g.outcome().is_none());
 //! ```
 
+pub mod amazons;
 pub mod arimaa;
+pub mod atari_go;
 mod error;
+pub mod gomoku;
 mod kind;
 mod outcome;
+pub mod pentago;
 mod tictactoe;
 
+pub use amazons::{Amazons, AmazonsMove};
 pub use arimaa::Arimaa;
+pub use atari_go::{AtariGo, AtariGoMove};
 pub use error::GameError;
+pub use gomoku::{Gomoku, GomokuMove};
 pub use kind::GameKind;
 pub use outcome::{Outcome, Side};
+pub use pentago::{Pentago, PentagoMove};
 pub use tictactoe::{TicTacToe, TttMove};
 
 use std::fmt::Debug;

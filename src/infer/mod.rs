@@ -7,6 +7,7 @@
 
 mod candle_eval;
 mod error;
+pub mod hand;
 mod native_eval;
 
 pub use candle_eval::CandleEvaluator;

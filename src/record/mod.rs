@@ -6,10 +6,12 @@
 //! ply: the board, the side to move, the terminal flag, the returns and the
 //! sorted legal-move list.
 
+pub mod amazons_text;
 pub mod arimaa_archive;
 pub mod arimaa_oracle;
 mod error;
 pub mod game_record;
+pub mod gomoku_pgn;
 pub mod oracle_jsonl;
 pub mod replay;
 

@@ -9,6 +9,7 @@ pub mod arimaa_material;
 mod error;
 mod expert;
 mod greedy;
+pub mod naive;
 mod random;
 mod spec;
 
@@ -17,6 +18,7 @@ pub use error::SearchError;
 pub use expert::{ExpertPlayer, ImmediateWins};
 pub use greedy::greedy_choice;
 pub use greedy::GreedyPlayer;
+pub use naive::NaivePlayer;
 pub use random::RandomPlayer;
 pub use spec::{build_tictactoe_player, PlayerSpec};
 

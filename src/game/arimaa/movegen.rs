@@ -151,10 +151,8 @@ static ZONE3: [u64; 64] = {
     while a < 64 {
         let mut b = 0;
         while b < 64 {
-            let (fa, ra, fb, rb) = (a % 8, a / 8, b % 8, b / 8);
-            let df = if fa > fb { fa - fb } else { fb - fa };
-            let dr = if ra > rb { ra - rb } else { rb - ra };
-            if df + dr <= 3 {
+            let (fa, ra, fb, rb): (usize, usize, usize, usize) = (a % 8, a / 8, b % 8, b / 8);
+            if fa.abs_diff(fb) + ra.abs_diff(rb) <= 3 {
                 z[a] |= 1u64 << b;
             }
             b += 1;

@@ -1,0 +1,497 @@
+//! Atari-Go (capture Go) on an N x N board (5..=19, standard 9).
+//!
+//! Black (the first player) and White place stones on empty points with the
+//! Go capture rules: a placed stone removes every adjacent enemy group left
+//! without liberties; a move that leaves its own group without liberties
+//! (suicide) is illegal unless it captures; simple ko is illegal (retaking a
+//! single stone at once where the last move captured exactly one stone with
+//! a lone stone). There is no pass. **The first capture ends the game and
+//! the capturer wins**, so in play a ko can never arise; [`AtariGo::ko_point`]
+//! and [`AtariGo::point_is_legal`] still apply it to positions past a capture.
+//!
+//! A player with no legal move: the rules leave this open. We follow the
+//! OpenSpiel oracle (`scripts/oracles/spiel_oracle.py`, reason
+//! `no_legal_moves`), which ends the game as a **draw** (returns [0, 0]), so
+//! that replays of its records agree. It only happens on small, nearly full
+//! boards.
+//!
+//! Cells are numbered `row * n + col` with row 0 at the top. Moves use Go
+//! coordinates: file letters `a`..`t` **without `i`**, rank 1 = the bottom
+//! row (`c3`). The text form is the rows top first joined by `/`, with `.`,
+//! `X` (Black) and `O` (White); the side to move follows from the stone
+//! counts (no stone has been captured in a game that is still going).
+
+use super::gomoku::parse_square;
+use super::{Game, GameError, Outcome, Side};
+
+/// Largest board side supported.
+pub const MAX_SIZE: usize = 19;
+const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
+const FILES: &[u8; 19] = b"abcdefghjklmnopqrst";
+
+/// An Atari-Go move: the cell index `row * n + col`, row 0 at the top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AtariGoMove(pub u16);
+
+/// An Atari-Go position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AtariGo {
+    n: u8,
+    /// 0 empty, 1 Black, 2 White.
+    cells: [u8; MAX_CELLS],
+    /// Moves played.
+    ply: u16,
+    to_move: Side,
+    /// The point the side to move may not play because of simple ko.
+    ko: Option<u16>,
+    outcome: Option<Outcome>,
+}
+
+fn code(side: Side) -> u8 {
+    side.index() as u8 + 1
+}
+
+impl AtariGo {
+    /// An empty `n` x `n` board (5..=19).
+    pub fn with_board_size(n: usize) -> Result<Self, GameError> {
+        if !(5..=MAX_SIZE).contains(&n) {
+            return Err(GameError::BadSize {
+                game: Self::NAME,
+                size: n,
+                allowed: format!("5..={MAX_SIZE}"),
+            });
+        }
+        Ok(AtariGo {
+            n: n as u8,
+            cells: [0; MAX_CELLS],
+            ply: 0,
+            to_move: Side::First,
+            ko: None,
+            outcome: None,
+        })
+    }
+
+    /// Who holds cell `i`, if anyone.
+    pub fn cell(&self, i: usize) -> Option<Side> {
+        match self.cells[i] {
+            1 => Some(Side::First),
+            2 => Some(Side::Second),
+            _ => None,
+        }
+    }
+
+    /// Number of cells (`n * n`).
+    pub fn cell_count(&self) -> usize {
+        self.n as usize * self.n as usize
+    }
+
+    /// The simple-ko point barred to the side to move, if any.
+    pub fn ko_point(&self) -> Option<AtariGoMove> {
+        self.ko.map(AtariGoMove)
+    }
+
+    /// The square name of `cell` (Go coordinates, no `i`).
+    pub fn square_name(&self, cell: usize) -> String {
+        let n = self.n as usize;
+        format!("{}{}", FILES[cell % n] as char, n - cell / n)
+    }
+
+    fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> {
+        let n = self.n as usize;
+        let (r, c) = (i / n, i % n);
+        let up = (r > 0).then(|| i - n);
+        let down = (r + 1 < n).then(|| i + n);
+        let left = (c > 0).then(|| i - 1);
+        let right = (c + 1 < n).then(|| i + 1);
+        [up, down, left, right].into_iter().flatten()
+    }
+
+    /// The group containing the stone on `start` and whether it has a
+    /// liberty.
+    fn group(&self, start: usize) -> (Vec<usize>, bool) {
+        let colour = self.cells[start];
+        let mut seen = [false; MAX_CELLS];
+        let mut stack = vec![start];
+        let mut stones = Vec::new();
+        let mut liberty = false;
+        seen[start] = true;
+        while let Some(p) = stack.pop() {
+            stones.push(p);
+            for q in self.neighbours(p) {
+                if seen[q] {
+                    continue;
+                }
+                match self.cells[q] {
+                    0 => liberty = true,
+                    c if c == colour => {
+                        seen[q] = true;
+                        stack.push(q);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (stones, liberty)
+    }
+
+    /// Places a `side` stone on empty `cell` and removes the enemy groups it
+    /// leaves without liberties; returns the captured stones.
+    fn place(&mut self, cell: usize, side: Side) -> Vec<usize> {
+        self.cells[cell] = code(side);
+        let enemy = code(side.other());
+        let mut captured = Vec::new();
+        let ns: Vec<usize> = self.neighbours(cell).collect();
+        for q in ns {
+            if self.cells[q] == enemy {
+                let (stones, liberty) = self.group(q);
+                if !liberty {
+                    for &s in &stones {
+                        self.cells[s] = 0;
+                    }
+                    captured.extend(stones);
+                }
+            }
+        }
+        captured
+    }
+
+    /// Whether the side to move may play on `cell` by the Go rules (empty,
+    /// not suicide unless it captures, not the ko point), whether or not
+    /// the game is over.
+    pub fn point_is_legal(&self, cell: usize) -> bool {
+        if cell >= self.cell_count() || self.cells[cell] != 0 || self.ko == Some(cell as u16) {
+            return false;
+        }
+        // Fast path: an empty neighbour is a liberty.
+        if self.neighbours(cell).any(|q| self.cells[q] == 0) {
+            return true;
+        }
+        let mut probe = *self;
+        let captured = probe.place(cell, self.to_move);
+        !captured.is_empty() || probe.group(cell).1
+    }
+
+    fn any_legal(&self) -> bool {
+        (0..self.cell_count()).any(|i| self.point_is_legal(i))
+    }
+}
+
+impl Game for AtariGo {
+    type Move = AtariGoMove;
+    const NAME: &'static str = "atari_go";
+    const DEFAULT_SIZE: usize = 9;
+
+    fn new() -> Self {
+        Self::with_board_size(Self::DEFAULT_SIZE).expect("9 is a valid size")
+    }
+
+    fn with_size(size: usize) -> Result<Self, GameError> {
+        Self::with_board_size(size)
+    }
+
+    fn size(&self) -> usize {
+        self.n as usize
+    }
+
+    fn side_to_move(&self) -> Side {
+        self.to_move
+    }
+
+    fn ply(&self) -> u32 {
+        self.ply as u32
+    }
+
+    fn legal_moves(&self, out: &mut Vec<AtariGoMove>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        out.extend(
+            (0..self.cell_count())
+                .filter(|&i| self.point_is_legal(i))
+                .map(|i| AtariGoMove(i as u16)),
+        );
+    }
+
+    fn play(&mut self, mv: AtariGoMove) {
+        let cell = mv.0 as usize;
+        debug_assert!(self.point_is_legal(cell), "illegal point {cell}");
+        let side = self.to_move;
+        let captured = self.place(cell, side);
+        self.ply += 1;
+        self.to_move = side.other();
+        // Simple ko: a lone stone that captured exactly one stone and now
+        // has exactly one liberty (the captured point).
+        self.ko = None;
+        if captured.len() == 1 {
+            let (stones, _) = self.group(cell);
+            let libs = self
+                .neighbours(cell)
+                .filter(|&q| self.cells[q] == 0)
+                .count();
+            if stones.len() == 1 && libs == 1 {
+                self.ko = Some(captured[0] as u16);
+            }
+        }
+        if !captured.is_empty() {
+            if self.outcome.is_none() {
+                self.outcome = Some(Outcome::Win(side));
+            }
+        } else if self.outcome.is_none() && !self.any_legal() {
+            self.outcome = Some(Outcome::Draw);
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn move_to_string(&self, mv: AtariGoMove) -> String {
+        self.square_name(mv.0 as usize)
+    }
+
+    fn parse_move(&self, text: &str) -> Result<AtariGoMove, GameError> {
+        let n = self.n as usize;
+        let bad = |why: &str| GameError::BadMove {
+            token: text.to_string(),
+            why: why.to_string(),
+        };
+        if text.trim().eq_ignore_ascii_case("i")
+            || text.trim().to_ascii_lowercase().starts_with('i')
+        {
+            return Err(bad("Go coordinates skip the letter i"));
+        }
+        let (row, col) = parse_square(text, n, FILES)?;
+        if self.outcome.is_some() {
+            return Err(bad("the game is already over"));
+        }
+        let cell = row * n + col;
+        if self.cells[cell] != 0 {
+            return Err(bad("that point is taken"));
+        }
+        if self.ko == Some(cell as u16) {
+            return Err(bad("retaking the ko at once is illegal"));
+        }
+        if !self.point_is_legal(cell) {
+            return Err(bad("suicide: the stone would have no liberty"));
+        }
+        Ok(AtariGoMove(cell as u16))
+    }
+
+    fn to_text(&self) -> String {
+        let n = self.n as usize;
+        let mut s = String::with_capacity(n * (n + 1));
+        for row in 0..n {
+            if row > 0 {
+                s.push('/');
+            }
+            for col in 0..n {
+                s.push(match self.cells[row * n + col] {
+                    1 => 'X',
+                    2 => 'O',
+                    _ => '.',
+                });
+            }
+        }
+        s
+    }
+
+    fn from_text(text: &str) -> Result<Self, GameError> {
+        let bad = |why: String| GameError::BadPosition {
+            text: text.to_string(),
+            why,
+        };
+        let rows: Vec<&str> = text.trim().split('/').collect();
+        let n = rows.len();
+        let mut g = Self::with_board_size(n).map_err(|e| bad(format!("{n} rows: {e}")))?;
+        let (mut nb, mut nw) = (0u16, 0u16);
+        for (r, row) in rows.iter().enumerate() {
+            if row.chars().count() != n {
+                return Err(bad(format!("row {} does not have {n} cells", r + 1)));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                g.cells[r * n + c] = match ch {
+                    'X' | 'x' => {
+                        nb += 1;
+                        1
+                    }
+                    'O' | 'o' => {
+                        nw += 1;
+                        2
+                    }
+                    '.' | '+' => 0,
+                    _ => return Err(bad(format!("cell '{ch}' is not X, O or '.'"))),
+                };
+            }
+        }
+        if nb != nw && nb != nw + 1 {
+            return Err(bad(
+                "Black moves first, so Black has as many stones as White or one more".into(),
+            ));
+        }
+        for i in 0..g.cell_count() {
+            if g.cells[i] != 0 && !g.group(i).1 {
+                return Err(bad(format!(
+                    "the group at {} has no liberty",
+                    g.square_name(i)
+                )));
+            }
+        }
+        g.ply = nb + nw;
+        g.to_move = if nb == nw { Side::First } else { Side::Second };
+        if !g.any_legal() {
+            g.outcome = Some(Outcome::Draw);
+        }
+        Ok(g)
+    }
+
+    fn render(&self) -> String {
+        let n = self.n as usize;
+        let mut s = String::new();
+        for row in 0..n {
+            s.push_str(&format!("{:>2} ", n - row));
+            for col in 0..n {
+                s.push(match self.cells[row * n + col] {
+                    1 => 'X',
+                    2 => 'O',
+                    _ => '.',
+                });
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str("   ");
+        for &f in &FILES[..n] {
+            s.push(f as char);
+            s.push(' ');
+        }
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play_all(g: &mut AtariGo, moves: &[&str]) {
+        for m in moves {
+            g.play_str(m).unwrap();
+        }
+    }
+
+    #[test]
+    fn notation_skips_i() {
+        let g = AtariGo::new();
+        assert_eq!(g.parse_move("a1").unwrap(), AtariGoMove(72));
+        assert_eq!(g.parse_move("j9").unwrap(), AtariGoMove(8));
+        assert_eq!(g.move_to_string(AtariGoMove(8)), "j9");
+        for i in 0..81 {
+            let mv = AtariGoMove(i);
+            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
+        }
+        let g19 = AtariGo::with_size(19).unwrap();
+        assert_eq!(g19.move_to_string(AtariGoMove(18)), "t19");
+        assert!(AtariGo::with_size(4).is_err());
+        assert!(AtariGo::with_size(21).is_err());
+    }
+
+    #[test]
+    fn bad_moves_name_the_token() {
+        let mut g = AtariGo::with_size(9).unwrap();
+        g.play_str("e5").unwrap();
+        for (tok, why) in [
+            ("i3", "letter i"),
+            ("k1", "file"),
+            ("a10", "rank"),
+            ("e5", "taken"),
+            ("", "square"),
+        ] {
+            let e = g.parse_move(tok).unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
+        }
+    }
+
+    #[test]
+    fn first_capture_wins() {
+        let mut g = AtariGo::with_size(5).unwrap();
+        // White a1 surrounded by Black a2, b1.
+        play_all(&mut g, &["a2", "a1", "e5"]);
+        assert!(g.outcome().is_none());
+        play_all(&mut g, &["e4"]);
+        g.play_str("b1").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
+        assert_eq!(g.cell(20), None, "a1 was removed");
+        let mut v = Vec::new();
+        g.legal_moves(&mut v);
+        assert!(v.is_empty());
+        // A two-stone group captured by White.
+        let mut g = AtariGo::from_text("XX.../OOO../...../...../...XX").unwrap();
+        assert_eq!(g.side_to_move(), Side::Second);
+        g.play_str("c5").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::Second)));
+        assert_eq!(g.to_text(), "..O../OOO../...../...../...XX");
+    }
+
+    #[test]
+    fn suicide_is_illegal_unless_it_captures() {
+        // Black to move; a5 is surrounded by White b5 and a4: suicide.
+        let g = AtariGo::from_text(".O.../O..../...../....X/....X").unwrap();
+        assert_eq!(g.side_to_move(), Side::First);
+        let e = g.parse_move("a5").unwrap_err().to_string();
+        assert!(e.contains("suicide") && e.contains("'a5'"), "{e}");
+        let mut v = Vec::new();
+        g.legal_moves(&mut v);
+        assert!(!v.contains(&AtariGoMove(0)));
+        assert_eq!(v.len(), 25 - 4 - 1);
+        // The same point captures when a White stone there is in atari:
+        // White b5 has only the liberty a5 after Black c5 and b4.
+        let mut g = AtariGo::from_text(".OX../OX.../...../...../.....").unwrap();
+        assert_eq!(g.side_to_move(), Side::First);
+        assert!(g.point_is_legal(0));
+        g.play_str("a5").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
+    }
+
+    #[test]
+    fn simple_ko_is_barred() {
+        // Black b5 a4 b3 surround White b4, which has the one liberty c4;
+        // Black c4 captures it and then has the one liberty b4.
+        let mut g = AtariGo::from_text(".XO../XO.O./.XO../...../....X").unwrap();
+        assert_eq!(g.side_to_move(), Side::First);
+        g.play_str("c4").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
+        assert_eq!(g.ko_point(), Some(AtariGoMove(6)));
+        assert!(!g.point_is_legal(6), "retaking the ko is barred");
+        assert!(g.point_is_legal(4), "another point is fine");
+        // Without the ko rule White's b4 would capture c4.
+        let mut probe = g;
+        probe.ko = None;
+        assert!(probe.point_is_legal(6));
+    }
+
+    #[test]
+    fn no_legal_move_is_a_draw() {
+        // From an oracle game (reason "no_legal_moves"): Black to move, and
+        // each of c5, d2 and a1 is suicide without a capture.
+        let g = AtariGo::from_text("XX.XO/XXOOO/OOOOX/XOO.X/.XOXX").unwrap();
+        assert_eq!(g.side_to_move(), Side::First);
+        assert_eq!(g.outcome(), Some(Outcome::Draw));
+        assert_eq!(g.outcome().unwrap().returns(), [0.0, 0.0]);
+        let mut v = Vec::new();
+        g.legal_moves(&mut v);
+        assert!(v.is_empty());
+    }
+
+    #[test]
+    fn text_round_trip() {
+        let mut g = AtariGo::with_size(5).unwrap();
+        play_all(&mut g, &["a1", "e5", "c3"]);
+        let t = g.to_text();
+        assert_eq!(t, "....O/...../..X../...../X....");
+        let h = AtariGo::from_text(&t).unwrap();
+        assert_eq!(h, g);
+        assert!(AtariGo::from_text("XX.../...../...../...../.....").is_err());
+        assert!(AtariGo::from_text("XO.../O..../...../...../.....").is_err());
+    }
+}

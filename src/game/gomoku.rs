@@ -1,0 +1,433 @@
+//! Free-style Gomoku on an N x N board (5..=19, standard 15).
+//!
+//! Black (the first player) and White place stones in turn on empty points;
+//! five **or more** in a row (horizontal, vertical or diagonal) wins. There
+//! are no renju restrictions and no swap opening. A full board without a
+//! five is a draw. These are OpenSpiel's `gomoku` rules (tested against its
+//! random games in `tests/stones_rules.rs`).
+//!
+//! Cells are numbered `row * n + col` with row 0 at the top. A move is a
+//! square `a1`-style: file letter = column (`a` = left, the letter `i` is
+//! used), rank 1 = the bottom row, so on 15x15 `a1` is cell 210. The text
+//! form is the rows top first joined by `/`, with `.`, `b` (Black) and `w`
+//! (White); the side to move follows from the stone counts (Black moves
+//! first).
+//!
+//! The win test is incremental: after each stone only the four lines
+//! through that stone are counted.
+
+use super::{Game, GameError, Outcome, Side};
+
+/// Largest board side supported.
+pub const MAX_SIZE: usize = 19;
+const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
+const DIRS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// A Gomoku move: the cell index `row * n + col`, row 0 at the top.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GomokuMove(pub u16);
+
+/// A Gomoku position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Gomoku {
+    n: u8,
+    /// 0 empty, 1 Black, 2 White.
+    cells: [u8; MAX_CELLS],
+    stones: u16,
+    outcome: Option<Outcome>,
+}
+
+fn side_code(side: Side) -> u8 {
+    side.index() as u8 + 1
+}
+
+/// Parses an `a1`-style square (file letters `a`.., rank 1 = bottom row) on
+/// an `n` x `n` board into `(row, col)`; `files` lists the file letters.
+pub(crate) fn parse_square(
+    text: &str,
+    n: usize,
+    files: &[u8],
+) -> Result<(usize, usize), GameError> {
+    let bad = |why: String| GameError::BadMove {
+        token: text.to_string(),
+        why,
+    };
+    let t = text.trim();
+    let mut chars = t.chars();
+    let Some(f) = chars.next() else {
+        return Err(bad("expected a square such as a1".into()));
+    };
+    let f = f.to_ascii_lowercase();
+    let col = files[..n]
+        .iter()
+        .position(|&c| c as char == f)
+        .ok_or_else(|| {
+            bad(format!(
+                "file '{f}' is not one of {}..{}",
+                files[0] as char,
+                files[n - 1] as char
+            ))
+        })?;
+    let rank_text = chars.as_str();
+    let rank: usize = rank_text
+        .parse()
+        .map_err(|_| bad(format!("rank '{rank_text}' is not a number 1..{n}")))?;
+    if !(1..=n).contains(&rank) {
+        return Err(bad(format!("rank {rank} is off the board (1..{n})")));
+    }
+    Ok((n - rank, col))
+}
+
+const FILES: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
+
+impl Gomoku {
+    /// An empty `n` x `n` board (5..=19).
+    pub fn with_board_size(n: usize) -> Result<Self, GameError> {
+        if !(5..=MAX_SIZE).contains(&n) {
+            return Err(GameError::BadSize {
+                game: Self::NAME,
+                size: n,
+                allowed: format!("5..={MAX_SIZE}"),
+            });
+        }
+        Ok(Gomoku {
+            n: n as u8,
+            cells: [0; MAX_CELLS],
+            stones: 0,
+            outcome: None,
+        })
+    }
+
+    /// Who holds cell `i`, if anyone.
+    pub fn cell(&self, i: usize) -> Option<Side> {
+        match self.cells[i] {
+            1 => Some(Side::First),
+            2 => Some(Side::Second),
+            _ => None,
+        }
+    }
+
+    /// Number of cells (`n * n`).
+    pub fn cell_count(&self) -> usize {
+        self.n as usize * self.n as usize
+    }
+
+    /// The length of the longest line of `code` stones through `(r, c)`
+    /// along `(dr, dc)`, counting `(r, c)` itself as that colour.
+    fn run_through(&self, r: i32, c: i32, dr: i32, dc: i32, code: u8) -> usize {
+        let n = self.n as i32;
+        let mut len = 1;
+        for s in [1, -1] {
+            let (mut rr, mut cc) = (r + s * dr, c + s * dc);
+            while rr >= 0
+                && rr < n
+                && cc >= 0
+                && cc < n
+                && self.cells[(rr * n + cc) as usize] == code
+            {
+                len += 1;
+                rr += s * dr;
+                cc += s * dc;
+            }
+        }
+        len
+    }
+
+    /// Whether a `side` stone on `cell` would be part of five or more.
+    pub fn makes_five(&self, cell: usize, side: Side) -> bool {
+        let n = self.n as i32;
+        let (r, c) = (cell as i32 / n, cell as i32 % n);
+        let code = side_code(side);
+        DIRS.iter()
+            .any(|&(dr, dc)| self.run_through(r, c, dr, dc, code) >= 5)
+    }
+
+    /// Empty cells where `side` would make five or more now (empty once the
+    /// game is over).
+    pub fn winning_cells(&self, side: Side) -> Vec<GomokuMove> {
+        if self.outcome.is_some() {
+            return Vec::new();
+        }
+        (0..self.cell_count())
+            .filter(|&i| self.cells[i] == 0 && self.makes_five(i, side))
+            .map(|i| GomokuMove(i as u16))
+            .collect()
+    }
+
+    /// The square name of `cell` on an `n` x `n` board.
+    pub fn square_name(&self, cell: usize) -> String {
+        let n = self.n as usize;
+        format!("{}{}", FILES[cell % n] as char, n - cell / n)
+    }
+
+    fn scan_outcome(&self) -> Option<Outcome> {
+        for i in 0..self.cell_count() {
+            if let Some(side) = self.cell(i) {
+                if self.makes_five(i, side) {
+                    return Some(Outcome::Win(side));
+                }
+            }
+        }
+        (self.stones as usize == self.cell_count()).then_some(Outcome::Draw)
+    }
+}
+
+impl Game for Gomoku {
+    type Move = GomokuMove;
+    const NAME: &'static str = "gomoku";
+    const DEFAULT_SIZE: usize = 15;
+
+    fn new() -> Self {
+        Self::with_board_size(Self::DEFAULT_SIZE).expect("15 is a valid size")
+    }
+
+    fn with_size(size: usize) -> Result<Self, GameError> {
+        Self::with_board_size(size)
+    }
+
+    fn size(&self) -> usize {
+        self.n as usize
+    }
+
+    fn side_to_move(&self) -> Side {
+        if self.stones % 2 == 0 {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+
+    fn ply(&self) -> u32 {
+        self.stones as u32
+    }
+
+    fn legal_moves(&self, out: &mut Vec<GomokuMove>) {
+        out.clear();
+        if self.outcome.is_some() {
+            return;
+        }
+        out.extend(
+            (0..self.cell_count())
+                .filter(|&i| self.cells[i] == 0)
+                .map(|i| GomokuMove(i as u16)),
+        );
+    }
+
+    fn play(&mut self, mv: GomokuMove) {
+        let i = mv.0 as usize;
+        debug_assert!(self.cells[i] == 0, "cell {i} is taken");
+        debug_assert!(self.outcome.is_none(), "the game is over");
+        let side = self.side_to_move();
+        self.cells[i] = side_code(side);
+        self.stones += 1;
+        if self.makes_five(i, side) {
+            self.outcome = Some(Outcome::Win(side));
+        } else if self.stones as usize == self.cell_count() {
+            self.outcome = Some(Outcome::Draw);
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.outcome
+    }
+
+    fn move_to_string(&self, mv: GomokuMove) -> String {
+        self.square_name(mv.0 as usize)
+    }
+
+    fn parse_move(&self, text: &str) -> Result<GomokuMove, GameError> {
+        let n = self.n as usize;
+        let (row, col) = parse_square(text, n, FILES)?;
+        let bad = |why: &str| GameError::BadMove {
+            token: text.to_string(),
+            why: why.to_string(),
+        };
+        if self.outcome.is_some() {
+            return Err(bad("the game is already over"));
+        }
+        let cell = row * n + col;
+        if self.cells[cell] != 0 {
+            return Err(bad("that point is taken"));
+        }
+        Ok(GomokuMove(cell as u16))
+    }
+
+    fn to_text(&self) -> String {
+        let n = self.n as usize;
+        let mut s = String::with_capacity(n * (n + 1));
+        for row in 0..n {
+            if row > 0 {
+                s.push('/');
+            }
+            for col in 0..n {
+                s.push(match self.cells[row * n + col] {
+                    1 => 'b',
+                    2 => 'w',
+                    _ => '.',
+                });
+            }
+        }
+        s
+    }
+
+    fn from_text(text: &str) -> Result<Self, GameError> {
+        let bad = |why: String| GameError::BadPosition {
+            text: text.to_string(),
+            why,
+        };
+        let rows: Vec<&str> = text.trim().split('/').collect();
+        let n = rows.len();
+        let mut g = Self::with_board_size(n).map_err(|e| bad(format!("{n} rows: {e}")))?;
+        let (mut nb, mut nw) = (0u16, 0u16);
+        for (r, row) in rows.iter().enumerate() {
+            if row.chars().count() != n {
+                return Err(bad(format!("row {} does not have {n} cells", r + 1)));
+            }
+            for (c, ch) in row.chars().enumerate() {
+                g.cells[r * n + c] = match ch {
+                    'b' | 'B' => {
+                        nb += 1;
+                        1
+                    }
+                    'w' | 'W' => {
+                        nw += 1;
+                        2
+                    }
+                    '.' => 0,
+                    _ => return Err(bad(format!("cell '{ch}' is not b, w or '.'"))),
+                };
+            }
+        }
+        if nb != nw && nb != nw + 1 {
+            return Err(bad(
+                "Black moves first, so Black has as many stones as White or one more".into(),
+            ));
+        }
+        g.stones = nb + nw;
+        let black_five =
+            (0..g.cell_count()).any(|i| g.cells[i] == 1 && g.makes_five(i, Side::First));
+        let white_five =
+            (0..g.cell_count()).any(|i| g.cells[i] == 2 && g.makes_five(i, Side::Second));
+        if black_five && white_five {
+            return Err(bad("both sides have five in a row".into()));
+        }
+        g.outcome = g.scan_outcome();
+        Ok(g)
+    }
+
+    fn render(&self) -> String {
+        let n = self.n as usize;
+        let mut s = String::new();
+        for row in 0..n {
+            s.push_str(&format!("{:>2} ", n - row));
+            for col in 0..n {
+                s.push(match self.cells[row * n + col] {
+                    1 => 'X',
+                    2 => 'O',
+                    _ => '.',
+                });
+                s.push(' ');
+            }
+            s.push('\n');
+        }
+        s.push_str("   ");
+        for &f in &FILES[..n] {
+            s.push(f as char);
+            s.push(' ');
+        }
+        s.push('\n');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn play_all(g: &mut Gomoku, moves: &[&str]) {
+        for m in moves {
+            g.play_str(m).unwrap();
+        }
+    }
+
+    #[test]
+    fn notation_round_trip() {
+        let g = Gomoku::new();
+        assert_eq!(g.parse_move("a1").unwrap(), GomokuMove(210));
+        assert_eq!(g.parse_move("o15").unwrap(), GomokuMove(14));
+        assert_eq!(g.parse_move("i8").unwrap(), GomokuMove(7 * 15 + 8));
+        for i in 0..225 {
+            let mv = GomokuMove(i);
+            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
+        }
+        let g9 = Gomoku::with_size(9).unwrap();
+        assert_eq!(g9.move_to_string(GomokuMove(0)), "a9");
+        assert!(Gomoku::with_size(4).is_err());
+        assert!(Gomoku::with_size(20).is_err());
+        assert_eq!(Gomoku::with_size(19).unwrap().size(), 19);
+    }
+
+    #[test]
+    fn bad_moves_name_the_token() {
+        let mut g = Gomoku::with_size(9).unwrap();
+        g.play_str("e5").unwrap();
+        for (tok, why) in [
+            ("j1", "file"),
+            ("a10", "rank"),
+            ("a0", "rank"),
+            ("ax", "rank"),
+            ("e5", "taken"),
+            ("", "square"),
+        ] {
+            let e = g.parse_move(tok).unwrap_err().to_string();
+            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
+        }
+    }
+
+    #[test]
+    fn five_wins_and_overline_wins() {
+        let mut g = Gomoku::with_size(9).unwrap();
+        play_all(&mut g, &["a1", "a9", "b1", "b9", "c1", "c9", "d1", "d9"]);
+        assert_eq!(g.winning_cells(Side::First).len(), 1);
+        g.play_str("e1").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
+        let mut v = Vec::new();
+        g.legal_moves(&mut v);
+        assert!(v.is_empty());
+        // Overline: filling the gap in b b b _ b b makes six, still a win.
+        let mut g = Gomoku::with_size(9).unwrap();
+        play_all(
+            &mut g,
+            &["a5", "a9", "b5", "b9", "c5", "c9", "e5", "h8", "f5", "h1"],
+        );
+        assert!(g.outcome().is_none());
+        g.play_str("d5").unwrap();
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
+        // Diagonal for White.
+        let mut g = Gomoku::with_size(9).unwrap();
+        play_all(
+            &mut g,
+            &["a9", "a1", "b9", "b2", "c9", "c3", "d8", "d4", "a7", "e5"],
+        );
+        assert_eq!(g.outcome(), Some(Outcome::Win(Side::Second)));
+    }
+
+    #[test]
+    fn text_round_trip_and_draw() {
+        let mut g = Gomoku::with_size(5).unwrap();
+        play_all(&mut g, &["a1", "e5", "c3"]);
+        let t = g.to_text();
+        assert_eq!(t, "....w/...../..b../...../b....");
+        let h = Gomoku::from_text(&t).unwrap();
+        assert_eq!(h, g);
+        assert_eq!(h.side_to_move(), Side::Second);
+        assert!(Gomoku::from_text("bb.../...../...../...../.....").is_err());
+        assert!(Gomoku::from_text("..../..../..../....").is_err());
+        assert!(Gomoku::from_text("....x/...../...../...../.....").is_err());
+        // A full 5x5 board with no five is a draw.
+        let d = Gomoku::from_text("bbwwb/wwbbw/bbwwb/wwbbw/bbwwb").unwrap();
+        assert_eq!(d.outcome(), Some(Outcome::Draw));
+        let w = Gomoku::from_text("bbbbb/wwww./...../...../.....").unwrap();
+        assert_eq!(w.outcome(), Some(Outcome::Win(Side::First)));
+    }
+}
