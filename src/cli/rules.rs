@@ -3,7 +3,7 @@ use clap::{Args, Subcommand};
 use plies::game::arimaa::listing::{moves_digest_line, moves_listing, steps_listing};
 use plies::game::arimaa::notation::parse_position_line;
 use plies::game::arimaa::MoveGen;
-use plies::game::{GameKind, TicTacToe};
+use plies::game::{Amazons, AtariGo, GameKind, Gomoku, Pentago, TicTacToe};
 use plies::record::replay_file;
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
@@ -25,7 +25,8 @@ pub enum RulesCmd {
 pub struct ReplayArgs {
     #[arg(long)]
     game: GameKind,
-    /// Records written by scripts/oracles/spiel_oracle.py (or arimaa_oracle.py games).
+    /// Records written by scripts/oracles/spiel_oracle.py (or arimaa_oracle.py
+    /// games); the board size comes from each record's parameters.
     file: PathBuf,
 }
 
@@ -121,6 +122,10 @@ pub fn run(cmd: RulesCmd) -> anyhow::Result<ExitCode> {
             let summary = match a.game {
                 GameKind::TicTacToe => replay_file::<TicTacToe>(&a.file),
                 GameKind::Arimaa => plies::record::arimaa_oracle::replay_oracle_games(&a.file),
+                GameKind::Amazons => replay_file::<Amazons>(&a.file),
+                GameKind::Pentago => replay_file::<Pentago>(&a.file),
+                GameKind::Gomoku => replay_file::<Gomoku>(&a.file),
+                GameKind::AtariGo => replay_file::<AtariGo>(&a.file),
             };
             match summary {
                 Ok(s) => {

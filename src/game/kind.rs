@@ -9,15 +9,30 @@ use std::str::FromStr;
 pub enum GameKind {
     TicTacToe,
     Arimaa,
+    Amazons,
+    Pentago,
+    Gomoku,
+    AtariGo,
 }
 
 impl GameKind {
-    pub const ALL: [GameKind; 2] = [GameKind::TicTacToe, GameKind::Arimaa];
+    pub const ALL: [GameKind; 6] = [
+        GameKind::TicTacToe,
+        GameKind::Arimaa,
+        GameKind::Amazons,
+        GameKind::Pentago,
+        GameKind::Gomoku,
+        GameKind::AtariGo,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             GameKind::TicTacToe => "tictactoe",
             GameKind::Arimaa => "arimaa",
+            GameKind::Amazons => "amazons",
+            GameKind::Pentago => "pentago",
+            GameKind::Gomoku => "gomoku",
+            GameKind::AtariGo => "atari-go",
         }
     }
 
@@ -35,11 +50,11 @@ impl fmt::Display for GameKind {
 impl FromStr for GameKind {
     type Err = GameError;
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let norm = s.to_ascii_lowercase().replace(['-', '_'], "");
+        let norm = |t: &str| t.to_ascii_lowercase().replace(['-', '_'], "");
         Self::ALL
             .iter()
             .copied()
-            .find(|k| k.name() == norm)
+            .find(|k| norm(k.name()) == norm(s))
             .ok_or_else(|| GameError::UnknownGame(s.to_string()))
     }
 }
