@@ -198,10 +198,13 @@ fn hash_after_step(pos: &Position, step: Step) -> u64 {
     hash
 }
 
-/// Open-addressing map from a result board's hash to its shortest move;
-/// key and move share a slot so a probe touches one cache line.
+/// Open-addressing map from a result board's hash to its shortest move.
+/// Keys and moves live apart: most inserts find the key already there and,
+/// for a full-length move, need not look at the stored move at all, so a
+/// probe touches only the (smaller, better cached) key array.
 struct ResultTable {
-    slots: Vec<(u64, Move)>,
+    keys: Vec<u64>,
+    moves: Vec<Move>,
     /// Occupied slots, so clearing costs the entries used, not the capacity.
     used: Vec<u32>,
     mask: usize,
@@ -215,7 +218,8 @@ impl ResultTable {
     fn with_capacity_pow2(bits: u32) -> Self {
         let size = 1usize << bits;
         ResultTable {
-            slots: vec![(0, Move::EMPTY); size],
+            keys: vec![0; size],
+            moves: vec![Move::EMPTY; size],
             used: Vec::with_capacity(size / 2),
             mask: size - 1,
             len: 0,
@@ -224,7 +228,7 @@ impl ResultTable {
 
     fn clear(&mut self) {
         for &i in &self.used {
-            self.slots[i as usize].0 = 0;
+            self.keys[i as usize] = 0;
         }
         self.used.clear();
         self.len = 0;
@@ -235,18 +239,19 @@ impl ResultTable {
         let key = if hash == 0 { ZERO_KEY } else { hash };
         let mut i = (key as usize) & self.mask;
         loop {
-            let slot = &mut self.slots[i];
-            if slot.0 == key {
-                if slot.1.len() > mv.len() {
-                    slot.1 = mv;
+            let k = self.keys[i];
+            if k == key {
+                if mv.len() < 4 && self.moves[i].len() > mv.len() {
+                    self.moves[i] = mv;
                 }
                 return;
             }
-            if slot.0 == 0 {
-                *slot = (key, mv);
+            if k == 0 {
+                self.keys[i] = key;
+                self.moves[i] = mv;
                 self.used.push(i as u32);
                 self.len += 1;
-                if self.len * 2 > self.slots.len() {
+                if self.len * 2 > self.keys.len() {
                     self.grow();
                 }
                 return;
@@ -256,9 +261,14 @@ impl ResultTable {
     }
 
     fn grow(&mut self) {
-        let old: Vec<(u64, Move)> = self.used.iter().map(|&i| self.slots[i as usize]).collect();
-        let size = self.slots.len() * 2;
-        self.slots = vec![(0, Move::EMPTY); size];
+        let old: Vec<(u64, Move)> = self
+            .used
+            .iter()
+            .map(|&i| (self.keys[i as usize], self.moves[i as usize]))
+            .collect();
+        let size = self.keys.len() * 2;
+        self.keys = vec![0; size];
+        self.moves = vec![Move::EMPTY; size];
         self.used.clear();
         self.mask = size - 1;
         self.len = 0;
@@ -273,8 +283,8 @@ impl ResultTable {
 
     fn entries(&self) -> impl Iterator<Item = (Move, u64)> + '_ {
         self.used.iter().map(|&i| {
-            let (k, m) = self.slots[i as usize];
-            (m, if k == ZERO_KEY { 0 } else { k })
+            let k = self.keys[i as usize];
+            (self.moves[i as usize], if k == ZERO_KEY { 0 } else { k })
         })
     }
 }
