@@ -1,0 +1,98 @@
+//! Gomoku, Atari-Go and Pentago against OpenSpiel 2.0.2: every ply of 500
+//! random oracle games per fixture (board string, side to move, terminal
+//! flag, returns and the legal-move list or its count + digest) must agree.
+//! Regenerate the fixtures with `bash scripts/gen_spiel_fixtures.sh`; the
+//! larger ones are stored gzipped and unpacked here with `gzip -dc`.
+
+use plies::game::{AtariGo, Game, Gomoku, Pentago};
+use plies::record::replay_file;
+use std::path::{Path, PathBuf};
+
+/// The fixture `NAME_oracle.jsonl`, unpacked into `dir` when only the
+/// `.jsonl.gz` is stored.
+fn fixture(name: &str, dir: &Path) -> PathBuf {
+    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let plain = base.join(format!("{name}_oracle.jsonl"));
+    if plain.exists() {
+        return plain;
+    }
+    let gz = base.join(format!("{name}_oracle.jsonl.gz"));
+    let out = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(&gz)
+        .output()
+        .unwrap_or_else(|e| panic!("gzip -dc {}: {e}", gz.display()));
+    assert!(out.status.success(), "gzip -dc {} failed", gz.display());
+    let path = dir.join(format!("{name}_oracle.jsonl"));
+    std::fs::write(&path, out.stdout).unwrap();
+    path
+}
+
+fn replay<G: Game>(name: &str, games: usize, plies: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = fixture(name, dir.path());
+    let summary = replay_file::<G>(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(summary.games, games, "{name}");
+    assert_eq!(summary.plies, plies, "{name}");
+    assert!(summary.legal_moves_compared > plies, "{name}");
+}
+
+#[test]
+fn gomoku_9x9_matches_openspiel() {
+    replay::<Gomoku>("gomoku_9", 500, 27442);
+}
+
+#[test]
+fn gomoku_15x15_matches_openspiel() {
+    replay::<Gomoku>("gomoku_15", 500, 54327);
+}
+
+#[test]
+fn atari_go_5x5_matches_openspiel() {
+    // Includes 4 games that end with no legal move (a draw).
+    replay::<AtariGo>("atari_go_5", 500, 9417);
+}
+
+#[test]
+fn atari_go_9x9_matches_openspiel() {
+    replay::<AtariGo>("atari_go_9", 500, 24519);
+}
+
+#[test]
+fn atari_go_13x13_matches_openspiel() {
+    replay::<AtariGo>("atari_go_13", 500, 44679);
+}
+
+#[test]
+fn pentago_matches_openspiel() {
+    // 448 wins and 52 draws (both fives or a full board).
+    replay::<Pentago>("pentago", 500, 14624);
+}
+
+/// The PlayOK import on real files: `PLIES_GOMOKU_PGN_DIR=/path/to/pgns
+/// cargo test --release --test stones_rules -- --ignored`.
+#[test]
+#[ignore = "needs PLIES_GOMOKU_PGN_DIR"]
+fn playok_gomoku_files_import() {
+    let dir = std::env::var("PLIES_GOMOKU_PGN_DIR").expect("set PLIES_GOMOKU_PGN_DIR");
+    let mut total = 0;
+    let mut terminations = std::collections::BTreeMap::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "pgn") {
+            let imp = plies::record::gomoku_pgn::import_playok_gomoku(&path)
+                .unwrap_or_else(|e| panic!("{e}"));
+            for why in &imp.skipped {
+                eprintln!("skipped {why}");
+            }
+            let recs = imp.records;
+            for r in &recs {
+                r.check().unwrap();
+                *terminations.entry(r.termination.clone()).or_insert(0) += 1;
+            }
+            total += recs.len();
+        }
+    }
+    eprintln!("{total} games: {terminations:?}");
+    assert!(total > 0);
+}
