@@ -1,3 +1,5 @@
+
+use super::bench_playouts::{self, PlayoutsArgs};
 use clap::{Args, Subcommand};
 use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
 use plies::train::{CandleTdLearner, TdConfig, TdGame, TdLearner};
@@ -15,6 +17,10 @@ pub enum BenchCmd {
     /// each position of a file, on one thread. `scripts/bench_arimaa_movegen.sh`
     /// times pyrimaa on the same file in the same run and prints the ratio.
     Movegen(MovegenBenchArgs),
+    /// Uniformly random games from the start, one thread: games/s, moves/s
+    /// and mean length. `scripts/bench_playouts.sh` times OpenSpiel on the
+    /// same games in the same run and prints the ratio.
+    Playouts(PlayoutsArgs),
 }
 
 #[derive(Args)]
@@ -64,6 +70,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
+        BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
     }
 }
 
