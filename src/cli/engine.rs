@@ -1,7 +1,7 @@
 //! `plies engine`: serve a player to outside controllers.
 
 use clap::{Args, Subcommand};
-use plies::protocol::{run_aei, AeiConfig, EngineSpec};
+use plies::protocol::{run_aei, run_gomocup, AeiConfig, EngineSpec, GomocupConfig, GomocupPlayer};
 use std::io::BufReader;
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -12,6 +12,20 @@ pub enum EngineCmd {
     /// --port, on a socket to a pyrimaa controller). Bad input is answered
     /// with `log Error: ...` and the engine keeps serving until `quit`.
     Aei(AeiArgs),
+    /// A Gomoku brain speaking the Gomocup (Piskvork) protocol on
+    /// stdin/stdout, boards 5x5 to 19x19. Bad input is answered with
+    /// `ERROR ...` (or `UNKNOWN ...`) and the brain keeps serving until `END`.
+    Gomocup(GomocupArgs),
+}
+
+#[derive(Args)]
+pub struct GomocupArgs {
+    /// naive (win at once, else block an immediate win, else random) or random
+    #[arg(long, default_value = "naive")]
+    player: GomocupPlayer,
+    /// Seed of the random choices.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 #[derive(Args)]
@@ -33,6 +47,14 @@ pub struct AeiArgs {
 
 pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
     match cmd {
+        EngineCmd::Gomocup(a) => {
+            let config = GomocupConfig::new(a.player, a.seed);
+            match run_gomocup(std::io::stdin().lock(), std::io::stdout(), &config) {
+                Ok(()) => Ok(ExitCode::SUCCESS),
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+                Err(e) => Err(e.into()),
+            }
+        }
         EngineCmd::Aei(a) => {
             let config = AeiConfig::new(a.player, a.seed);
             let served = match (a.server, a.port) {

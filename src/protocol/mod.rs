@@ -7,11 +7,13 @@
 //! stdin/stdout.
 
 pub mod aei;
+pub mod gomocup;
 pub mod player;
 #[cfg(test)]
 mod tests;
 pub mod timecontrol;
 
 pub use aei::{run_aei, short_board, AeiConfig};
+pub use gomocup::{run_gomocup, GomocupConfig, GomocupPlayer};
 pub use player::{EngineKind, EngineSpec};
 pub use timecontrol::TimeControl;

@@ -1,0 +1,616 @@
+//! The brain side of the Gomocup (Piskvork) protocol for free-style Gomoku.
+//!
+//! [`run_gomocup`] reads manager commands line by line from any `BufRead`
+//! and writes the answers to any `Write` (stdin/stdout for a real manager, a
+//! byte buffer in tests). Boards of 5x5 to 19x19 are supported (the rules
+//! engine's range, [`crate::game::gomoku::MAX_SIZE`]); Gomocup's usual 20x20
+//! is answered with `ERROR`.
+//!
+//! Coordinates are `X,Y` with X the column and Y the row, both from 0 at the
+//! top-left, so `X,Y` is cell `Y * n + X` of [`Gomoku`] (row 0 at the top).
+//!
+//! Commands: `START N`, `RECTSTART W,H` (square boards only), `RESTART`,
+//! `BEGIN`, `TURN X,Y`, `BOARD` + `X,Y,F` lines + `DONE` (F = 1 own stone,
+//! 2 opponent's, 3 a blocked point of a continuous game), `TAKEBACK X,Y`,
+//! `INFO KEY VALUE` (stored, no answer), `ABOUT` and `END`. Bad parameters
+//! (an unsupported size, garbled or off-board coordinates, an occupied
+//! point, a move before `START`) are answered `ERROR message`; a command the
+//! brain does not know is answered `UNKNOWN message`, as the protocol
+//! prescribes. The engine never exits on bad input: only `END` or the end of
+//! the input ends the loop.
+//!
+//! The players are `naive` (win at once, else never allow an immediate win,
+//! else random: [`NaivePlayer`]) and `random`, both drawing from a generator
+//! seeded once per session.
+//!
+//! ```
+//! use plies::protocol::{run_gomocup, GomocupConfig};
+//! let input = "START 15\nTURN 7,7\nEND\n";
+//! let mut out = Vec::new();
+//! run_gomocup(input.as_bytes(), &mut out, &GomocupConfig::default()).unwrap();
+//! let out = String::from_utf8(out).unwrap();
+//! let lines: Vec<&str> = out.lines().collect();
+//! assert_eq!(lines[0], "OK");
+//! assert_ne!(lines[1], "7,7");
+//! assert_eq!(lines.len(), 2);
+//! ```
+
+use crate::game::gomoku::MAX_SIZE;
+use crate::game::{Game, Gomoku, GomokuMove};
+use crate::search::{NaivePlayer, Player, RandomPlayer};
+use crate::util::{seeded_rng, SeededRng};
+use rand::RngExt;
+use std::collections::BTreeMap;
+use std::fmt;
+use std::io::{self, BufRead, Write};
+use std::str::FromStr;
+
+/// Smallest board side supported.
+pub const MIN_SIZE: usize = 5;
+
+/// Which player answers the manager.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum GomocupPlayer {
+    /// Wins at once if it can, never allows an immediate loss, else random.
+    #[default]
+    Naive,
+    /// A uniformly random empty point.
+    Random,
+}
+
+impl FromStr for GomocupPlayer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "naive" => Ok(GomocupPlayer::Naive),
+            "random" => Ok(GomocupPlayer::Random),
+            other => Err(format!("unknown player '{other}' (naive or random)")),
+        }
+    }
+}
+
+impl fmt::Display for GomocupPlayer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            GomocupPlayer::Naive => "naive",
+            GomocupPlayer::Random => "random",
+        })
+    }
+}
+
+/// How the brain plays and presents itself.
+#[derive(Clone, Debug)]
+pub struct GomocupConfig {
+    pub player: GomocupPlayer,
+    pub seed: u64,
+}
+
+impl Default for GomocupConfig {
+    fn default() -> Self {
+        GomocupConfig {
+            player: GomocupPlayer::Naive,
+            seed: 1,
+        }
+    }
+}
+
+impl GomocupConfig {
+    pub fn new(player: GomocupPlayer, seed: u64) -> Self {
+        GomocupConfig { player, seed }
+    }
+}
+
+const EMPTY: u8 = 0;
+const OWN: u8 = 1;
+const OPP: u8 = 2;
+/// A point of a continuous game's winning line: taken, by nobody.
+const BLOCKED: u8 = 3;
+
+/// The board as the manager sees it: owners relative to this brain.
+#[derive(Clone, Debug)]
+struct Board {
+    n: usize,
+    cells: Vec<u8>,
+}
+
+impl Board {
+    fn new(n: usize) -> Board {
+        Board {
+            n,
+            cells: vec![EMPTY; n * n],
+        }
+    }
+
+    fn count(&self, code: u8) -> usize {
+        self.cells.iter().filter(|&&c| c == code).count()
+    }
+
+    fn empties(&self) -> Vec<usize> {
+        (0..self.cells.len())
+            .filter(|&i| self.cells[i] == EMPTY)
+            .collect()
+    }
+
+    /// Whether a `code` stone on `cell` would be part of five or more.
+    fn makes_five(&self, cell: usize, code: u8) -> bool {
+        let n = self.n as i64;
+        let (r, c) = (cell as i64 / n, cell as i64 % n);
+        [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dr, dc)| {
+            let mut len = 1;
+            for s in [1, -1] {
+                let (mut rr, mut cc) = (r + s * dr, c + s * dc);
+                while (0..n).contains(&rr)
+                    && (0..n).contains(&cc)
+                    && self.cells[(rr * n + cc) as usize] == code
+                {
+                    len += 1;
+                    rr += s * dr;
+                    cc += s * dc;
+                }
+            }
+            len >= 5
+        })
+    }
+
+    /// The position as a [`Gomoku`] with this brain to move, when the stone
+    /// counts allow it (Black moves first, so own == opp makes us Black and
+    /// opp == own + 1 makes us White) and no point is blocked.
+    fn as_gomoku(&self) -> Option<Gomoku> {
+        let (own, opp) = (self.count(OWN), self.count(OPP));
+        if self.count(BLOCKED) > 0 {
+            return None;
+        }
+        let (own_ch, opp_ch) = if own == opp {
+            ('b', 'w')
+        } else if opp == own + 1 {
+            ('w', 'b')
+        } else {
+            return None;
+        };
+        let mut text = String::with_capacity(self.n * (self.n + 1));
+        for r in 0..self.n {
+            if r > 0 {
+                text.push('/');
+            }
+            for c in 0..self.n {
+                text.push(match self.cells[r * self.n + c] {
+                    OWN => own_ch,
+                    OPP => opp_ch,
+                    _ => '.',
+                });
+            }
+        }
+        let g = Gomoku::from_text(&text).ok()?;
+        g.outcome().is_none().then_some(g)
+    }
+}
+
+/// A parse or legality failure, answered as `ERROR <message>`.
+type Answer<T> = Result<T, String>;
+
+fn parse_numbers(text: &str, want: usize) -> Answer<Vec<usize>> {
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != want {
+        return Err(format!(
+            "expected {want} comma-separated numbers, got '{text}'"
+        ));
+    }
+    parts
+        .iter()
+        .map(|p| {
+            p.parse::<usize>()
+                .map_err(|_| format!("'{p}' is not a non-negative number in '{text}'"))
+        })
+        .collect()
+}
+
+/// One session: the board (after `START`), the generator, the INFO values.
+struct Brain {
+    config: GomocupConfig,
+    rng: SeededRng,
+    board: Option<Board>,
+    info: BTreeMap<String, String>,
+}
+
+impl Brain {
+    fn new(config: &GomocupConfig) -> Brain {
+        Brain {
+            config: config.clone(),
+            rng: seeded_rng(config.seed, 0),
+            board: None,
+            info: BTreeMap::new(),
+        }
+    }
+
+    fn board_mut(&mut self) -> Answer<&mut Board> {
+        self.board
+            .as_mut()
+            .ok_or_else(|| "no board yet: send START N first".to_string())
+    }
+
+    fn start(&mut self, n: usize) -> Answer<()> {
+        if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
+            return Err(format!(
+                "unsupported size {n}: plies plays {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
+            ));
+        }
+        self.board = Some(Board::new(n));
+        Ok(())
+    }
+
+    /// The cell of `X,Y`, checked against the board.
+    fn cell_of(&self, text: &str) -> Answer<usize> {
+        let board = self
+            .board
+            .as_ref()
+            .ok_or_else(|| "no board yet: send START N first".to_string())?;
+        let v = parse_numbers(text, 2)?;
+        let (x, y) = (v[0], v[1]);
+        let n = board.n;
+        if x >= n || y >= n {
+            return Err(format!("{x},{y} is off the {n}x{n} board"));
+        }
+        Ok(y * n + x)
+    }
+
+    fn coords(&self, cell: usize) -> String {
+        let n = self.board.as_ref().map_or(1, |b| b.n);
+        format!("{},{}", cell % n, cell / n)
+    }
+
+    /// Chooses, plays and names this brain's move.
+    fn reply_move(&mut self) -> Answer<String> {
+        let board = self.board_mut()?.clone();
+        let empties = board.empties();
+        if empties.is_empty() {
+            return Err("no empty point left".into());
+        }
+        let cell = match board.as_gomoku() {
+            Some(g) => {
+                let chosen = match self.config.player {
+                    GomocupPlayer::Naive => NaivePlayer.choose(&g, &mut self.rng),
+                    GomocupPlayer::Random => {
+                        Player::<Gomoku>::choose(&RandomPlayer, &g, &mut self.rng)
+                    }
+                };
+                let GomokuMove(m) = chosen.map_err(|e| e.to_string())?;
+                m as usize
+            }
+            // Stone counts no alternating game reaches, a blocked point, or
+            // a five already on the board: the same rules, on the raw board.
+            None => self.fallback(&board, &empties),
+        };
+        debug_assert_eq!(board.cells[cell], EMPTY);
+        self.board_mut()?.cells[cell] = OWN;
+        Ok(self.coords(cell))
+    }
+
+    /// NAIVE (or RANDOM) on a board that is not a [`Gomoku`] position.
+    fn fallback(&mut self, board: &Board, empties: &[usize]) -> usize {
+        if self.config.player == GomocupPlayer::Naive {
+            for code in [OWN, OPP] {
+                let hits: Vec<usize> = empties
+                    .iter()
+                    .copied()
+                    .filter(|&i| board.makes_five(i, code))
+                    .collect();
+                if !hits.is_empty() {
+                    return hits[self.rng.random_range(0..hits.len())];
+                }
+            }
+        }
+        empties[self.rng.random_range(0..empties.len())]
+    }
+
+    fn turn(&mut self, arg: &str) -> Answer<String> {
+        let cell = self.cell_of(arg)?;
+        let board = self.board_mut()?;
+        if board.cells[cell] != EMPTY {
+            return Err(format!("{} is already taken", arg.trim()));
+        }
+        board.cells[cell] = OPP;
+        self.reply_move()
+    }
+
+    fn takeback(&mut self, arg: &str) -> Answer<()> {
+        let cell = self.cell_of(arg)?;
+        let board = self.board_mut()?;
+        if board.cells[cell] == EMPTY {
+            return Err(format!("{} is empty: nothing to take back", arg.trim()));
+        }
+        board.cells[cell] = EMPTY;
+        Ok(())
+    }
+
+    /// One `X,Y,F` line of a BOARD block.
+    fn board_line(&mut self, line: &str) -> Answer<()> {
+        let v = parse_numbers(line, 3)?;
+        let cell = self.cell_of(&format!("{},{}", v[0], v[1]))?;
+        let code = match v[2] {
+            1 => OWN,
+            2 => OPP,
+            3 => BLOCKED,
+            f => return Err(format!("field {f} in '{line}' is not 1, 2 or 3")),
+        };
+        let board = self.board_mut()?;
+        if board.cells[cell] != EMPTY {
+            return Err(format!("{},{} is given twice", v[0], v[1]));
+        }
+        board.cells[cell] = code;
+        Ok(())
+    }
+}
+
+fn about() -> String {
+    format!(
+        "name=\"plies\", version=\"{}\", author=\"plies authors\", country=\"-\"",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// Writes one answer line and flushes (the manager waits on it).
+fn say<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
+    let clean: String = line
+        .chars()
+        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
+        .collect();
+    out.write_all(clean.as_bytes())?;
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+fn answer<W: Write>(out: &mut W, r: Answer<String>) -> io::Result<()> {
+    match r {
+        Ok(line) => say(out, &line),
+        Err(why) => say(out, &format!("ERROR {why}")),
+    }
+}
+
+/// Reads one line (lossy UTF-8, CR/LF trimmed); `None` at the end.
+fn next_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<String>> {
+    loop {
+        buf.clear();
+        match input.read_until(b'\n', buf) {
+            Ok(0) => return Ok(None),
+            Ok(_) => return Ok(Some(String::from_utf8_lossy(buf).trim().to_string())),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Serves one manager until `END` or the end of `input`.
+pub fn run_gomocup<R: BufRead, W: Write>(
+    mut input: R,
+    mut output: W,
+    config: &GomocupConfig,
+) -> io::Result<()> {
+    let mut brain = Brain::new(config);
+    let mut buf = Vec::new();
+    while let Some(line) = next_line(&mut input, &mut buf)? {
+        if line.is_empty() {
+            continue;
+        }
+        let (cmd, arg) = match line.split_once(char::is_whitespace) {
+            Some((c, a)) => (c.to_ascii_uppercase(), a.trim()),
+            None => (line.to_ascii_uppercase(), ""),
+        };
+        let out = &mut output;
+        match cmd.as_str() {
+            "END" => return Ok(()),
+            "START" => {
+                let r = arg
+                    .parse::<usize>()
+                    .map_err(|_| format!("START wants a board size, got '{arg}'"))
+                    .and_then(|n| brain.start(n));
+                answer(out, r.map(|()| "OK".to_string()))?;
+            }
+            "RECTSTART" => {
+                let r = parse_numbers(arg, 2).and_then(|v| {
+                    if v[0] != v[1] {
+                        Err(format!(
+                            "rectangular board {}x{} unsupported: square boards only",
+                            v[0], v[1]
+                        ))
+                    } else {
+                        brain.start(v[0])
+                    }
+                });
+                answer(out, r.map(|()| "OK".to_string()))?;
+            }
+            "RESTART" => {
+                let r = brain.board_mut().map(|b| *b = Board::new(b.n));
+                answer(out, r.map(|()| "OK".to_string()))?;
+            }
+            "BEGIN" => {
+                let r = brain.reply_move();
+                answer(out, r)?;
+            }
+            "TURN" => {
+                let r = brain.turn(arg);
+                answer(out, r)?;
+            }
+            "TAKEBACK" => {
+                let r = brain.takeback(arg);
+                answer(out, r.map(|()| "OK".to_string()))?;
+            }
+            "BOARD" => {
+                let fresh = brain.board_mut().map(|b| *b = Board::new(b.n));
+                if let Err(why) = fresh {
+                    // Still read the block, so its lines are not taken for
+                    // commands.
+                    say(out, &format!("ERROR {why}"))?;
+                }
+                loop {
+                    let Some(l) = next_line(&mut input, &mut buf)? else {
+                        return Ok(());
+                    };
+                    match l.to_ascii_uppercase().as_str() {
+                        "" => {}
+                        "DONE" => break,
+                        "END" => return Ok(()),
+                        _ => {
+                            if brain.board.is_some() {
+                                if let Err(why) = brain.board_line(&l) {
+                                    say(out, &format!("ERROR {why}"))?;
+                                }
+                            }
+                        }
+                    }
+                }
+                if brain.board.is_some() {
+                    let r = brain.reply_move();
+                    answer(out, r)?;
+                }
+            }
+            "INFO" => {
+                let mut parts = arg.splitn(2, char::is_whitespace);
+                match parts.next().filter(|k| !k.is_empty()) {
+                    Some(key) => {
+                        let value = parts.next().unwrap_or("").trim().to_string();
+                        brain.info.insert(key.to_ascii_lowercase(), value);
+                    }
+                    None => say(out, "ERROR INFO wants a key and a value")?,
+                }
+            }
+            "ABOUT" => say(out, &about())?,
+            _ => say(
+                out,
+                &format!("UNKNOWN command '{cmd}' (plies knows START, RECTSTART, RESTART, BEGIN, TURN, BOARD, TAKEBACK, INFO, ABOUT, END)"),
+            )?,
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(input: &str, player: GomocupPlayer, seed: u64) -> Vec<String> {
+        let mut out = Vec::new();
+        run_gomocup(
+            input.as_bytes(),
+            &mut out,
+            &GomocupConfig::new(player, seed),
+        )
+        .unwrap();
+        String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect()
+    }
+
+    fn xy(line: &str) -> (usize, usize) {
+        let v = parse_numbers(line, 2).unwrap_or_else(|e| panic!("{line}: {e}"));
+        (v[0], v[1])
+    }
+
+    #[test]
+    fn sizes_and_about() {
+        let out = run(
+            "START 4\nSTART 20\nSTART x\nSTART 5\nSTART 19\nRECTSTART 15,10\nRECTSTART 15,15\nABOUT\n",
+            GomocupPlayer::Naive,
+            1,
+        );
+        assert!(out[0].starts_with("ERROR unsupported size 4"), "{out:?}");
+        assert!(out[1].starts_with("ERROR unsupported size 20"));
+        assert!(out[2].starts_with("ERROR START wants"));
+        assert_eq!(&out[3..5], ["OK", "OK"]);
+        assert!(out[5].starts_with("ERROR rectangular"));
+        assert_eq!(out[6], "OK");
+        assert!(out[7].starts_with("name=\"plies\", version=\""));
+        assert_eq!(out.len(), 8);
+    }
+
+    #[test]
+    fn coordinates_are_column_then_row_from_the_top() {
+        // Own stones 0..3 on row 2 (Y=2); NAIVE completes five at 4,2.
+        let input =
+            "START 9\nBOARD\n0,2,1\n1,2,1\n2,2,1\n3,2,1\n0,8,2\n2,8,2\n4,8,2\n6,8,2\nDONE\n";
+        for seed in 0..5 {
+            let out = run(input, GomocupPlayer::Naive, seed);
+            assert_eq!(out, ["OK", "4,2"]);
+        }
+        // The same as a Gomoku position: our move makes five on row 2 from
+        // the top, which is rank 7 on 9x9.
+        let g = Gomoku::from_text(
+            "........./........./bbbb...../........./........./........./........./........./w.w.w.w..",
+        )
+        .unwrap();
+        assert_eq!(
+            g.winning_cells(g.side_to_move()),
+            vec![GomokuMove(2 * 9 + 4)]
+        );
+        assert_eq!(g.square_name(2 * 9 + 4), "e7");
+    }
+
+    #[test]
+    fn naive_blocks_as_white_and_after_turns() {
+        // We are White (opponent moved first): Black threatens 4,0.
+        let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n0,8,1\n2,8,1\n4,8,1\nDONE\n";
+        for seed in 0..5 {
+            assert_eq!(run(input, GomocupPlayer::Naive, seed), ["OK", "4,0"]);
+        }
+        // Unbalanced counts go through the fallback, which still blocks.
+        let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\nDONE\n";
+        for seed in 0..5 {
+            assert_eq!(run(input, GomocupPlayer::Naive, seed), ["OK", "4,0"]);
+        }
+        // A blocked point (field 3) is neither side's.
+        let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,3\n3,0,2\n4,0,2\nDONE\n";
+        let out = run(input, GomocupPlayer::Naive, 1);
+        let (x, y) = xy(&out[1]);
+        assert!(!(y == 0 && x <= 4), "{out:?}");
+    }
+
+    #[test]
+    fn errors_keep_the_engine_serving() {
+        let input = "TURN 1,1\nBEGIN\nSTART 15\nTURN 7,7\nTURN 7,7\nTURN a,b\nTURN 99,99\nTURN 1\nFOO bar\nTAKEBACK 0,14\nINFO\nINFO timeout_turn 5000\nTAKEBACK 7,7\nTURN 7,7\nRESTART\nBEGIN\nEND\nABOUT\n";
+        let out = run(input, GomocupPlayer::Random, 3);
+        assert!(out[0].starts_with("ERROR no board"), "{out:?}");
+        assert!(out[1].starts_with("ERROR no board"));
+        assert_eq!(out[2], "OK");
+        let first = xy(&out[3]);
+        assert_ne!(first, (7, 7));
+        assert!(out[4].starts_with("ERROR 7,7 is already taken"));
+        assert!(out[5].starts_with("ERROR 'a' is not"));
+        assert!(out[6].starts_with("ERROR 99,99 is off the 15x15 board"));
+        assert!(out[7].starts_with("ERROR expected 2"));
+        assert!(out[8].starts_with("UNKNOWN command 'FOO'"));
+        assert!(out[9].starts_with("ERROR 0,14 is empty"));
+        assert!(out[10].starts_with("ERROR INFO"));
+        // INFO timeout_turn: no answer.
+        assert_eq!(out[11], "OK");
+        let again = xy(&out[12]);
+        assert_ne!(again, (7, 7));
+        assert_eq!(out[13], "OK");
+        let _ = xy(&out[14]);
+        // Nothing after END.
+        assert_eq!(out.len(), 15);
+    }
+
+    #[test]
+    fn random_fills_a_small_board_and_then_errors() {
+        // 5x5: 25 points; TURN from us and BEGIN replies, never a taken one.
+        for player in [GomocupPlayer::Naive, GomocupPlayer::Random] {
+            let mut brain = Brain::new(&GomocupConfig::new(player, 9));
+            brain.start(5).unwrap();
+            let mut seen = std::collections::HashSet::new();
+            for _ in 0..25 {
+                let m = brain.reply_move().unwrap();
+                assert!(seen.insert(m.clone()), "{m} twice");
+            }
+            assert!(brain.reply_move().is_err());
+        }
+    }
+
+    #[test]
+    fn player_names_parse() {
+        assert_eq!("naive".parse::<GomocupPlayer>(), Ok(GomocupPlayer::Naive));
+        assert_eq!("RANDOM".parse::<GomocupPlayer>(), Ok(GomocupPlayer::Random));
+        assert!("alphabeta".parse::<GomocupPlayer>().is_err());
+        assert_eq!(GomocupPlayer::Random.to_string(), "random");
+    }
+}
