@@ -1,4 +1,3 @@
-
 use super::bench_playouts::{self, PlayoutsArgs};
 use clap::{Args, Subcommand};
 use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
