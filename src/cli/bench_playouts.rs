@@ -5,7 +5,6 @@
 use clap::Args;
 use plies::game::{Amazons, AtariGo, Game, GameKind, Gomoku, Outcome, Pentago, Side, TicTacToe};
 use plies::util::{seeded_rng, SeededRng};
-use rand::RngExt;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -35,27 +34,23 @@ struct Tally {
     draws: u64,
 }
 
-/// Plays `games` uniformly random games from `start`; one `Vec` holds the
-/// legal moves throughout, so the loop does not allocate per move.
+/// Plays `games` uniformly random games from `start`, each move drawn by
+/// [`Game::random_move`] (uniform over the legal moves; games with a faster
+/// exact sampler skip building the move list). One scratch `Vec` serves the
+/// whole run, so the loop does not allocate per move. The game's own `play`
+/// keeps the outcome up to date (incrementally where the engine can), and
+/// `random_move` returns `None` exactly when the game is over.
 fn playouts<G: Game>(start: &G, games: usize, rng: &mut SeededRng) -> Tally {
     let mut t = Tally::default();
-    let mut moves = Vec::with_capacity(256);
+    let mut scratch = Vec::with_capacity(256);
     for _ in 0..games {
         let mut g = start.clone();
-        let outcome = loop {
-            if let Some(o) = g.outcome() {
-                break o;
-            }
-            g.legal_moves(&mut moves);
-            // Every engine sets an outcome when no move is left; guard anyway.
-            if moves.is_empty() {
-                break Outcome::Draw;
-            }
-            let mv = moves[rng.random_range(0..moves.len())];
+        while let Some(mv) = g.random_move(rng, &mut scratch) {
             g.play(mv);
             t.moves += 1;
-        };
-        match outcome {
+        }
+        // Every engine sets an outcome when no move is left; guard anyway.
+        match g.outcome().unwrap_or(Outcome::Draw) {
             Outcome::Win(Side::First) => t.first += 1,
             Outcome::Win(Side::Second) => t.second += 1,
             Outcome::Draw => t.draws += 1,

@@ -23,6 +23,8 @@
 
 use super::gomoku::parse_square;
 use super::{Game, GameError, Outcome, Side};
+use crate::util::SeededRng;
+use rand::RngExt;
 
 /// Largest board side supported.
 pub const MAX_SIZE: usize = 19;
@@ -211,6 +213,35 @@ impl Game for AtariGo {
                 .filter(|&i| self.point_is_legal(i))
                 .map(|i| AtariGoMove(i as u16)),
         );
+    }
+
+    /// Uniform over the legal points without building the list: up to 8
+    /// uniform random cells are tried with [`AtariGo::point_is_legal`] and
+    /// the first legal one is taken (uniform over the legal points given
+    /// acceptance); when all 8 are rejected, a uniform pick from the full
+    /// `legal_moves` list in `scratch`. Both branches are uniform over the
+    /// legal moves, so their mixture is too.
+    fn random_move(
+        &self,
+        rng: &mut SeededRng,
+        scratch: &mut Vec<AtariGoMove>,
+    ) -> Option<AtariGoMove> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let cells = self.cell_count();
+        for _ in 0..8 {
+            let i = rng.random_range(0..cells as u32) as usize;
+            if self.point_is_legal(i) {
+                return Some(AtariGoMove(i as u16));
+            }
+        }
+        self.legal_moves(scratch);
+        if scratch.is_empty() {
+            None
+        } else {
+            Some(scratch[rng.random_range(0..scratch.len())])
+        }
     }
 
     fn play(&mut self, mv: AtariGoMove) {

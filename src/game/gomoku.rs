@@ -17,6 +17,8 @@
 //! through that stone are counted.
 
 use super::{Game, GameError, Outcome, Side};
+use crate::util::SeededRng;
+use rand::RngExt;
 
 /// Largest board side supported.
 pub const MAX_SIZE: usize = 19;
@@ -211,6 +213,42 @@ impl Game for Gomoku {
                 .filter(|&i| self.cells[i] == 0)
                 .map(|i| GomokuMove(i as u16)),
         );
+    }
+
+    /// Uniform over the empty cells (the legal moves) without building the
+    /// list. While at least a quarter of the board is empty, up to 8 uniform
+    /// random cells are tried and the first empty one is taken (uniform
+    /// over the empty cells given acceptance); otherwise, or when all 8 hit
+    /// stones, the `k`-th empty cell for a uniform `k`. Both branches are
+    /// uniform over the empty cells, so their mixture is too.
+    fn random_move(
+        &self,
+        rng: &mut SeededRng,
+        _scratch: &mut Vec<GomokuMove>,
+    ) -> Option<GomokuMove> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let cells = self.cell_count();
+        let empties = cells - self.stones as usize;
+        if empties == 0 {
+            return None;
+        }
+        if empties * 4 >= cells {
+            for _ in 0..8 {
+                let i = rng.random_range(0..cells);
+                if self.cells[i] == 0 {
+                    return Some(GomokuMove(i as u16));
+                }
+            }
+        }
+        let k = rng.random_range(0..empties);
+        self.cells[..cells]
+            .iter()
+            .enumerate()
+            .filter(|&(_, &c)| c == 0)
+            .nth(k)
+            .map(|(i, _)| GomokuMove(i as u16))
     }
 
     fn play(&mut self, mv: GomokuMove) {

@@ -93,6 +93,26 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// A multi-line picture for people.
     fn render(&self) -> String;
 
+    /// A random legal move, `None` when there is none (the game is over).
+    ///
+    /// Uniform over the legal moves; games may override it with a faster
+    /// sampler that has the same distribution. The default fills `scratch`
+    /// with [`Game::legal_moves`] and picks one uniformly; overrides may use
+    /// `scratch` as working space or ignore it.
+    fn random_move(
+        &self,
+        rng: &mut crate::util::SeededRng,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        use rand::RngExt;
+        self.legal_moves(scratch);
+        if scratch.is_empty() {
+            None
+        } else {
+            Some(scratch[rng.random_range(0..scratch.len())])
+        }
+    }
+
     /// Parses and plays a move, refusing an illegal one.
     fn play_str(&mut self, text: &str) -> Result<Self::Move, GameError> {
         let mv = self.parse_move(text)?;

@@ -18,6 +18,8 @@
 //! first joined by `/`, with `.`, `O` (first player) and `@` (second).
 
 use super::{Game, GameError, Outcome, Side};
+use crate::util::SeededRng;
+use rand::RngExt;
 
 const FULL: u64 = (1 << 36) - 1;
 const QUAD_ORIGIN: [(usize, usize); 4] = [(0, 0), (3, 0), (3, 3), (0, 3)];
@@ -167,6 +169,45 @@ impl Game for Pentago {
                 out.extend((0..8).map(|r| PentagoMove::new(cell, r)));
             }
         }
+    }
+
+    /// Uniform over `legal_moves` (every empty cell x all 8 rotations)
+    /// without building the list. While at least a quarter of the cells are
+    /// empty, up to 8 uniform move ids `0..288` are tried and the first on an
+    /// empty cell is taken (uniform over the legal moves given acceptance);
+    /// otherwise, or when all 8 hit stones, one uniform index `k` into the
+    /// `8 * empties` legal moves: the `k / 8`-th empty cell, rotation `k % 8`.
+    /// Both branches are uniform over the legal moves, so their mixture is too.
+    fn random_move(
+        &self,
+        rng: &mut SeededRng,
+        _scratch: &mut Vec<PentagoMove>,
+    ) -> Option<PentagoMove> {
+        if self.outcome.is_some() {
+            return None;
+        }
+        let taken = self.bb[0] | self.bb[1];
+        let mut empty = FULL & !taken;
+        let count = empty.count_ones();
+        if count == 0 {
+            return None;
+        }
+        if count >= 9 {
+            for _ in 0..8 {
+                let id = rng.random_range(0..288u32);
+                if taken >> (id / 8) & 1 == 0 {
+                    return Some(PentagoMove(id as u16));
+                }
+            }
+        }
+        let k = rng.random_range(0..count * 8);
+        for _ in 0..k / 8 {
+            empty &= empty - 1;
+        }
+        Some(PentagoMove::new(
+            empty.trailing_zeros() as usize,
+            (k % 8) as usize,
+        ))
     }
 
     fn play(&mut self, mv: PentagoMove) {

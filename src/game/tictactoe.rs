@@ -6,6 +6,8 @@
 //! with `x`, `o` and `.` (e.g. `x../.o./...`); `x` moves first.
 
 use super::{Game, GameError, Outcome, Side};
+use crate::util::SeededRng;
+use rand::RngExt;
 
 const LINES: [u16; 8] = [
     0b000_000_111,
@@ -18,6 +20,43 @@ const LINES: [u16; 8] = [
     0b001_010_100,
 ];
 const FULL: u16 = 0b111_111_111;
+
+/// `NTH_CELL[mask][k]`: the `k`-th set bit of the 9-bit `mask` (a table so
+/// that [`TicTacToe::random_move`] has no data-dependent loop).
+static NTH_CELL: [[u8; 9]; 512] = {
+    let mut t = [[0u8; 9]; 512];
+    let mut m = 0;
+    while m < 512 {
+        let (mut c, mut k) = (0, 0);
+        while c < 9 {
+            if m >> c & 1 == 1 {
+                t[m][k] = c as u8;
+                k += 1;
+            }
+            c += 1;
+        }
+        m += 1;
+    }
+    t
+};
+
+/// `HAS_LINE[mask]`: whether the 9-bit `mask` holds a line (a table for
+/// [`TicTacToe::random_move`]'s game-over test).
+static HAS_LINE: [bool; 512] = {
+    let mut t = [false; 512];
+    let mut m = 0;
+    while m < 512 {
+        let mut i = 0;
+        while i < LINES.len() {
+            if LINES[i] & !m == 0 {
+                t[m as usize] = true;
+            }
+            i += 1;
+        }
+        m += 1;
+    }
+    t
+};
 
 /// A Tic-tac-toe move: the cell index 0..9 in reading order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -98,6 +137,18 @@ impl Game for TicTacToe {
         }
         let empty = FULL & !(self.x | self.o);
         out.extend((0..9u8).filter(|&c| empty >> c & 1 == 1).map(TttMove));
+    }
+
+    /// Uniform over the empty cells (the legal moves) without building the
+    /// list: a uniform index into the empty cells, then a table select.
+    fn random_move(&self, rng: &mut SeededRng, _scratch: &mut Vec<TttMove>) -> Option<TttMove> {
+        // Over (as `outcome` says): a line for either side or a full board.
+        let empty = FULL & !(self.x | self.o);
+        if empty == 0 || HAS_LINE[self.x as usize] || HAS_LINE[self.o as usize] {
+            return None;
+        }
+        let k = rng.random_range(0..empty.count_ones() as usize);
+        Some(TttMove(NTH_CELL[empty as usize][k]))
     }
 
     fn play(&mut self, mv: TttMove) {
