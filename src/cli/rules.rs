@@ -129,12 +129,15 @@ pub fn run(cmd: RulesCmd) -> anyhow::Result<ExitCode> {
             };
             match summary {
                 Ok(s) => {
+                    let legal = match s.legal_moves_compared {
+                        0 => String::new(),
+                        n => format!(", {n} legal moves"),
+                    };
                     println!(
-                        "{}: {} games, {} plies, {} legal moves: all agree",
+                        "{}: {} games, {} plies{legal}: all agree",
                         a.file.display(),
                         s.games,
                         s.plies,
-                        s.legal_moves_compared
                     );
                     Ok(ExitCode::SUCCESS)
                 }
