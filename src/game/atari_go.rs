@@ -53,6 +53,41 @@ fn code(side: Side) -> u8 {
     side.index() as u8 + 1
 }
 
+/// Up to four neighbour cells and how many of them are used.
+type Neighbours = ([u16; 4], u8);
+
+/// For board side `n`, each cell's on-board neighbours (up, down, left,
+/// right order) and how many there are; built once for all sizes.
+fn neighbour_table(n: usize) -> &'static [Neighbours] {
+    static TABLES: std::sync::OnceLock<Vec<Vec<Neighbours>>> = std::sync::OnceLock::new();
+    let tables = TABLES.get_or_init(|| {
+        (5..=MAX_SIZE)
+            .map(|n| {
+                (0..n * n)
+                    .map(|i| {
+                        let (r, c) = (i / n, i % n);
+                        let mut out = [0u16; 4];
+                        let mut len = 0;
+                        for (ok, q) in [
+                            (r > 0, i.wrapping_sub(n)),
+                            (r + 1 < n, i + n),
+                            (c > 0, i.wrapping_sub(1)),
+                            (c + 1 < n, i + 1),
+                        ] {
+                            if ok {
+                                out[len] = q as u16;
+                                len += 1;
+                            }
+                        }
+                        (out, len as u8)
+                    })
+                    .collect()
+            })
+            .collect()
+    });
+    &tables[n - 5]
+}
+
 impl AtariGo {
     /// An empty `n` x `n` board (5..=19).
     pub fn with_board_size(n: usize) -> Result<Self, GameError> {
@@ -98,63 +133,97 @@ impl AtariGo {
         format!("{}{}", FILES[cell % n] as char, n - cell / n)
     }
 
-    fn neighbours(&self, i: usize) -> impl Iterator<Item = usize> {
-        let n = self.n as usize;
-        let (r, c) = (i / n, i % n);
-        let up = (r > 0).then(|| i - n);
-        let down = (r + 1 < n).then(|| i + n);
-        let left = (c > 0).then(|| i - 1);
-        let right = (c + 1 < n).then(|| i + 1);
-        [up, down, left, right].into_iter().flatten()
+    /// The on-board neighbours of `i` (up, down, left, right order): the
+    /// first `len` entries of the array.
+    #[inline]
+    fn neighbours(&self, i: usize) -> ([usize; 4], usize) {
+        let (a, k) = neighbour_table(self.n as usize)[i];
+        (a.map(|q| q as usize), k as usize)
     }
 
-    /// The group containing the stone on `start` and whether it has a
-    /// liberty.
-    fn group(&self, start: usize) -> (Vec<usize>, bool) {
+    /// Flood fill of the group holding the stone on `start`, breadth first
+    /// into `buf` (which ends up holding its stones, `start` first). An
+    /// empty point other than `except` is a liberty; with `stop` the fill
+    /// ends at the first liberty found. Returns the stones filled and
+    /// whether a liberty was seen. No allocation: a bitset marks the
+    /// visited stones.
+    fn flood(
+        &self,
+        start: usize,
+        except: usize,
+        stop: bool,
+        buf: &mut [u16; MAX_CELLS],
+    ) -> (usize, bool) {
         let colour = self.cells[start];
-        let mut seen = [false; MAX_CELLS];
-        let mut stack = vec![start];
-        let mut stones = Vec::new();
+        let mut seen = [0u64; MAX_CELLS.div_ceil(64)];
+        seen[start / 64] |= 1 << (start % 64);
+        buf[0] = start as u16;
+        let (mut head, mut len) = (0, 1);
         let mut liberty = false;
-        seen[start] = true;
-        while let Some(p) = stack.pop() {
-            stones.push(p);
-            for q in self.neighbours(p) {
-                if seen[q] {
-                    continue;
-                }
-                match self.cells[q] {
-                    0 => liberty = true,
-                    c if c == colour => {
-                        seen[q] = true;
-                        stack.push(q);
+        while head < len {
+            let p = buf[head] as usize;
+            head += 1;
+            let (ns, k) = self.neighbours(p);
+            for &q in &ns[..k] {
+                let cq = self.cells[q];
+                if cq == 0 {
+                    if q != except {
+                        liberty = true;
+                        if stop {
+                            return (len, true);
+                        }
                     }
-                    _ => {}
+                } else if cq == colour && seen[q / 64] >> (q % 64) & 1 == 0 {
+                    seen[q / 64] |= 1 << (q % 64);
+                    buf[len] = q as u16;
+                    len += 1;
                 }
             }
         }
-        (stones, liberty)
+        (len, liberty)
+    }
+
+    /// Whether `i` has an empty neighbour other than `except` (then its
+    /// group has a liberty other than `except`).
+    #[inline]
+    fn touches_empty(&self, i: usize, except: usize) -> bool {
+        let (ns, k) = self.neighbours(i);
+        ns[..k].iter().any(|&q| self.cells[q] == 0 && q != except)
+    }
+
+    /// Whether the group on `start` has a liberty other than `except`.
+    fn has_liberty_except(&self, start: usize, except: usize) -> bool {
+        if self.touches_empty(start, except) {
+            return true;
+        }
+        let mut buf = [0u16; MAX_CELLS];
+        self.flood(start, except, true, &mut buf).1
     }
 
     /// Places a `side` stone on empty `cell` and removes the enemy groups it
-    /// leaves without liberties; returns the captured stones.
-    fn place(&mut self, cell: usize, side: Side) -> Vec<usize> {
+    /// leaves without liberties; returns how many stones were captured and
+    /// the first of them (the neighbour through which it was found).
+    fn place(&mut self, cell: usize, side: Side) -> (usize, usize) {
         self.cells[cell] = code(side);
         let enemy = code(side.other());
-        let mut captured = Vec::new();
-        let ns: Vec<usize> = self.neighbours(cell).collect();
-        for q in ns {
-            if self.cells[q] == enemy {
-                let (stones, liberty) = self.group(q);
+        let (mut count, mut first) = (0, 0);
+        let (ns, k) = self.neighbours(cell);
+        for &q in &ns[..k] {
+            if self.cells[q] == enemy && !self.touches_empty(q, usize::MAX) {
+                let mut buf = [0u16; MAX_CELLS];
+                let (len, liberty) = self.flood(q, usize::MAX, true, &mut buf);
                 if !liberty {
-                    for &s in &stones {
-                        self.cells[s] = 0;
+                    for &s in &buf[..len] {
+                        self.cells[s as usize] = 0;
                     }
-                    captured.extend(stones);
+                    if count == 0 {
+                        first = q;
+                    }
+                    count += len;
                 }
             }
         }
-        captured
+        (count, first)
     }
 
     /// Whether the side to move may play on `cell` by the Go rules (empty,
@@ -165,12 +234,35 @@ impl AtariGo {
             return false;
         }
         // Fast path: an empty neighbour is a liberty.
-        if self.neighbours(cell).any(|q| self.cells[q] == 0) {
+        let (ns, k) = self.neighbours(cell);
+        let ns = &ns[..k];
+        if ns.iter().any(|&q| self.cells[q] == 0) {
             return true;
         }
-        let mut probe = *self;
-        let captured = probe.place(cell, self.to_move);
-        !captured.is_empty() || probe.group(cell).1
+        // Every neighbour is a stone, so with `cell` filled: the move
+        // captures iff an enemy neighbour group has no liberty but `cell`,
+        // and otherwise the new group's liberties are those of the own
+        // neighbour groups other than `cell`.
+        let own = code(self.to_move);
+        ns.iter().any(|&q| {
+            let free = self.has_liberty_except(q, cell);
+            if self.cells[q] == own {
+                free
+            } else {
+                !free
+            }
+        })
+    }
+
+    /// A cheap sufficient condition for [`AtariGo::any_legal`] in a game
+    /// without a capture yet and no ko point: then `ply` stones are on the
+    /// board, and more than `ceil(cells / 2)` empty points (the largest set
+    /// of pairwise non-adjacent points on the grid) include two adjacent
+    /// ones, either of which is a legal move (it has a liberty).
+    fn surely_has_a_move(&self) -> bool {
+        let cells = self.cell_count();
+        let empties = cells.saturating_sub(self.ply as usize);
+        self.ko.is_none() && self.outcome.is_none() && empties > cells.div_ceil(2)
     }
 
     fn any_legal(&self) -> bool {
@@ -248,27 +340,26 @@ impl Game for AtariGo {
         let cell = mv.0 as usize;
         debug_assert!(self.point_is_legal(cell), "illegal point {cell}");
         let side = self.to_move;
-        let captured = self.place(cell, side);
+        let (captured, first) = self.place(cell, side);
         self.ply += 1;
         self.to_move = side.other();
         // Simple ko: a lone stone that captured exactly one stone and now
         // has exactly one liberty (the captured point).
         self.ko = None;
-        if captured.len() == 1 {
-            let (stones, _) = self.group(cell);
-            let libs = self
-                .neighbours(cell)
-                .filter(|&q| self.cells[q] == 0)
-                .count();
-            if stones.len() == 1 && libs == 1 {
-                self.ko = Some(captured[0] as u16);
+        if captured == 1 {
+            let own = code(side);
+            let (ns, k) = self.neighbours(cell);
+            let lone = ns[..k].iter().all(|&q| self.cells[q] != own);
+            let libs = ns[..k].iter().filter(|&&q| self.cells[q] == 0).count();
+            if lone && libs == 1 {
+                self.ko = Some(first as u16);
             }
         }
-        if !captured.is_empty() {
+        if captured > 0 {
             if self.outcome.is_none() {
                 self.outcome = Some(Outcome::Win(side));
             }
-        } else if self.outcome.is_none() && !self.any_legal() {
+        } else if self.outcome.is_none() && !self.surely_has_a_move() && !self.any_legal() {
             self.outcome = Some(Outcome::Draw);
         }
     }
@@ -361,7 +452,7 @@ impl Game for AtariGo {
             ));
         }
         for i in 0..g.cell_count() {
-            if g.cells[i] != 0 && !g.group(i).1 {
+            if g.cells[i] != 0 && !g.has_liberty_except(i, usize::MAX) {
                 return Err(bad(format!(
                     "the group at {} has no liberty",
                     g.square_name(i)
@@ -524,5 +615,117 @@ mod tests {
         assert_eq!(h, g);
         assert!(AtariGo::from_text("XX.../...../...../...../.....").is_err());
         assert!(AtariGo::from_text("XO.../O..../...../...../.....").is_err());
+    }
+
+    /// The allocating group search the flood fill replaces.
+    fn group_ref(g: &AtariGo, start: usize) -> (Vec<usize>, bool) {
+        let colour = g.cells[start];
+        let mut seen = [false; MAX_CELLS];
+        let mut stack = vec![start];
+        let mut stones = Vec::new();
+        let mut liberty = false;
+        seen[start] = true;
+        while let Some(p) = stack.pop() {
+            stones.push(p);
+            let (ns, k) = g.neighbours(p);
+            for &q in &ns[..k] {
+                if seen[q] {
+                    continue;
+                }
+                match g.cells[q] {
+                    0 => liberty = true,
+                    c if c == colour => {
+                        seen[q] = true;
+                        stack.push(q);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        (stones, liberty)
+    }
+
+    fn place_ref(g: &mut AtariGo, cell: usize, side: Side) -> Vec<usize> {
+        g.cells[cell] = code(side);
+        let enemy = code(side.other());
+        let mut captured = Vec::new();
+        let (ns, k) = g.neighbours(cell);
+        for &q in &ns[..k] {
+            if g.cells[q] == enemy {
+                let (stones, liberty) = group_ref(g, q);
+                if !liberty {
+                    for &s in &stones {
+                        g.cells[s] = 0;
+                    }
+                    captured.extend(stones);
+                }
+            }
+        }
+        captured
+    }
+
+    fn legal_ref(g: &AtariGo, cell: usize) -> bool {
+        if g.cells[cell] != 0 || g.ko == Some(cell as u16) {
+            return false;
+        }
+        let mut probe = *g;
+        let captured = place_ref(&mut probe, cell, g.to_move);
+        !captured.is_empty() || group_ref(&probe, cell).1
+    }
+
+    fn play_ref(g: &mut AtariGo, cell: usize) {
+        let side = g.to_move;
+        let captured = place_ref(g, cell, side);
+        g.ply += 1;
+        g.to_move = side.other();
+        g.ko = None;
+        if captured.len() == 1 {
+            let (stones, _) = group_ref(g, cell);
+            let (ns, k) = g.neighbours(cell);
+            let libs = ns[..k].iter().filter(|&&q| g.cells[q] == 0).count();
+            if stones.len() == 1 && libs == 1 {
+                g.ko = Some(captured[0] as u16);
+            }
+        }
+        if !captured.is_empty() {
+            if g.outcome.is_none() {
+                g.outcome = Some(Outcome::Win(side));
+            }
+        } else if g.outcome.is_none() && !(0..g.cell_count()).any(|i| legal_ref(g, i)) {
+            g.outcome = Some(Outcome::Draw);
+        }
+    }
+
+    /// Random games played on past captures (so ko and suicide arise):
+    /// legality of every point and every resulting position agree with the
+    /// allocating reference.
+    #[test]
+    fn matches_the_reference_past_captures() {
+        let mut x = 0x1234_5678_9abc_def1u64;
+        let mut kos = 0;
+        for (n, games) in [(5, 60), (6, 60), (7, 60), (9, 60), (19, 3)] {
+            for _ in 0..games {
+                let mut g = AtariGo::with_size(n).unwrap();
+                let mut r = g;
+                for _ in 0..3 * n * n {
+                    let legal: Vec<usize> = (0..n * n).filter(|&i| legal_ref(&r, i)).collect();
+                    for i in 0..n * n {
+                        assert_eq!(g.point_is_legal(i), legal.contains(&i), "{}", g.to_text());
+                    }
+                    if legal.is_empty() {
+                        break;
+                    }
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    let cell = legal[(x % legal.len() as u64) as usize];
+                    g.play(AtariGoMove(cell as u16));
+                    play_ref(&mut r, cell);
+                    assert_eq!(g, r);
+                    kos += g.ko.is_some() as usize;
+                }
+            }
+        }
+        assert!(kos > 0);
     }
 }

@@ -23,7 +23,8 @@ use rand::RngExt;
 /// Largest board side supported.
 pub const MAX_SIZE: usize = 19;
 const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
-const DIRS: [(i32, i32); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+const DIAGS: usize = 2 * MAX_SIZE - 1;
+const LINES: usize = 2 * MAX_SIZE + 2 * DIAGS;
 
 /// A Gomoku move: the cell index `row * n + col`, row 0 at the top.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,6 +36,11 @@ pub struct Gomoku {
     n: u8,
     /// 0 empty, 1 Black, 2 White.
     cells: [u8; MAX_CELLS],
+    /// The stones again as one bitmask per line and side, for the five
+    /// test: `lines[s][k]` with `k` = row `r` (bit `c`), `MAX_SIZE + c`
+    /// (column, bit `r`), `2 * MAX_SIZE + r - c + n - 1` (diagonal, bit
+    /// `c`) and `2 * MAX_SIZE + DIAGS + r + c` (anti-diagonal, bit `c`).
+    lines: [[u32; LINES]; 2],
     stones: u16,
     outcome: Option<Outcome>,
 }
@@ -95,6 +101,7 @@ impl Gomoku {
         Ok(Gomoku {
             n: n as u8,
             cells: [0; MAX_CELLS],
+            lines: [[0; LINES]; 2],
             stones: 0,
             outcome: None,
         })
@@ -114,34 +121,54 @@ impl Gomoku {
         self.n as usize * self.n as usize
     }
 
-    /// The length of the longest line of `code` stones through `(r, c)`
-    /// along `(dr, dc)`, counting `(r, c)` itself as that colour.
-    fn run_through(&self, r: i32, c: i32, dr: i32, dc: i32, code: u8) -> usize {
-        let n = self.n as i32;
-        let mut len = 1;
-        for s in [1, -1] {
-            let (mut rr, mut cc) = (r + s * dr, c + s * dc);
-            while rr >= 0
-                && rr < n
-                && cc >= 0
-                && cc < n
-                && self.cells[(rr * n + cc) as usize] == code
-            {
-                len += 1;
-                rr += s * dr;
-                cc += s * dc;
-            }
-        }
-        len
+    /// The four line words through `cell` (row, column, diagonal,
+    /// anti-diagonal) and the bit of `cell` in each: `c`, `r`, `c`, `c`.
+    #[inline]
+    fn line_slots(&self, cell: usize) -> ([usize; 4], usize, usize) {
+        let n = self.n as usize;
+        // 32-bit division: cells are below 361.
+        let (r, c) = (
+            (cell as u32 / n as u32) as usize,
+            (cell as u32 % n as u32) as usize,
+        );
+        let slots = [
+            r,
+            MAX_SIZE + c,
+            2 * MAX_SIZE + r + n - 1 - c,
+            2 * MAX_SIZE + DIAGS + r + c,
+        ];
+        (slots, r, c)
+    }
+
+    /// Puts a stone with colour `code` (1 or 2) on empty `cell`.
+    #[inline]
+    fn set_stone(&mut self, cell: usize, code: u8) {
+        self.cells[cell] = code;
+        let (slots, r, c) = self.line_slots(cell);
+        let words = &mut self.lines[code as usize - 1];
+        words[slots[0]] |= 1 << c;
+        words[slots[1]] |= 1 << r;
+        words[slots[2]] |= 1 << c;
+        words[slots[3]] |= 1 << c;
     }
 
     /// Whether a `side` stone on `cell` would be part of five or more.
+    ///
+    /// On each of the four line words through `cell`, with `cell` set,
+    /// `x & x >> 1 & .. & x >> 4` marks the starts of runs of five; a run
+    /// through `cell` starts at most four bits before it.
     pub fn makes_five(&self, cell: usize, side: Side) -> bool {
-        let n = self.n as i32;
-        let (r, c) = (cell as i32 / n, cell as i32 % n);
-        let code = side_code(side);
-        DIRS.iter()
-            .any(|&(dr, dc)| self.run_through(r, c, dr, dc, code) >= 5)
+        let (slots, r, c) = self.line_slots(cell);
+        let words = &self.lines[side.index()];
+        let five = |w: u32, bit: usize| -> bool {
+            let x = w | 1 << bit;
+            let starts = x & x >> 1 & x >> 2 & x >> 3 & x >> 4;
+            starts & (0x1f << bit) >> 4 != 0
+        };
+        five(words[slots[0]], c)
+            | five(words[slots[1]], r)
+            | five(words[slots[2]], c)
+            | five(words[slots[3]], c)
     }
 
     /// Empty cells where `side` would make five or more now (empty once the
@@ -256,7 +283,7 @@ impl Game for Gomoku {
         debug_assert!(self.cells[i] == 0, "cell {i} is taken");
         debug_assert!(self.outcome.is_none(), "the game is over");
         let side = self.side_to_move();
-        self.cells[i] = side_code(side);
+        self.set_stone(i, side_code(side));
         self.stones += 1;
         if self.makes_five(i, side) {
             self.outcome = Some(Outcome::Win(side));
@@ -322,7 +349,7 @@ impl Game for Gomoku {
                 return Err(bad(format!("row {} does not have {n} cells", r + 1)));
             }
             for (c, ch) in row.chars().enumerate() {
-                g.cells[r * n + c] = match ch {
+                let code = match ch {
                     'b' | 'B' => {
                         nb += 1;
                         1
@@ -334,6 +361,9 @@ impl Game for Gomoku {
                     '.' => 0,
                     _ => return Err(bad(format!("cell '{ch}' is not b, w or '.'"))),
                 };
+                if code != 0 {
+                    g.set_stone(r * n + c, code);
+                }
             }
         }
         if nb != nw && nb != nw + 1 {
@@ -467,5 +497,70 @@ mod tests {
         assert_eq!(d.outcome(), Some(Outcome::Draw));
         let w = Gomoku::from_text("bbbbb/wwww./...../...../.....").unwrap();
         assert_eq!(w.outcome(), Some(Outcome::Win(Side::First)));
+    }
+
+    /// The per-step scan the line words replace.
+    fn makes_five_slow(g: &Gomoku, cell: usize, side: Side) -> bool {
+        let n = g.size() as i32;
+        let (r, c) = (cell as i32 / n, cell as i32 % n);
+        [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dr, dc)| {
+            let mut len = 1;
+            for s in [1, -1] {
+                let (mut rr, mut cc) = (r + s * dr, c + s * dc);
+                while (0..n).contains(&rr)
+                    && (0..n).contains(&cc)
+                    && g.cell((rr * n + cc) as usize) == Some(side)
+                {
+                    len += 1;
+                    rr += s * dr;
+                    cc += s * dc;
+                }
+            }
+            len >= 5
+        })
+    }
+
+    #[test]
+    fn line_words_match_the_scan() {
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for n in [5, 6, 9, 15, 19] {
+            for _ in 0..200 {
+                let mut text = String::new();
+                let (mut nb, mut nw) = (0, 0);
+                for r in 0..n {
+                    if r > 0 {
+                        text.push('/');
+                    }
+                    for _ in 0..n {
+                        x ^= x << 13;
+                        x ^= x >> 7;
+                        x ^= x << 17;
+                        text.push(match x % 3 {
+                            0 if nb <= nw => {
+                                nb += 1;
+                                'b'
+                            }
+                            1 if nw < nb => {
+                                nw += 1;
+                                'w'
+                            }
+                            _ => '.',
+                        });
+                    }
+                }
+                let Ok(g) = Gomoku::from_text(&text) else {
+                    continue;
+                };
+                for cell in 0..n * n {
+                    for side in [Side::First, Side::Second] {
+                        assert_eq!(
+                            g.makes_five(cell, side),
+                            makes_five_slow(&g, cell, side),
+                            "{text} {cell}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

@@ -22,7 +22,6 @@ use crate::util::SeededRng;
 use rand::RngExt;
 
 const FULL: u64 = (1 << 36) - 1;
-const QUAD_ORIGIN: [(usize, usize); 4] = [(0, 0), (3, 0), (3, 3), (0, 3)];
 
 /// A Pentago move: `cell * 8 + rotation` (OpenSpiel's action id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -42,56 +41,76 @@ impl PentagoMove {
     }
 }
 
-/// All 32 lines of five cells.
-fn lines() -> &'static [u64; 32] {
-    static LINES: std::sync::OnceLock<[u64; 32]> = std::sync::OnceLock::new();
-    LINES.get_or_init(|| {
-        let mut out = [0u64; 32];
-        let mut k = 0;
-        for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
-            for y in 0..6i32 {
-                for x in 0..6i32 {
-                    let (ex, ey) = (x + 4 * dx, y + 4 * dy);
-                    if !(0..6).contains(&ex) || !(0..6).contains(&ey) {
-                        continue;
-                    }
-                    out[k] = (0..5).fold(0u64, |m, i| m | 1 << ((y + i * dy) * 6 + x + i * dx));
-                    k += 1;
+/// All 32 lines of five cells (the reference for [`has_five`]'s masks).
+#[cfg(test)]
+fn lines() -> [u64; 32] {
+    let mut out = [0u64; 32];
+    let mut k = 0;
+    for (dx, dy) in [(1i32, 0i32), (0, 1), (1, 1), (1, -1)] {
+        for y in 0..6i32 {
+            for x in 0..6i32 {
+                let (ex, ey) = (x + 4 * dx, y + 4 * dy);
+                if !(0..6).contains(&ex) || !(0..6).contains(&ey) {
+                    continue;
                 }
+                out[k] = (0..5).fold(0u64, |m, i| m | 1 << ((y + i * dy) * 6 + x + i * dx));
+                k += 1;
             }
         }
-        assert_eq!(k, 32);
-        out
-    })
+    }
+    assert_eq!(k, 32);
+    out
 }
+
+/// Start cells of the horizontal fives: x in 0..2, every row.
+const H_STARTS: u64 = 0b11 | 0b11 << 6 | 0b11 << 12 | 0b11 << 18 | 0b11 << 24 | 0b11 << 30;
+/// Start cells of the vertical fives: rows 0 and 1.
+const V_STARTS: u64 = (1 << 12) - 1;
+/// Start cells of the down-right fives (step 7): x, y in 0..2.
+const D_STARTS: u64 = 0b11 | 0b11 << 6;
+/// Start cells of the down-left fives (step 5): x in 4..6, y in 0..2.
+const A_STARTS: u64 = 0b11 << 4 | 0b11 << 10;
 
 /// Whether `bb` holds five or more in a row.
 pub fn has_five(bb: u64) -> bool {
-    lines().iter().any(|&l| l & !bb == 0)
+    let run = |step: u32| bb & bb >> step & bb >> (2 * step) & bb >> (3 * step) & bb >> (4 * step);
+    (run(1) & H_STARTS) | (run(6) & V_STARTS) | (run(7) & D_STARTS) | (run(5) & A_STARTS) != 0
 }
+
+/// `ROT[d][p]`: the 9-bit quadrant pattern `p` (bit `ly * 3 + lx`) turned
+/// counter-clockwise (`d = 0`, (lx, ly) -> (ly, 2 - lx)) or clockwise
+/// (`d = 1`, (lx, ly) -> (2 - ly, lx)).
+static ROT: [[u16; 512]; 2] = {
+    let mut t = [[0u16; 512]; 2];
+    let mut p = 0;
+    while p < 512 {
+        let mut b = 0;
+        while b < 9 {
+            if p >> b & 1 == 1 {
+                let (lx, ly) = (b % 3, b / 3);
+                t[0][p] |= 1 << ((2 - lx) * 3 + ly);
+                t[1][p] |= 1 << (lx * 3 + 2 - ly);
+            }
+            b += 1;
+        }
+        p += 1;
+    }
+    t
+};
+
+/// Bit of local (0, 0) of each quadrant.
+const QUAD_BASE: [u32; 4] = [0, 3, 21, 18];
+/// The nine cells of a quadrant whose base is bit 0.
+const QUAD_CELLS: u64 = 0b111 | 0b111 << 6 | 0b111 << 12;
 
 /// `bb` with rotation `r` applied.
 pub fn rotate(bb: u64, r: usize) -> u64 {
-    let (ox, oy) = QUAD_ORIGIN[r >> 1];
-    let mut out = bb;
-    for ly in 0..3 {
-        for lx in 0..3 {
-            out &= !(1u64 << ((oy + ly) * 6 + ox + lx));
-        }
-    }
-    for ly in 0..3 {
-        for lx in 0..3 {
-            if bb >> ((oy + ly) * 6 + ox + lx) & 1 == 1 {
-                let (nx, ny) = if r % 2 == 0 {
-                    (ly, 2 - lx)
-                } else {
-                    (2 - ly, lx)
-                };
-                out |= 1u64 << ((oy + ny) * 6 + ox + nx);
-            }
-        }
-    }
-    out
+    let base = QUAD_BASE[r >> 1 & 3];
+    let q = bb >> base;
+    let p = (q & 7) | (q >> 3 & 0o70) | (q >> 6 & 0o700);
+    let t = ROT[r & 1][p as usize] as u64;
+    let back = (t & 7) | (t & 0o70) << 3 | (t & 0o700) << 6;
+    (bb & !(QUAD_CELLS << base)) | back << base
 }
 
 /// A Pentago position.
@@ -99,6 +118,9 @@ pub fn rotate(bb: u64, r: usize) -> u64 {
 pub struct Pentago {
     /// Stones of the first (`O`) and second (`@`) player, bit `y * 6 + x`.
     bb: [u64; 2],
+    /// Stones on the board (= plies played), so that the side to move and
+    /// the empty count need no popcount.
+    ply: u8,
     outcome: Option<Outcome>,
 }
 
@@ -147,7 +169,7 @@ impl Game for Pentago {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.bb[0].count_ones() == self.bb[1].count_ones() {
+        if self.ply % 2 == 0 {
             Side::First
         } else {
             Side::Second
@@ -155,7 +177,7 @@ impl Game for Pentago {
     }
 
     fn ply(&self) -> u32 {
-        (self.bb[0] | self.bb[1]).count_ones()
+        self.ply as u32
     }
 
     fn legal_moves(&self, out: &mut Vec<PentagoMove>) {
@@ -188,7 +210,7 @@ impl Game for Pentago {
         }
         let taken = self.bb[0] | self.bb[1];
         let mut empty = FULL & !taken;
-        let count = empty.count_ones();
+        let count = 36 - self.ply as u32;
         if count == 0 {
             return None;
         }
@@ -214,6 +236,7 @@ impl Game for Pentago {
         let s = self.side_to_move().index();
         debug_assert!((self.bb[0] | self.bb[1]) >> mv.cell() & 1 == 0);
         self.bb[s] |= 1 << mv.cell();
+        self.ply += 1;
         let r = mv.rotation();
         self.bb = [rotate(self.bb[0], r), rotate(self.bb[1], r)];
         self.outcome = Self::judge(self.bb);
@@ -308,6 +331,7 @@ impl Game for Pentago {
         }
         Ok(Pentago {
             bb,
+            ply: (n0 + n1) as u8,
             outcome: Self::judge(bb),
         })
     }
@@ -424,5 +448,59 @@ mod tests {
         assert!(Pentago::from_text(t).is_err());
         let t = "O...../.@..../....../....../....../......";
         assert_eq!(Pentago::from_text(t).unwrap().to_text(), t);
+    }
+
+    /// The per-cell rotation the table replaces.
+    fn rotate_slow(bb: u64, r: usize) -> u64 {
+        let (ox, oy) = [(0, 0), (3, 0), (3, 3), (0, 3)][r >> 1];
+        let mut out = bb;
+        for ly in 0..3 {
+            for lx in 0..3 {
+                out &= !(1u64 << ((oy + ly) * 6 + ox + lx));
+            }
+        }
+        for ly in 0..3 {
+            for lx in 0..3 {
+                if bb >> ((oy + ly) * 6 + ox + lx) & 1 == 1 {
+                    let (nx, ny) = if r % 2 == 0 {
+                        (ly, 2 - lx)
+                    } else {
+                        (2 - ly, lx)
+                    };
+                    out |= 1u64 << ((oy + ny) * 6 + ox + nx);
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn tables_match_the_per_cell_definitions() {
+        let lines = lines();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for i in 0..200_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            // Mix sparse and dense boards.
+            let bb = match i % 3 {
+                0 => x & FULL,
+                1 => x & (x >> 20) & FULL,
+                _ => (x | x >> 17) & FULL,
+            };
+            for r in 0..8 {
+                assert_eq!(rotate(bb, r), rotate_slow(bb, r), "{bb:#x} r {r}");
+            }
+            let slow = lines.iter().any(|&l| l & !bb == 0);
+            assert_eq!(has_five(bb), slow, "{bb:#x}");
+        }
+        for &l in &lines {
+            assert!(has_five(l));
+            for b in 0..36 {
+                if l >> b & 1 == 1 {
+                    assert!(!has_five(l & !(1 << b)));
+                }
+            }
+        }
     }
 }
