@@ -3,7 +3,7 @@
 //! exactly when the game is over, and random playouts as long on average as
 //! with the default path (legal list + uniform pick). Fixed seeds throughout.
 
-use plies::game::{AtariGo, Game, Gomoku, Pentago, TicTacToe};
+use plies::game::{Amazons, AtariGo, Game, Gomoku, Pentago, TicTacToe};
 use plies::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::collections::HashMap;
@@ -235,4 +235,28 @@ fn atari_go_random_move_is_uniform() {
     }
     check_mean_length(&AtariGo::with_size(5).unwrap(), 4_000, 9);
     check_mean_length(&AtariGo::with_size(9).unwrap(), 3_000, 10);
+}
+
+#[test]
+fn amazons_random_move_is_uniform() {
+    // White walled in at a6 with 6 arrows down (White to move): no move.
+    let g = Amazons::from_text("X#..../##..../....../....../....##/....#O").unwrap();
+    assert!(g.outcome().is_some(), "{}", g.to_text());
+    check_uniform(&g, 1);
+    // White's only amazon has one empty neighbour; the vacated square is
+    // the only arrow back along the line.
+    let g = Amazons::from_text("X.#.../###.../....../....../.....#/....#O").unwrap();
+    let mut v = Vec::new();
+    g.legal_moves(&mut v);
+    assert_eq!(v.len(), 1, "{}", g.to_text());
+    check_uniform(&g, 2);
+    for n in [6, 8] {
+        let start = Amazons::with_size(n).unwrap();
+        check_uniform(&start, 3);
+        for (i, g) in positions(&start, 3, 7, 15 + n as u64).iter().enumerate() {
+            check_uniform(g, 500 + 100 * n as u64 + i as u64);
+        }
+    }
+    check_mean_length(&Amazons::with_size(6).unwrap(), 4_000, 11);
+    check_mean_length(&Amazons::with_size(8).unwrap(), 1_500, 12);
 }

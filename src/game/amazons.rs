@@ -74,6 +74,121 @@ pub struct Amazons {
     arrows: u128,
 }
 
+/// The on-board squares of an `n` x `n` board in the padded layout.
+const fn valid_mask(n: u32) -> u128 {
+    let w = n + 1;
+    let mut valid = 0u128;
+    let mut r = 0;
+    while r < n {
+        let mut c = 0;
+        while c < n {
+            valid |= 1u128 << (r * w + c);
+            c += 1;
+        }
+        r += 1;
+    }
+    valid
+}
+
+/// [`valid_mask`] of the sizes in [`AMAZONS_SIZES`].
+const VALID: [u128; 3] = [valid_mask(6), valid_mask(8), valid_mask(10)];
+
+/// `b` moved one step in direction `d` (0..8) on a board of padded width
+/// `w`, masked to `valid`; the same directions as [`Geometry::shift`]
+/// (even `d` shift up in bit index, odd `d` down).
+const fn shift_const(b: u128, d: usize, w: u32, valid: u128) -> u128 {
+    let s = match d {
+        0 => b << 1,
+        1 => b >> 1,
+        2 => b << w,
+        3 => b >> w,
+        4 => b << (w + 1),
+        5 => b >> (w + 1),
+        6 => b << (w - 1),
+        _ => b >> (w - 1),
+    };
+    s & valid
+}
+
+/// Padded squares of the largest board (10 rows of width 11).
+const PADDED: usize = 110;
+
+/// `rays[p][d]`: the squares a queen on padded square `p` crosses in
+/// direction `d` on an empty `n` x `n` board (`p` itself excluded).
+type Rays = [[u128; 8]; PADDED];
+
+const fn rays_for(n: u32) -> Rays {
+    let w = n + 1;
+    let valid = valid_mask(n);
+    let mut rays = [[0u128; 8]; PADDED];
+    let mut p = 0;
+    while p < PADDED {
+        if p < 128 && (valid >> p) & 1 == 1 {
+            let mut d = 0;
+            while d < 8 {
+                let mut acc = 0u128;
+                let mut f = shift_const(1u128 << p, d, w, valid);
+                while f != 0 {
+                    acc |= f;
+                    f = shift_const(f, d, w, valid);
+                }
+                rays[p][d] = acc;
+                d += 1;
+            }
+        }
+        p += 1;
+    }
+    rays
+}
+
+/// [`rays_for`] of the sizes in [`AMAZONS_SIZES`].
+static RAYS: [Rays; 3] = [rays_for(6), rays_for(8), rays_for(10)];
+
+/// Squares a queen on padded square `p` reaches through `empty`: per
+/// direction the ray up to (not including) its first non-empty square.
+#[inline(always)]
+fn queen_rays(rays: &Rays, p: u32, empty: u128) -> u128 {
+    let r = &rays[p as usize];
+    let occ = !empty;
+    let mut acc = 0u128;
+    let mut d = 0;
+    while d < 8 {
+        // Even directions run up in bit index: stop below the lowest blocker.
+        let up = r[d];
+        let b = up & occ;
+        let low = b & b.wrapping_neg();
+        acc |= up & low.wrapping_sub(1);
+        // Odd directions run down: stop above the highest blocker.
+        let down = r[d + 1];
+        let b = down & occ;
+        let below = u128::MAX.checked_shr(b.leading_zeros()).unwrap_or(0);
+        acc |= down & !below;
+        d += 2;
+    }
+    acc
+}
+
+/// Most (amazon, destination) pairs in one position: 4 amazons, each with
+/// at most `4 * (n - 1) - 1 = 35` queen destinations on 10x10.
+const MAX_PAIRS: usize = 4 * 36;
+
+/// The `k`-th set bit (0-based, from the low end) of `b`; `k < popcount`.
+#[inline]
+fn nth_bit(b: u128, mut k: u32) -> u32 {
+    let lo = b as u64;
+    let c = lo.count_ones();
+    let (mut x, base) = if k < c {
+        (lo, 0)
+    } else {
+        k -= c;
+        ((b >> 64) as u64, 64)
+    };
+    for _ in 0..k {
+        x &= x - 1;
+    }
+    base + x.trailing_zeros()
+}
+
 /// The 8 directions as (shift, left?) pairs resolved per board width.
 #[derive(Clone, Copy)]
 struct Geometry {
@@ -82,16 +197,18 @@ struct Geometry {
 }
 
 impl Geometry {
+    #[inline]
     fn new(n: u8) -> Geometry {
-        let n = n as u32;
-        let w = n + 1;
-        let mut valid = 0u128;
-        for r in 0..n {
-            for c in 0..n {
-                valid |= 1u128 << (r * w + c);
-            }
+        let valid = match n {
+            6 => VALID[0],
+            8 => VALID[1],
+            10 => VALID[2],
+            _ => valid_mask(n as u32),
+        };
+        Geometry {
+            w: n as u32 + 1,
+            valid,
         }
-        Geometry { w, valid }
     }
 
     /// `b` moved one step in direction `d` (0..8), off-board bits dropped.
@@ -315,9 +432,20 @@ impl Amazons {
         Ok((n - rank) * n + col)
     }
 
+    /// The ray table of this board size.
+    #[inline]
+    fn rays(&self) -> &'static Rays {
+        match self.n {
+            6 => &RAYS[0],
+            8 => &RAYS[1],
+            _ => &RAYS[2],
+        }
+    }
+
     /// Squares reachable by a queen from padded bit `p` through `empty`.
-    fn queen_from(&self, geo: &Geometry, p: u32, empty: u128) -> u128 {
-        geo.queen(1u128 << p, empty)
+    #[inline]
+    fn queen_from(&self, p: u32, empty: u128) -> u128 {
+        queen_rays(self.rays(), p, empty)
     }
 }
 
@@ -365,12 +493,12 @@ impl Game for Amazons {
         let empty = self.empty(&geo);
         for from in bits(self.queens[me]) {
             let empty_wo = empty | 1u128 << from;
-            let dests = self.queen_from(&geo, from, empty);
+            let dests = self.queen_from(from, empty);
             let f = self.unpad(from);
             for to in bits(dests) {
                 let empty2 = empty_wo & !(1u128 << to);
                 let t = self.unpad(to);
-                for a in bits(self.queen_from(&geo, to, empty2)) {
+                for a in bits(self.queen_from(to, empty2)) {
                     out.push(AmazonsMove {
                         from: f,
                         to: t,
@@ -379,6 +507,53 @@ impl Game for Amazons {
                 }
             }
         }
+    }
+
+    /// Exactly uniform over [`Game::legal_moves`] without listing them:
+    /// counts the arrows of every (amazon, destination) pair (the queen
+    /// reach from the destination with the amazon's square vacated), draws
+    /// one index below the total and walks the pairs in the same order to
+    /// the chosen arrow. Every pair has at least one arrow (back towards the
+    /// vacated square), so the total is 0 exactly when no amazon can move.
+    fn random_move(
+        &self,
+        rng: &mut crate::util::SeededRng,
+        _scratch: &mut Vec<AmazonsMove>,
+    ) -> Option<AmazonsMove> {
+        use rand::RngExt;
+        let geo = self.geo();
+        let me = self.side_to_move().index();
+        let empty = self.empty(&geo);
+        let mut to = [0u8; MAX_PAIRS];
+        let mut from = [0u8; MAX_PAIRS];
+        let mut cum = [0u32; MAX_PAIRS];
+        let mut len = 0usize;
+        let mut total = 0u32;
+        for f in bits(self.queens[me]) {
+            let empty_wo = empty | 1u128 << f;
+            for t in bits(self.queen_from(f, empty)) {
+                total += self.queen_from(t, empty_wo).count_ones();
+                to[len] = t as u8;
+                from[len] = f as u8;
+                cum[len] = total;
+                len += 1;
+            }
+        }
+        if total == 0 {
+            return None;
+        }
+        let k = rng.random_range(0..total);
+        // First pair whose cumulative count exceeds k.
+        let i = cum[..len].partition_point(|&c| c <= k);
+        let before = if i == 0 { 0 } else { cum[i - 1] };
+        let (f, t) = (from[i] as u32, to[i] as u32);
+        let arrows = self.queen_from(t, empty | 1u128 << f);
+        let a = nth_bit(arrows, k - before);
+        Some(AmazonsMove {
+            from: self.unpad(f),
+            to: self.unpad(t),
+            arrow: self.unpad(a),
+        })
     }
 
     fn play(&mut self, mv: AmazonsMove) {
@@ -437,13 +612,13 @@ impl Game for Amazons {
         let geo = self.geo();
         let empty = self.empty(&geo);
         let (pf, pt, pa) = (self.pad(from), self.pad(to), self.pad(arrow));
-        if self.queen_from(&geo, pf, empty) >> pt & 1 == 0 {
+        if self.queen_from(pf, empty) >> pt & 1 == 0 {
             return Err(bad(format!(
                 "{to_s} is not reachable from {from_s} by a queen move over empty squares"
             )));
         }
         let empty2 = (empty | 1u128 << pf) & !(1u128 << pt);
-        if self.queen_from(&geo, pt, empty2) >> pa & 1 == 0 {
+        if self.queen_from(pt, empty2) >> pa & 1 == 0 {
             return Err(bad(format!(
                 "the arrow cannot reach {arrow_s} from {to_s} by a queen move over empty squares"
             )));
