@@ -2,7 +2,9 @@
 # The main job on the shipped default (Tic-tac-toe): build, prove the rules
 # against OpenSpiel's records, make a database of games, train an Elliott
 # MLP by TD(lambda) on it, evaluate it against EXPERT, export it as a
-# checkpoint, play with it, and reproduce the published experiments.
+# checkpoint, play with it, and reproduce the published experiments. Then
+# Arimaa: prove the rules against pyrimaa's games, list distinct moves,
+# import the shipped arimaa.com archives and time move generation.
 # Everything lands in runs/quickstart/ (replaced on every run).
 set -euo pipefail
 cd "$(dirname "$0")/.."

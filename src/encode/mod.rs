@@ -3,13 +3,15 @@
 //! Every encoder has a name and a version; datasets and checkpoints record
 //! both, so a model is never fed planes it was not trained on.
 
+mod arimaa;
 mod error;
 mod tictactoe;
 
+pub use arimaa::ArimaaTypePlanes;
 pub use error::EncodeError;
 pub use tictactoe::{TttAbsolute, TttPlanes};
 
-use crate::game::{Game, TicTacToe};
+use crate::game::{Arimaa, Game, TicTacToe};
 use serde::{Deserialize, Serialize};
 
 /// Whose point of view an encoding (and so a model's value) takes.
@@ -75,6 +77,18 @@ pub fn tictactoe_encoder(name: &str) -> Result<Box<dyn Encoder<TicTacToe>>, Enco
             game: "tictactoe".into(),
             name: name.into(),
             known: vec![TttAbsolute::NAME, TttPlanes::NAME],
+        }),
+    }
+}
+
+/// The Arimaa encoders by name.
+pub fn arimaa_encoder(name: &str) -> Result<Box<dyn Encoder<Arimaa>>, EncodeError> {
+    match name {
+        ArimaaTypePlanes::NAME => Ok(Box::new(ArimaaTypePlanes)),
+        _ => Err(EncodeError::Unknown {
+            game: "arimaa".into(),
+            name: name.into(),
+            known: vec![ArimaaTypePlanes::NAME],
         }),
     }
 }
