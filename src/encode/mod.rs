@@ -5,10 +5,12 @@
 
 mod arimaa;
 mod error;
+mod stones;
 mod tictactoe;
 
 pub use arimaa::ArimaaTypePlanes;
 pub use error::EncodeError;
+pub use stones::{StoneGrid, Stones2};
 pub use tictactoe::{TttAbsolute, TttPlanes};
 
 use crate::game::{Arimaa, Game, TicTacToe};
