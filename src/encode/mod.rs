@@ -3,11 +3,13 @@
 //! Every encoder has a name and a version; datasets and checkpoints record
 //! both, so a model is never fed planes it was not trained on.
 
+mod amazons;
 mod arimaa;
 mod error;
 mod stones;
 mod tictactoe;
 
+pub use amazons::{AmazonsEncoder, AmazonsRepr};
 pub use arimaa::ArimaaTypePlanes;
 pub use error::EncodeError;
 pub use stones::{StoneGrid, Stones2};
