@@ -14,24 +14,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// The fixture for `n`, unpacked into `dir` when only the `.jsonl.gz` is
-/// stored (files over ~3 MB, as in tests/stones_rules.rs).
+mod common;
+
+/// The fixture for `n`.
 fn fixture(n: usize, dir: &Path) -> PathBuf {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let plain = base.join(format!("amazons_oracle_{n}.jsonl"));
-    if plain.exists() {
-        return plain;
-    }
-    let gz = base.join(format!("amazons_oracle_{n}.jsonl.gz"));
-    let out = std::process::Command::new("gzip")
-        .arg("-dc")
-        .arg(&gz)
-        .output()
-        .unwrap_or_else(|e| panic!("gzip -dc {}: {e}", gz.display()));
-    assert!(out.status.success(), "gzip -dc {} failed", gz.display());
-    let path = dir.join(format!("amazons_oracle_{n}.jsonl"));
-    std::fs::write(&path, out.stdout).unwrap();
-    path
+    common::oracle_fixture(&format!("amazons_oracle_{n}"), dir)
 }
 
 fn replay(n: usize, games: usize, plies: usize) {

@@ -1,14 +1,8 @@
 //! `plies rules moves|steps|replay --game arimaa` end to end: output that
 //! diffs clean against the oracle's, and clear errors on bad input.
 
-use std::process::{Command, Output};
-
-fn plies(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_plies"))
-        .args(args)
-        .output()
-        .expect("run plies")
-}
+mod common;
+use common::plies;
 
 fn fixture(name: &str) -> String {
     format!("{}/tests/fixtures/{name}", env!("CARGO_MANIFEST_DIR"))

@@ -14,7 +14,9 @@ use plies::record::arimaa_archive::{
 use plies::record::{read_records, write_records, GameRecord};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+
+mod common;
+use common::{plies, text};
 
 const ALL2002: &str = "data/arimaa/allgames2002.txt";
 const FAKE: &str = "data/arimaa/fake_archive.txt";
@@ -338,21 +340,6 @@ fn a_missing_column_is_an_error_naming_file_and_column() {
         err.contains("nomoves.txt:1") && err.contains("'movelist'"),
         "{err}"
     );
-}
-
-fn plies(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_plies"))
-        .args(args)
-        .output()
-        .expect("run plies")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
 }
 
 #[test]

@@ -2,22 +2,9 @@
 //! export, play a match; and clear failures on bad input.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-fn plies(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_plies"))
-        .args(args)
-        .output()
-        .expect("run plies")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{plies, text};
 
 #[test]
 fn generate_verify_train_and_match() {

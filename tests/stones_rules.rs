@@ -8,24 +8,11 @@ use plies::game::{AtariGo, Game, Gomoku, Pentago};
 use plies::record::replay_file;
 use std::path::{Path, PathBuf};
 
-/// The fixture `NAME_oracle.jsonl`, unpacked into `dir` when only the
-/// `.jsonl.gz` is stored.
+mod common;
+
+/// The fixture `NAME_oracle`.
 fn fixture(name: &str, dir: &Path) -> PathBuf {
-    let base = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let plain = base.join(format!("{name}_oracle.jsonl"));
-    if plain.exists() {
-        return plain;
-    }
-    let gz = base.join(format!("{name}_oracle.jsonl.gz"));
-    let out = std::process::Command::new("gzip")
-        .arg("-dc")
-        .arg(&gz)
-        .output()
-        .unwrap_or_else(|e| panic!("gzip -dc {}: {e}", gz.display()));
-    assert!(out.status.success(), "gzip -dc {} failed", gz.display());
-    let path = dir.join(format!("{name}_oracle.jsonl"));
-    std::fs::write(&path, out.stdout).unwrap();
-    path
+    common::oracle_fixture(&format!("{name}_oracle"), dir)
 }
 
 fn replay<G: Game>(name: &str, games: usize, plies: usize) {

@@ -214,18 +214,7 @@ impl Geometry {
     /// `b` moved one step in direction `d` (0..8), off-board bits dropped.
     #[inline(always)]
     fn shift(&self, b: u128, d: usize) -> u128 {
-        let w = self.w;
-        let s = match d {
-            0 => b << 1,
-            1 => b >> 1,
-            2 => b << w,
-            3 => b >> w,
-            4 => b << (w + 1),
-            5 => b >> (w + 1),
-            6 => b << (w - 1),
-            _ => b >> (w - 1),
-        };
-        s & self.valid
+        shift_const(b, d, self.w, self.valid)
     }
 
     /// Squares one king step from any square of `set`.
@@ -690,26 +679,12 @@ impl Game for Amazons {
 
     fn render(&self) -> String {
         let n = self.n as usize;
-        let mut s = String::new();
-        for r in 0..n {
-            s.push_str(&format!("{:>2} ", n - r));
-            for c in 0..n {
-                s.push(match self.cell(r * n + c) {
-                    Cell::Empty => '.',
-                    Cell::Amazon(Side::First) => 'X',
-                    Cell::Amazon(Side::Second) => 'O',
-                    Cell::Arrow => '#',
-                });
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str("   ");
-        for c in 0..n {
-            s.push((b'a' + c as u8) as char);
-            s.push(' ');
-        }
-        s.push('\n');
+        let mut s = super::grid::render_grid(n, b"abcdefghij", |i| match self.cell(i) {
+            Cell::Empty => '.',
+            Cell::Amazon(Side::First) => 'X',
+            Cell::Amazon(Side::Second) => 'O',
+            Cell::Arrow => '#',
+        });
         s.push_str(match self.outcome() {
             Some(Outcome::Win(Side::First)) => "X (White) has won\n",
             Some(Outcome::Win(Side::Second)) => "O (Black) has won\n",

@@ -468,27 +468,11 @@ impl Game for AtariGo {
     }
 
     fn render(&self) -> String {
-        let n = self.n as usize;
-        let mut s = String::new();
-        for row in 0..n {
-            s.push_str(&format!("{:>2} ", n - row));
-            for col in 0..n {
-                s.push(match self.cells[row * n + col] {
-                    1 => 'X',
-                    2 => 'O',
-                    _ => '.',
-                });
-                s.push(' ');
-            }
-            s.push('\n');
-        }
-        s.push_str("   ");
-        for &f in &FILES[..n] {
-            s.push(f as char);
-            s.push(' ');
-        }
-        s.push('\n');
-        s
+        super::grid::render_grid(self.n as usize, FILES, |i| match self.cells[i] {
+            1 => 'X',
+            2 => 'O',
+            _ => '.',
+        })
     }
 }
 

@@ -21,6 +21,7 @@ pub mod arimaa;
 pub mod atari_go;
 mod error;
 pub mod gomoku;
+mod grid;
 mod kind;
 mod outcome;
 pub mod pentago;
