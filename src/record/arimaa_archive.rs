@@ -649,6 +649,7 @@ fn process_row(fields: &[&str], cols: &Columns, source: &str, opts: &ImportOptio
             _ => None,
         }),
         start_time: opt_field(cols.startts).and_then(|s| s.parse().ok()),
+        board_size: None,
     }))
 }
 

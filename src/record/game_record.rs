@@ -25,6 +25,7 @@
 //!     plies: 1,
 //!     rated: None,
 //!     start_time: None,
+//!     board_size: None,
 //! };
 //! let line = rec.to_json_line();
 //! assert_eq!(GameRecord::from_json_line(&line).unwrap(), rec);
@@ -95,6 +96,10 @@ pub struct GameRecord {
     /// Start time, seconds since the Unix epoch, when known.
     #[serde(default)]
     pub start_time: Option<i64>,
+    /// Side length of the board for games played at several sizes
+    /// (Amazons, Gomoku, Atari-Go); absent means the game's standard size.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub board_size: Option<usize>,
 }
 
 impl GameRecord {
@@ -326,6 +331,7 @@ mod tests {
             plies: 2,
             rated: Some(true),
             start_time: Some(1_037_992_826),
+            board_size: None,
         }
     }
 

@@ -264,6 +264,7 @@ fn build(
         termination: termination.into(),
         rated: None,
         start_time: start_time(headers.get("Date"), headers.get("Time")),
+        board_size: None,
     }))
 }
 
