@@ -5,12 +5,14 @@
 
 mod amazons;
 mod arimaa;
+mod arimaa_rich;
 mod error;
 mod stones;
 mod tictactoe;
 
 pub use amazons::{AmazonsEncoder, AmazonsRepr};
 pub use arimaa::ArimaaTypePlanes;
+pub use arimaa_rich::{ArimaaRichPlanes, RICH_PLANES};
 pub use error::EncodeError;
 pub use stones::{StoneGrid, Stones2};
 pub use tictactoe::{TttAbsolute, TttPlanes};
@@ -89,10 +91,11 @@ pub fn tictactoe_encoder(name: &str) -> Result<Box<dyn Encoder<TicTacToe>>, Enco
 pub fn arimaa_encoder(name: &str) -> Result<Box<dyn Encoder<Arimaa>>, EncodeError> {
     match name {
         ArimaaTypePlanes::NAME => Ok(Box::new(ArimaaTypePlanes)),
+        ArimaaRichPlanes::NAME => Ok(Box::new(ArimaaRichPlanes)),
         _ => Err(EncodeError::Unknown {
             game: "arimaa".into(),
             name: name.into(),
-            known: vec![ArimaaTypePlanes::NAME],
+            known: vec![ArimaaTypePlanes::NAME, ArimaaRichPlanes::NAME],
         }),
     }
 }
