@@ -8,6 +8,7 @@ pub mod alphabeta;
 pub mod arimaa_material;
 mod error;
 mod expert;
+pub mod game_player;
 mod greedy;
 pub mod naive;
 mod random;

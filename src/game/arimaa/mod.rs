@@ -18,6 +18,7 @@ mod moves;
 pub mod notation;
 mod piece;
 mod position;
+pub mod random_steps;
 mod setup;
 mod step;
 mod termination;

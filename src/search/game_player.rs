@@ -1,0 +1,592 @@
+//! Players for every game from one spec string: `random`, `naive`,
+//! `alphabeta:depth=D[,eval=NAME]`, `greedy[:eval=NAME]` and, for Arimaa,
+//! `random-steps[:end=P]`.
+//!
+//! A spec is a name, then optionally `:` and comma-separated `key=value`
+//! options. Evaluators are hand-written and named per game
+//! ([`PlayableGame::eval_names`]): Arimaa `material`, Amazons `mindist` and
+//! `lieberum`, Pentago `pentago-features`; the first is the default.
+//!
+//! ```
+//! use plies::game::{Amazons, Game};
+//! use plies::search::game_player::{build_player, GamePlayerSpec};
+//! let spec: GamePlayerSpec = "alphabeta:depth=1,eval=mindist".parse().unwrap();
+//! let player = build_player::<Amazons>(&spec).unwrap();
+//! assert_eq!(player.name(), "alphabeta:depth=1,eval=mindist");
+//! let g = Amazons::with_size(6).unwrap();
+//! let mut rng = plies::util::seeded_rng(1, 0);
+//! let mv = player.choose(&g, &mut rng).unwrap();
+//! let mut legal = Vec::new();
+//! g.legal_moves(&mut legal);
+//! assert!(legal.contains(&mv));
+//! ```
+
+use super::alphabeta::{search, terminal_score, SearchLimits, WIN_THRESHOLD};
+use super::{pick, NaivePlayer, Player, SearchError};
+use crate::game::arimaa::random_steps::random_steps_or_uniform;
+use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Pentago, TicTacToe};
+use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEvaluator, PentagoEval};
+use crate::util::SeededRng;
+use rand::seq::SliceRandom;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// A static evaluation for the side to move, in integer units well below
+/// the search's win scores.
+pub type ScoreFn<G> = Arc<dyn Fn(&G) -> i32 + Send + Sync>;
+
+/// The default chance of ending a `random-steps` turn after each step.
+pub const DEFAULT_END_PROB: f64 = 0.1;
+
+/// The deepest `alphabeta` search a spec may ask for.
+const MAX_DEPTH: u32 = 64;
+
+/// A parsed player spec (see the module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum GamePlayerSpec {
+    /// Uniform over the legal moves ([`Game::random_move`]).
+    Random,
+    /// Wins at once, avoids losing at once, else random ([`NaivePlayer`]).
+    Naive,
+    /// Negamax alpha-beta to `depth` moves with a hand evaluator; ties
+    /// broken at random.
+    AlphaBeta { depth: u32, eval: Option<String> },
+    /// The move whose resulting position the evaluator likes best (1 ply).
+    Greedy { eval: Option<String> },
+    /// Arimaa: a turn built one random step at a time, ending after each
+    /// step with probability `end`.
+    RandomSteps { end: f64 },
+}
+
+impl GamePlayerSpec {
+    /// The spec names, for help and errors.
+    pub const NAMES: [&'static str; 5] = ["random", "naive", "alphabeta", "greedy", "random-steps"];
+}
+
+fn bad(spec: &str, why: impl Into<String>) -> SearchError {
+    SearchError::BadSpec {
+        spec: spec.to_string(),
+        why: why.into(),
+    }
+}
+
+impl FromStr for GamePlayerSpec {
+    type Err = SearchError;
+
+    fn from_str(s: &str) -> Result<Self, SearchError> {
+        let (name, args) = match s.split_once(':') {
+            Some((n, a)) => (n.trim(), Some(a)),
+            None => (s.trim(), None),
+        };
+        let mut opts: Vec<(&str, &str)> = Vec::new();
+        if let Some(args) = args {
+            for part in args.split(',') {
+                let (k, v) = part
+                    .split_once('=')
+                    .ok_or_else(|| bad(s, format!("option '{part}' is not key=value")))?;
+                let (k, v) = (k.trim(), v.trim());
+                if opts.iter().any(|&(seen, _)| seen == k) {
+                    return Err(bad(s, format!("option '{k}' given twice")));
+                }
+                opts.push((k, v));
+            }
+        }
+        let allowed: &[&str] = match name {
+            "random" | "naive" => &[],
+            "alphabeta" => &["depth", "eval"],
+            "greedy" => &["eval"],
+            "random-steps" => &["end"],
+            other => {
+                return Err(bad(
+                    s,
+                    format!(
+                        "unknown player '{other}'; expected one of {}",
+                        Self::NAMES.join(", ")
+                    ),
+                ))
+            }
+        };
+        for &(k, _) in &opts {
+            if !allowed.contains(&k) {
+                let expected = if allowed.is_empty() {
+                    "it takes no options".to_string()
+                } else {
+                    format!("expected {}", allowed.join(" or "))
+                };
+                return Err(bad(
+                    s,
+                    format!("unknown option '{k}' for {name}: {expected}"),
+                ));
+            }
+        }
+        let get = |k: &str| opts.iter().find(|&&(key, _)| key == k).map(|&(_, v)| v);
+        let eval = |s: &str| -> Result<Option<String>, SearchError> {
+            match get("eval") {
+                Some("") => Err(bad(s, "eval= needs an evaluator name")),
+                v => Ok(v.map(str::to_string)),
+            }
+        };
+        Ok(match name {
+            "random" => GamePlayerSpec::Random,
+            "naive" => GamePlayerSpec::Naive,
+            "alphabeta" => {
+                let text =
+                    get("depth").ok_or_else(|| bad(s, "alphabeta needs depth=D (1 or more)"))?;
+                let depth: u32 = text
+                    .parse()
+                    .map_err(|_| bad(s, format!("depth '{text}' is not a whole number")))?;
+                if !(1..=MAX_DEPTH).contains(&depth) {
+                    return Err(bad(
+                        s,
+                        format!("depth {depth} is out of range 1..={MAX_DEPTH}"),
+                    ));
+                }
+                GamePlayerSpec::AlphaBeta {
+                    depth,
+                    eval: eval(s)?,
+                }
+            }
+            "greedy" => GamePlayerSpec::Greedy { eval: eval(s)? },
+            _ => {
+                let end = match get("end") {
+                    None => DEFAULT_END_PROB,
+                    Some(text) => {
+                        let p: f64 = text
+                            .parse()
+                            .map_err(|_| bad(s, format!("end '{text}' is not a number")))?;
+                        if !(0.0..=1.0).contains(&p) {
+                            return Err(bad(s, format!("end {p} is not a probability in 0..=1")));
+                        }
+                        p
+                    }
+                };
+                GamePlayerSpec::RandomSteps { end }
+            }
+        })
+    }
+}
+
+impl fmt::Display for GamePlayerSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GamePlayerSpec::Random => f.write_str("random"),
+            GamePlayerSpec::Naive => f.write_str("naive"),
+            GamePlayerSpec::AlphaBeta { depth, eval } => {
+                write!(f, "alphabeta:depth={depth}")?;
+                match eval {
+                    Some(e) => write!(f, ",eval={e}"),
+                    None => Ok(()),
+                }
+            }
+            GamePlayerSpec::Greedy { eval: Some(e) } => write!(f, "greedy:eval={e}"),
+            GamePlayerSpec::Greedy { eval: None } => f.write_str("greedy"),
+            GamePlayerSpec::RandomSteps { end } if *end == DEFAULT_END_PROB => {
+                f.write_str("random-steps")
+            }
+            GamePlayerSpec::RandomSteps { end } => write!(f, "random-steps:end={end}"),
+        }
+    }
+}
+
+/// What the generic players need from a game beyond [`Game`]: its hand
+/// evaluators and its fastest random move.
+pub trait PlayableGame: Game {
+    /// The hand evaluators by name, the default first (empty: none).
+    fn eval_names() -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The evaluator called `name`, if the game has one.
+    fn evaluator(_name: &str) -> Option<ScoreFn<Self>> {
+        None
+    }
+
+    /// A random move for exploration (`--epsilon`): uniform by default;
+    /// Arimaa's is a `random-steps` turn. `None` when the game is over.
+    fn exploration_move(
+        &self,
+        rng: &mut SeededRng,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        self.random_move(rng, scratch)
+    }
+
+    /// The `random-steps` player, for games that have one.
+    fn random_steps_player(_end: f64) -> Option<Arc<dyn Player<Self>>> {
+        None
+    }
+}
+
+/// A hand evaluator's value as an integer score (thousandths), kept below
+/// the search's win scores.
+fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
+    let cap = (WIN_THRESHOLD / 2) as f32;
+    Arc::new(move |g: &G| (e.value(g) * 1000.0).clamp(-cap, cap).round() as i32)
+}
+
+impl PlayableGame for TicTacToe {}
+impl PlayableGame for Gomoku {}
+impl PlayableGame for AtariGo {}
+
+impl PlayableGame for Arimaa {
+    fn eval_names() -> &'static [&'static str] {
+        &["material"]
+    }
+
+    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
+        match name {
+            "material" => Some(Arc::new(super::arimaa_material::evaluate)),
+            _ => None,
+        }
+    }
+
+    fn exploration_move(
+        &self,
+        rng: &mut SeededRng,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        random_steps_or_uniform(self, DEFAULT_END_PROB, rng, scratch)
+    }
+
+    fn random_steps_player(end: f64) -> Option<Arc<dyn Player<Self>>> {
+        Some(Arc::new(RandomStepsPlayer { end }))
+    }
+}
+
+impl PlayableGame for Amazons {
+    fn eval_names() -> &'static [&'static str] {
+        &["mindist", "lieberum"]
+    }
+
+    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
+        match name {
+            "mindist" => Some(hand_score(AmazonsMinDist)),
+            "lieberum" => Some(hand_score(AmazonsLieberum)),
+            _ => None,
+        }
+    }
+}
+
+impl PlayableGame for Pentago {
+    fn eval_names() -> &'static [&'static str] {
+        &["pentago-features"]
+    }
+
+    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
+        match name {
+            "pentago-features" => Some(hand_score(PentagoEval::default())),
+            _ => None,
+        }
+    }
+}
+
+/// The evaluator a spec names, or the game's default; the error names the
+/// game and its evaluators.
+fn resolve_eval<G: PlayableGame>(
+    spec: &GamePlayerSpec,
+    eval: Option<&str>,
+) -> Result<(String, ScoreFn<G>), SearchError> {
+    let names = G::eval_names();
+    let name = match eval {
+        Some(n) => n,
+        None => names.first().copied().ok_or_else(|| {
+            bad(
+                &spec.to_string(),
+                format!("{} has no hand evaluator; use random or naive", G::NAME),
+            )
+        })?,
+    };
+    let f = G::evaluator(name).ok_or_else(|| {
+        let known = if names.is_empty() {
+            "it has none; use random or naive".to_string()
+        } else {
+            format!("expected {}", names.join(" or "))
+        };
+        bad(
+            &spec.to_string(),
+            format!("eval '{name}' is not an evaluator of {}: {known}", G::NAME),
+        )
+    })?;
+    Ok((name.to_string(), f))
+}
+
+/// Builds the player a spec describes for game `G`. Its
+/// [`Player::name`] is the spec with the evaluator filled in.
+pub fn build_player<G: PlayableGame>(
+    spec: &GamePlayerSpec,
+) -> Result<Arc<dyn Player<G>>, SearchError> {
+    Ok(match spec {
+        GamePlayerSpec::Random => Arc::new(UniformPlayer),
+        GamePlayerSpec::Naive => Arc::new(NaivePlayer),
+        GamePlayerSpec::AlphaBeta { depth, eval } => {
+            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref())?;
+            Arc::new(AlphaBetaPlayer {
+                depth: *depth,
+                eval,
+                label: GamePlayerSpec::AlphaBeta {
+                    depth: *depth,
+                    eval: Some(name),
+                }
+                .to_string(),
+            })
+        }
+        GamePlayerSpec::Greedy { eval } => {
+            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref())?;
+            Arc::new(EvalGreedyPlayer {
+                eval,
+                label: GamePlayerSpec::Greedy { eval: Some(name) }.to_string(),
+            })
+        }
+        GamePlayerSpec::RandomSteps { end } => G::random_steps_player(*end).ok_or_else(|| {
+            bad(
+                &spec.to_string(),
+                format!("random-steps is an Arimaa player, not one for {}", G::NAME),
+            )
+        })?,
+    })
+}
+
+/// Parses and builds in one go.
+pub fn player_from_spec<G: PlayableGame>(text: &str) -> Result<Arc<dyn Player<G>>, SearchError> {
+    build_player(&text.parse()?)
+}
+
+/// `random`: [`Game::random_move`], the game's uniform sampler.
+pub struct UniformPlayer;
+
+impl<G: Game> Player<G> for UniformPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        state
+            .random_move(rng, &mut Vec::new())
+            .ok_or(SearchError::NoMoves)
+    }
+}
+
+/// `alphabeta`: iterative deepening negamax to a fixed depth; the root
+/// moves are shuffled first so that equal scores are broken at random.
+pub struct AlphaBetaPlayer<G: Game> {
+    depth: u32,
+    eval: ScoreFn<G>,
+    label: String,
+}
+
+impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        let mut moves = Vec::new();
+        state.legal_moves(&mut moves);
+        if moves.is_empty() {
+            return Err(SearchError::NoMoves);
+        }
+        moves.shuffle(rng);
+        let eval = &*self.eval;
+        let r = search(
+            state,
+            Some(&moves),
+            &|g: &G| eval(g),
+            &SearchLimits::depth(self.depth),
+        );
+        r.best.ok_or(SearchError::NoMoves)
+    }
+}
+
+/// `greedy`: the best evaluated successor, finished games scored exactly;
+/// ties broken at random.
+pub struct EvalGreedyPlayer<G: Game> {
+    eval: ScoreFn<G>,
+    label: String,
+}
+
+impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        let mut moves = Vec::new();
+        state.legal_moves(&mut moves);
+        let mut best = i32::MIN;
+        let mut ties = Vec::new();
+        for &mv in &moves {
+            let mut child = state.clone();
+            child.play(mv);
+            // The child's value is for the opponent, who moves there.
+            let v = match child.outcome() {
+                Some(o) => -terminal_score(o, child.side_to_move(), 1),
+                None => -(self.eval)(&child),
+            };
+            if v > best {
+                best = v;
+                ties.clear();
+            }
+            if v == best {
+                ties.push(mv);
+            }
+        }
+        if ties.is_empty() {
+            return Err(SearchError::NoMoves);
+        }
+        Ok(pick(&ties, rng))
+    }
+}
+
+/// `random-steps` (Arimaa): see [`crate::game::arimaa::random_steps`].
+pub struct RandomStepsPlayer {
+    end: f64,
+}
+
+impl Player<Arimaa> for RandomStepsPlayer {
+    fn name(&self) -> String {
+        GamePlayerSpec::RandomSteps { end: self.end }.to_string()
+    }
+
+    fn choose(
+        &self,
+        state: &Arimaa,
+        rng: &mut SeededRng,
+    ) -> Result<crate::game::arimaa::Move, SearchError> {
+        random_steps_or_uniform(state, self.end, rng, &mut Vec::new()).ok_or(SearchError::NoMoves)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Side;
+    use crate::util::seeded_rng;
+
+    fn err(text: &str) -> String {
+        text.parse::<GamePlayerSpec>().unwrap_err().to_string()
+    }
+
+    #[test]
+    fn specs_parse_and_print_back() {
+        for text in [
+            "random",
+            "naive",
+            "alphabeta:depth=3",
+            "alphabeta:depth=1,eval=material",
+            "greedy",
+            "greedy:eval=lieberum",
+            "random-steps",
+            "random-steps:end=0.25",
+        ] {
+            let spec: GamePlayerSpec = text.parse().unwrap();
+            assert_eq!(spec.to_string(), text);
+        }
+        assert_eq!(
+            "alphabeta:eval=material,depth=2"
+                .parse::<GamePlayerSpec>()
+                .unwrap(),
+            GamePlayerSpec::AlphaBeta {
+                depth: 2,
+                eval: Some("material".into())
+            }
+        );
+    }
+
+    #[test]
+    fn errors_name_the_bad_key_or_value() {
+        assert!(err("minimax").contains("unknown player 'minimax'"));
+        assert!(err("alphabeta").contains("depth=D"));
+        assert!(err("alphabeta:depth=x").contains("depth 'x'"));
+        assert!(err("alphabeta:depth=0").contains("depth 0"));
+        assert!(err("alphabeta:depth=2,width=3").contains("unknown option 'width'"));
+        assert!(err("random:depth=2").contains("takes no options"));
+        assert!(err("random-steps:end=2").contains("end 2"));
+        assert!(err("greedy:eval").contains("'eval' is not key=value"));
+        assert!(err("alphabeta:depth=1,depth=2").contains("'depth' given twice"));
+        let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("eval 'mindist'") && e.contains("material"),
+            "{e}"
+        );
+        let e = player_from_spec::<Gomoku>("alphabeta:depth=2")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("gomoku has no hand evaluator"), "{e}");
+        let e = player_from_spec::<Amazons>("random-steps")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("Arimaa player"), "{e}");
+    }
+
+    /// Every player of every game plays legal moves to the end of a game.
+    fn plays_legal_games<G: PlayableGame>(g: G, specs: &[&str]) {
+        let mut rng = seeded_rng(3, 0);
+        for text in specs {
+            let p = player_from_spec::<G>(text).unwrap();
+            let mut g = g.clone();
+            let mut legal = Vec::new();
+            while g.outcome().is_none() && g.ply() < 40 {
+                let mv = p.choose(&g, &mut rng).unwrap();
+                g.legal_moves(&mut legal);
+                assert!(legal.contains(&mv), "{text}: {}", g.move_to_string(mv));
+                g.play(mv);
+            }
+        }
+    }
+
+    #[test]
+    fn players_play_legal_moves() {
+        plays_legal_games(TicTacToe::new(), &["random", "naive"]);
+        plays_legal_games(Gomoku::with_size(7).unwrap(), &["random", "naive"]);
+        plays_legal_games(AtariGo::with_size(5).unwrap(), &["random", "naive"]);
+        plays_legal_games(
+            Amazons::with_size(6).unwrap(),
+            &["random", "alphabeta:depth=2", "greedy:eval=lieberum"],
+        );
+        plays_legal_games(
+            Pentago::new(),
+            &[
+                "random",
+                "greedy",
+                "alphabeta:depth=1,eval=pentago-features",
+            ],
+        );
+    }
+
+    #[test]
+    fn arimaa_material_players_take_a_free_capture() {
+        // Gold's elephant on d5 can push the silver cat on c5 onto trap c6.
+        let board = format!(
+            ".......r{}..cE....{}R.......",
+            ".".repeat(16),
+            ".".repeat(24)
+        );
+        let g = Arimaa::from_text(&format!("g {board}")).unwrap();
+        let mut rng = seeded_rng(4, 0);
+        let mut legal = Vec::new();
+        g.legal_moves(&mut legal);
+        for text in [
+            "greedy",
+            "alphabeta:depth=1,eval=material",
+            "alphabeta:depth=2",
+        ] {
+            let p = player_from_spec::<Arimaa>(text).unwrap();
+            let mv = p.choose(&g, &mut rng).unwrap();
+            assert!(legal.contains(&mv), "{text}");
+            let mut after = g.clone();
+            after.play(mv);
+            let cats = after.position().material(Side::Second)[1];
+            assert_eq!(cats, 0, "{text}: {}", g.move_to_string(mv));
+        }
+        let p = player_from_spec::<Arimaa>("random-steps").unwrap();
+        assert_eq!(p.name(), "random-steps");
+        let mv = p.choose(&g, &mut rng).unwrap();
+        assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
+    }
+}
