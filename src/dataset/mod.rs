@@ -78,6 +78,7 @@ pub mod schema;
 mod spec;
 pub mod split;
 mod stats;
+pub mod stream;
 mod verify;
 pub mod writer;
 
@@ -95,5 +96,6 @@ pub use split::{
     SPLIT_HASH,
 };
 pub use stats::{LabelCounts, PliesPerGame, SideCounts, Stats};
+pub use stream::{StreamBatch, StreamConfig, StreamEpoch, StreamError, StreamLoader, TensorBatch};
 pub use verify::{ShardReport, VerifyReport};
 pub use writer::{DatasetWriter, STAGING_DIR};

@@ -266,6 +266,39 @@ impl Dataset {
         }
         Ok(games)
     }
+
+    /// Reads shard `index` for streaming: its size is checked against the
+    /// manifest always, its sha256 only when `verify_sha256`, then it is
+    /// decoded (schema and row count checked). Errors name the shard file.
+    pub(crate) fn read_shard_with(
+        &self,
+        index: usize,
+        verify_sha256: bool,
+    ) -> Result<Vec<RecordBatch>> {
+        if verify_sha256 {
+            return self.read_shard(index);
+        }
+        let path = self.shard_path(index);
+        let Some(info) = self.manifest.shards.get(index) else {
+            return Err(DatasetError::MissingShard { path, shard: index });
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(DatasetError::MissingShard { path, shard: index })
+            }
+            Err(e) => return Err(DatasetError::io(&path, "read the shard")(e)),
+        };
+        if bytes.len() as u64 != info.bytes {
+            return Err(DatasetError::ShardSize {
+                path,
+                shard: index,
+                expected: info.bytes,
+                found: bytes.len() as u64,
+            });
+        }
+        self.decode_shard(index, bytes)
+    }
 }
 
 #[cfg(test)]
