@@ -21,6 +21,7 @@
 //! ```
 
 mod activation;
+mod cnn3;
 mod config;
 mod error;
 mod init;
@@ -28,6 +29,7 @@ mod mlp;
 mod native_mlp;
 
 pub use activation::{elliott, Activation};
+pub use cnn3::{Cnn3, Cnn3Config, Cnn3Output};
 pub use config::{ModelConfig, WeightInit};
 pub use error::ModelError;
 pub use init::seeded_init;

@@ -1,0 +1,312 @@
+//! The three-layer convolutional value network of Zaffetti's Arimaa thesis:
+//! one convolution, one fully connected hidden layer, one output.
+//!
+//! ```text
+//! planes [B, C, H, W]
+//!   -> conv: F filters kh x kw, valid padding, stride 1 -> tanh  [B, F, H-kh+1, W-kw+1]
+//!   -> flatten (filter-major, as torch.flatten)                  [B, F*(H-kh+1)*(W-kw+1)]
+//!   -> hidden: fully connected, `hidden` units -> tanh           [B, hidden]
+//!   -> out: one unit -> sigmoid (or relu)                        [B, 1]
+//! ```
+//!
+//! Tensor names (PyTorch's `nn.Conv2d` / `nn.Linear` layouts):
+//!
+//! | name | shape |
+//! | --- | --- |
+//! | `conv.weight` | `[F, C, kh, kw]` |
+//! | `conv.bias` | `[F]` |
+//! | `hidden.weight` | `[hidden, F*(H-kh+1)*(W-kw+1)]` |
+//! | `hidden.bias` | `[hidden]` |
+//! | `out.weight` | `[1, hidden]` |
+//! | `out.bias` | `[1]` |
+//!
+//! Fresh weights and biases are uniform in `+-1/sqrt(fan_in)` (PyTorch's
+//! default bounds). tanh is computed as `2 sigmoid(2x) - 1`: the same
+//! function, and faster than candle's scalar CPU tanh.
+//!
+//! ```
+//! use candle_core::{DType, Device, Tensor};
+//! use candle_nn::{VarBuilder, VarMap};
+//! use plies::model::{Cnn3, Cnn3Config};
+//! let vm = VarMap::new();
+//! let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
+//! let net = Cnn3::new(&Cnn3Config::default(), [6, 8, 8], vb).unwrap();
+//! let x = Tensor::zeros((2, 6, 8, 8), DType::F32, &Device::Cpu).unwrap();
+//! assert_eq!(net.forward(&x).unwrap().dims(), &[2, 1]);
+//! ```
+
+use super::ModelError;
+use candle_core::{Result, Tensor};
+use candle_nn::{Init, Linear, Module, VarBuilder};
+use serde::{Deserialize, Serialize};
+
+/// Activation of the output unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Cnn3Output {
+    /// A value in (0, 1): the expected result for the side to move.
+    Sigmoid,
+    /// `max(0, x)`, as one of the thesis' variants.
+    Relu,
+}
+
+/// Shape of a [`Cnn3`]; missing fields take their defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Cnn3Config {
+    /// Convolution filters (default 48).
+    pub filters: usize,
+    /// Kernel `[kh, kw]` (default `[4, 4]`; e.g. `[1, 8]` or `[6, 1]` too).
+    pub kernel: [usize; 2],
+    /// Units of the hidden layer (default 384).
+    pub hidden: usize,
+    /// Output activation (default sigmoid).
+    pub output: Cnn3Output,
+}
+
+impl Default for Cnn3Config {
+    fn default() -> Self {
+        Cnn3Config {
+            filters: 48,
+            kernel: [4, 4],
+            hidden: 384,
+            output: Cnn3Output::Sigmoid,
+        }
+    }
+}
+
+impl Cnn3Config {
+    /// Checks the config against the input shape `[C, H, W]`.
+    pub fn validate(&self, input: [usize; 3]) -> std::result::Result<(), ModelError> {
+        let [c, h, w] = input;
+        let [kh, kw] = self.kernel;
+        if self.filters == 0 || self.hidden == 0 || c == 0 {
+            return Err(ModelError::Config(format!(
+                "cnn3 needs filters, hidden units and input channels > 0, got filters {}, hidden {}, channels {c}",
+                self.filters, self.hidden
+            )));
+        }
+        if kh == 0 || kw == 0 || kh > h || kw > w {
+            return Err(ModelError::Config(format!(
+                "cnn3 kernel {kh}x{kw} does not fit a {h}x{w} board (valid padding needs 1 <= kernel <= board)"
+            )));
+        }
+        Ok(())
+    }
+
+    /// Shape `[F, H-kh+1, W-kw+1]` of the convolution's output.
+    pub fn conv_output(&self, input: [usize; 3]) -> [usize; 3] {
+        let [_, h, w] = input;
+        let [kh, kw] = self.kernel;
+        [
+            self.filters,
+            (h + 1).saturating_sub(kh),
+            (w + 1).saturating_sub(kw),
+        ]
+    }
+
+    /// The tensors of a model for input `[C, H, W]`: `(name, shape)`.
+    pub fn expected_tensors(&self, input: [usize; 3]) -> Vec<(String, Vec<usize>)> {
+        let [f, oh, ow] = self.conv_output(input);
+        let [kh, kw] = self.kernel;
+        vec![
+            ("conv.weight".into(), vec![f, input[0], kh, kw]),
+            ("conv.bias".into(), vec![f]),
+            ("hidden.weight".into(), vec![self.hidden, f * oh * ow]),
+            ("hidden.bias".into(), vec![self.hidden]),
+            ("out.weight".into(), vec![1, self.hidden]),
+            ("out.bias".into(), vec![1]),
+        ]
+    }
+}
+
+/// The three-layer CNN; see the module docs.
+#[derive(Clone, Debug)]
+pub struct Cnn3 {
+    conv_weight: Tensor,
+    /// `conv.bias` shaped `[1, F, 1, 1]` for broadcasting.
+    conv_bias: Tensor,
+    hidden: Linear,
+    out: Linear,
+    output: Cnn3Output,
+    input: [usize; 3],
+}
+
+fn uniform(fan_in: usize) -> Init {
+    let a = 1.0 / (fan_in.max(1) as f64).sqrt();
+    Init::Uniform { lo: -a, up: a }
+}
+
+/// tanh as `2 sigmoid(2x) - 1`.
+fn tanh(x: &Tensor) -> Result<Tensor> {
+    (candle_nn::ops::sigmoid(&(x * 2.0)?)? * 2.0)? - 1.0
+}
+
+impl Cnn3 {
+    /// Creates (or reads) the variables through `vb` for inputs `[C, H, W]`.
+    pub fn new(
+        cfg: &Cnn3Config,
+        input: [usize; 3],
+        vb: VarBuilder,
+    ) -> std::result::Result<Self, ModelError> {
+        cfg.validate(input)?;
+        let [c, _, _] = input;
+        let [kh, kw] = cfg.kernel;
+        let [f, oh, ow] = cfg.conv_output(input);
+        let conv_fan_in = c * kh * kw;
+        let vc = vb.pp("conv");
+        let conv_weight = vc.get_with_hints((f, c, kh, kw), "weight", uniform(conv_fan_in))?;
+        let conv_bias = vc
+            .get_with_hints(f, "bias", uniform(conv_fan_in))?
+            .reshape((1, f, 1, 1))?;
+        let linear = |fan_in: usize, fan_out: usize, vb: VarBuilder| -> Result<Linear> {
+            let w = vb.get_with_hints((fan_out, fan_in), "weight", uniform(fan_in))?;
+            let b = vb.get_with_hints(fan_out, "bias", uniform(fan_in))?;
+            Ok(Linear::new(w, Some(b)))
+        };
+        Ok(Cnn3 {
+            conv_weight,
+            conv_bias,
+            hidden: linear(f * oh * ow, cfg.hidden, vb.pp("hidden"))?,
+            out: linear(cfg.hidden, 1, vb.pp("out"))?,
+            output: cfg.output,
+            input,
+        })
+    }
+
+    /// Input shape `[C, H, W]`.
+    pub fn input(&self) -> [usize; 3] {
+        self.input
+    }
+
+    /// Values `[B, 1]` of planes `[B, C, H, W]`.
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        let dims = x.dims();
+        if dims.len() != 4 || dims[1..] != self.input {
+            candle_core::bail!(
+                "cnn3 expects planes [B, {}, {}, {}], got {:?}",
+                self.input[0],
+                self.input[1],
+                self.input[2],
+                dims
+            );
+        }
+        let h = x.conv2d(&self.conv_weight, 0, 1, 1, 1)?;
+        let h = tanh(&h.broadcast_add(&self.conv_bias)?)?;
+        let h = tanh(&self.hidden.forward(&h.flatten_from(1)?)?)?;
+        let y = self.out.forward(&h)?;
+        match self.output {
+            Cnn3Output::Sigmoid => candle_nn::ops::sigmoid(&y),
+            Cnn3Output::Relu => y.relu(),
+        }
+    }
+}
+
+impl Module for Cnn3 {
+    fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        Cnn3::forward(self, x)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+    use candle_nn::{Optimizer, VarMap, SGD};
+
+    fn build(cfg: &Cnn3Config, input: [usize; 3]) -> (VarMap, Cnn3) {
+        let vm = VarMap::new();
+        let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
+        let net = Cnn3::new(cfg, input, vb).unwrap();
+        (vm, net)
+    }
+
+    #[test]
+    fn shapes_and_tensor_names() {
+        for kernel in [[4, 4], [1, 8], [6, 1]] {
+            let cfg = Cnn3Config {
+                kernel,
+                ..Default::default()
+            };
+            let (vm, net) = build(&cfg, [6, 8, 8]);
+            let x = Tensor::randn(0f32, 1.0, (5, 6, 8, 8), &Device::Cpu).unwrap();
+            let y = net.forward(&x).unwrap();
+            assert_eq!(y.dims(), &[5, 1]);
+            let v: Vec<f32> = y.flatten_all().unwrap().to_vec1().unwrap();
+            assert!(v.iter().all(|&p| p > 0.0 && p < 1.0));
+            let data = vm.data().lock().unwrap();
+            let mut found: Vec<(String, Vec<usize>)> = data
+                .iter()
+                .map(|(k, v)| (k.clone(), v.dims().to_vec()))
+                .collect();
+            found.sort();
+            let mut expected = cfg.expected_tensors([6, 8, 8]);
+            expected.sort();
+            assert_eq!(found, expected);
+        }
+        let x = Tensor::zeros((2, 5, 8, 8), DType::F32, &Device::Cpu).unwrap();
+        let (_, net) = build(&Cnn3Config::default(), [6, 8, 8]);
+        assert!(net.forward(&x).is_err());
+        let too_big = Cnn3Config {
+            kernel: [9, 1],
+            ..Default::default()
+        };
+        let vm = VarMap::new();
+        let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
+        assert!(Cnn3::new(&too_big, [6, 8, 8], vb).is_err());
+    }
+
+    #[test]
+    fn tanh_matches_candle() {
+        let x = Tensor::new(&[-30f32, -2.0, -0.5, 0.0, 0.3, 1.0, 40.0], &Device::Cpu).unwrap();
+        let a: Vec<f32> = tanh(&x).unwrap().to_vec1().unwrap();
+        let b: Vec<f32> = x.tanh().unwrap().to_vec1().unwrap();
+        for (a, b) in a.iter().zip(&b) {
+            assert!((a - b).abs() < 1e-6, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn gradient_steps_lower_the_mse() {
+        let dev = Device::Cpu;
+        for output in [Cnn3Output::Sigmoid, Cnn3Output::Relu] {
+            let cfg = Cnn3Config {
+                filters: 8,
+                hidden: 16,
+                output,
+                ..Default::default()
+            };
+            let (vm, net) = build(&cfg, [2, 5, 5]);
+            let x = Tensor::randn(0f32, 1.0, (16, 2, 5, 5), &dev).unwrap();
+            let t = Tensor::new(&[[1f32], [0.], [0.5], [1.], [0.], [1.], [0.], [0.5]], &dev)
+                .unwrap()
+                .repeat((2, 1))
+                .unwrap();
+            let mse = |net: &Cnn3| {
+                let d = (net.forward(&x).unwrap() - &t).unwrap();
+                d.sqr().unwrap().mean_all().unwrap()
+            };
+            let before = mse(&net).to_scalar::<f32>().unwrap();
+            let mut sgd = SGD::new(vm.all_vars(), 0.2).unwrap();
+            for _ in 0..20 {
+                sgd.backward_step(&mse(&net)).unwrap();
+            }
+            let after = mse(&net).to_scalar::<f32>().unwrap();
+            assert!(after < 0.7 * before, "{output:?}: {before} -> {after}");
+        }
+    }
+
+    #[test]
+    fn config_serde_defaults() {
+        let c: Cnn3Config = serde_json::from_str(r#"{"kernel": [1, 8]}"#).unwrap();
+        assert_eq!(c.filters, 48);
+        assert_eq!(c.hidden, 384);
+        assert_eq!(c.output, Cnn3Output::Sigmoid);
+        let json = serde_json::to_string(&Cnn3Config::default()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"filters":48,"kernel":[4,4],"hidden":384,"output":"sigmoid"}"#
+        );
+        assert!(serde_json::from_str::<Cnn3Config>(r#"{"filter": 3}"#).is_err());
+    }
+}
