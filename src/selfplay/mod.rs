@@ -1,9 +1,11 @@
 //! Played games -> dataset rows, and databases of games made by players
 //! (fixed or learning while they play).
 
+pub mod chunks;
 mod database;
 mod game_rows;
 mod learning_network;
+pub mod run;
 
 pub use database::{generate_database, DatabaseConfig, SideSpec};
 pub use game_rows::game_rows;

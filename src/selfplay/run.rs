@@ -1,0 +1,864 @@
+//! Self-play runs: N games between two player specs, played in parallel,
+//! written as game records in chunk files, resumable after an interruption.
+//!
+//! Game `i` draws every random choice (its opening setups, the players'
+//! moves, the `epsilon` exploration) from `seeded_rng(seed, i)` alone, so
+//! the records do not depend on the number of threads or on how often the
+//! run was interrupted. A run directory holds
+//!
+//! * `selfplay.json`: the [`SelfplayConfig`], written first. A run started
+//!   again on the directory with the same configuration plays only the
+//!   chunks that are missing; with another configuration it is refused
+//!   (naming the differing field) unless forced, which starts over.
+//! * `games/part-NNNNN.jsonl`: [`GameRecord`]s, one chunk of
+//!   `chunk_games` consecutive games per file (see [`super::chunks`]).
+//! * `selfplay-summary.json`: the [`SelfplaySummary`] of all the games,
+//!   written last.
+//!
+//! Records replay with [`RecordStart::record_start`], `parse_move` and
+//! `play`: Arimaa records carry the two setups, games at a board size other
+//! than the standard carry `board_size`. `termination` is Arimaa's own
+//! (`goal`, `elimination`, `immobilization`, `repetition`), `win` or `draw`
+//! for the other games, and `unfinished` (no result) for a game stopped at
+//! `max_plies`.
+
+use super::chunks::{self, chunk_count, chunk_path, chunk_range, GAMES_DIR};
+use crate::game::arimaa::{Setup, SetupSampler};
+use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Outcome, Pentago, Side, TicTacToe};
+use crate::record::{GameRecord, PerSide, RecordError, RecordReader, RecordStart, RecordWriter};
+use crate::report::ReportError;
+use crate::search::game_player::{build_player, GamePlayerSpec, PlayableGame};
+use crate::search::{Player, SearchError};
+use crate::util::{seeded_rng, SeededRng};
+use rand::RngExt;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+use thiserror::Error;
+
+/// The configuration file in a run directory.
+pub const CONFIG_FILE: &str = "selfplay.json";
+/// The summary file in a run directory.
+pub const SUMMARY_FILE: &str = "selfplay-summary.json";
+/// The version of the run directory layout.
+pub const FORMAT: u32 = 1;
+/// Games per chunk file unless told otherwise.
+pub const DEFAULT_CHUNK_GAMES: u64 = 256;
+
+#[derive(Debug, Error)]
+pub enum SelfplayError {
+    #[error("{path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Record(#[from] RecordError),
+    #[error(transparent)]
+    Report(#[from] ReportError),
+    #[error("{path}: not a self-play configuration: {why}")]
+    BadConfigFile { path: PathBuf, why: String },
+    #[error(
+        "{path} holds another run: '{field}' was {was}, now {now}{more}; \
+         use the same arguments to resume it, or --force to start over"
+    )]
+    ConfigMismatch {
+        path: PathBuf,
+        field: String,
+        was: String,
+        now: String,
+        /// The other differing fields, if any (", also ...").
+        more: String,
+    },
+    #[error("{path} holds game chunks but no {CONFIG_FILE}; use --force to start over there")]
+    ForeignDir { path: PathBuf },
+    #[error("{path}: expected {expected} records (games {first}..{end}), found {found}; use --force to start over")]
+    BadChunk {
+        path: PathBuf,
+        expected: u64,
+        found: u64,
+        first: u64,
+        end: u64,
+    },
+    #[error("{path}:{line}: record '{id}' is not game {expected_id} of this run")]
+    UnexpectedRecord {
+        path: PathBuf,
+        line: usize,
+        id: String,
+        expected_id: String,
+    },
+    #[error("bad option: {0}")]
+    Options(String),
+    #[error("player '{player}': {source}")]
+    Spec { player: String, source: SearchError },
+    #[error("game {game}: player '{player}': {source}")]
+    Player {
+        game: u64,
+        player: String,
+        source: SearchError,
+    },
+    #[error("game {game}: {why}")]
+    Start { game: u64, why: String },
+    #[error("thread pool: {0}")]
+    Pool(String),
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SelfplayError + '_ {
+    move |source| SelfplayError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Everything that decides a run's records. Two runs with equal
+/// configurations write identical files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfplayConfig {
+    /// [`FORMAT`].
+    pub format: u32,
+    /// The game's machine name.
+    pub game: String,
+    /// Board side length.
+    pub board_size: usize,
+    /// The first player's spec (Arimaa: gold), with its evaluator named.
+    pub white: String,
+    /// The second player's spec.
+    pub black: String,
+    /// Whether `white` and `black` swap colours in odd games.
+    pub alternate: bool,
+    pub games: u64,
+    pub seed: u64,
+    /// Chance that a move is replaced by a random one (Arimaa: a
+    /// `random-steps` turn).
+    pub epsilon: f64,
+    /// Games still going after this many moves end `unfinished`.
+    pub max_plies: u32,
+    /// Arimaa: where setups come from (`archive:...`, `random`,
+    /// `file:PATH`); `None` for other games.
+    pub setups: Option<String>,
+    /// Arimaa `file:` setups: the file's SHA-256.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub setups_sha256: Option<String>,
+    /// Record ids are `<id_prefix>-<game index>`.
+    pub id_prefix: String,
+    /// Games per chunk file.
+    pub chunk_games: u64,
+}
+
+impl SelfplayConfig {
+    /// Checks the values that do not depend on the game.
+    pub fn check(&self) -> Result<(), SelfplayError> {
+        let bad = |s: String| Err(SelfplayError::Options(s));
+        if self.games == 0 {
+            return bad("--games must be at least 1".into());
+        }
+        if !(0.0..=1.0).contains(&self.epsilon) {
+            return bad(format!(
+                "--epsilon {} is not a probability in 0..=1",
+                self.epsilon
+            ));
+        }
+        if self.chunk_games == 0 {
+            return bad("--chunk-games must be at least 1".into());
+        }
+        if self.max_plies == 0 {
+            return bad("--max-plies must be at least 1".into());
+        }
+        if self.id_prefix.is_empty() || self.id_prefix.chars().any(char::is_whitespace) {
+            return bad(format!(
+                "--id-prefix '{}' must be non-empty without spaces",
+                self.id_prefix
+            ));
+        }
+        Ok(())
+    }
+
+    /// The default id prefix for a seed.
+    pub fn default_id_prefix(seed: u64) -> String {
+        format!("sp{seed}")
+    }
+
+    /// The record id of game `index`.
+    pub fn game_id(&self, index: u64) -> String {
+        format!("{}-{index}", self.id_prefix)
+    }
+
+    /// The player specs of game `index`: (first, second), and whether
+    /// `white` plays second.
+    pub fn sides(&self, index: u64) -> (&str, &str, bool) {
+        if self.alternate && index % 2 == 1 {
+            (&self.black, &self.white, true)
+        } else {
+            (&self.white, &self.black, false)
+        }
+    }
+}
+
+/// How games start: the standard position, or for Arimaa the two setups.
+#[derive(Clone, Debug)]
+pub enum Openings {
+    /// The game's start position at the configured size.
+    Standard,
+    /// Arimaa: gold's and silver's setups drawn independently from these.
+    Setups(Arc<SetupSampler>),
+    /// Arimaa: uniformly random setups.
+    RandomSetups,
+}
+
+/// The setups of the arimaa.com games shipped in `data/arimaa`
+/// (`allgames2002.txt` and `fake_archive.txt`), imported with the archive
+/// importer; the `setups` value that names them.
+pub fn shipped_setups() -> Result<(SetupSampler, String), SelfplayError> {
+    use crate::record::arimaa_archive::{import_str, ImportOptions};
+    const FILES: [(&str, &str); 2] = [
+        (
+            "allgames2002.txt",
+            include_str!("../../data/arimaa/allgames2002.txt"),
+        ),
+        (
+            "fake_archive.txt",
+            include_str!("../../data/arimaa/fake_archive.txt"),
+        ),
+    ];
+    let mut records = Vec::new();
+    for (name, text) in FILES {
+        records.extend(import_str(text, name, &ImportOptions::default())?.0);
+    }
+    let sampler = SetupSampler::from_records(&records)
+        .map_err(|why| SelfplayError::Options(format!("shipped Arimaa archives: {why}")))?;
+    Ok((sampler, "archive:allgames2002.txt,fake_archive.txt".into()))
+}
+
+/// The setups of the Arimaa records in a JSONL file (as `plies import`
+/// writes them).
+pub fn setups_from_file(path: &Path) -> Result<SetupSampler, SelfplayError> {
+    let records = crate::record::read_records(path)?;
+    SetupSampler::from_records(&records).map_err(|why| {
+        SelfplayError::Options(format!(
+            "--setups {}: {why} (expected Arimaa records with two setups each)",
+            path.display()
+        ))
+    })
+}
+
+/// What self-play needs from a game beyond its players.
+pub trait SelfplayGame: PlayableGame + RecordStart {
+    /// The start of a game and the setups its record stores.
+    fn selfplay_start(
+        size: usize,
+        openings: &Openings,
+        _rng: &mut SeededRng,
+    ) -> Result<(Self, Vec<String>), String> {
+        match openings {
+            Openings::Standard => Self::with_size(size)
+                .map(|g| (g, Vec::new()))
+                .map_err(|e| e.to_string()),
+            _ => Err(format!("{} games take no setups", Self::NAME)),
+        }
+    }
+
+    /// How a game ended, for its record: `win`, `draw`, or `unfinished`.
+    fn termination_name(&self) -> &'static str {
+        match self.outcome() {
+            Some(Outcome::Win(_)) => "win",
+            Some(Outcome::Draw) => "draw",
+            None => "unfinished",
+        }
+    }
+}
+
+impl SelfplayGame for TicTacToe {}
+impl SelfplayGame for Amazons {}
+impl SelfplayGame for Pentago {}
+impl SelfplayGame for Gomoku {}
+impl SelfplayGame for AtariGo {}
+
+impl SelfplayGame for Arimaa {
+    fn selfplay_start(
+        _size: usize,
+        openings: &Openings,
+        rng: &mut SeededRng,
+    ) -> Result<(Self, Vec<String>), String> {
+        let (gold, silver) = match openings {
+            Openings::Setups(sampler) => sampler.sample(rng),
+            Openings::RandomSetups => (
+                Setup::random(Side::First, rng),
+                Setup::random(Side::Second, rng),
+            ),
+            Openings::Standard => (Setup::standard(Side::First), Setup::standard(Side::Second)),
+        };
+        let g = Arimaa::from_setups(&gold, &silver)?;
+        Ok((g, vec![gold.to_notation(), silver.to_notation()]))
+    }
+
+    fn termination_name(&self) -> &'static str {
+        match self.result() {
+            Some((_, t)) => t.name(),
+            None => "unfinished",
+        }
+    }
+}
+
+/// The two players of a run.
+pub struct Players<G: Game> {
+    pub white: Arc<dyn Player<G>>,
+    pub black: Arc<dyn Player<G>>,
+}
+
+/// Builds both players; the error names the spec.
+pub fn build_players<G: PlayableGame>(
+    white: &str,
+    black: &str,
+) -> Result<Players<G>, SelfplayError> {
+    let one = |text: &str| -> Result<Arc<dyn Player<G>>, SelfplayError> {
+        let spec = |source| SelfplayError::Spec {
+            player: text.to_string(),
+            source,
+        };
+        let parsed: GamePlayerSpec = text.parse().map_err(spec)?;
+        build_player::<G>(&parsed).map_err(spec)
+    };
+    Ok(Players {
+        white: one(white)?,
+        black: one(black)?,
+    })
+}
+
+/// Plays game `index` of the run and returns its record.
+pub fn play_game<G: SelfplayGame>(
+    cfg: &SelfplayConfig,
+    players: &Players<G>,
+    openings: &Openings,
+    index: u64,
+) -> Result<GameRecord, SelfplayError> {
+    let mut rng = seeded_rng(cfg.seed, index);
+    let (first_name, second_name, swapped) = cfg.sides(index);
+    let (first, second) = if swapped {
+        (&players.black, &players.white)
+    } else {
+        (&players.white, &players.black)
+    };
+    let (mut g, setups) = G::selfplay_start(cfg.board_size, openings, &mut rng)
+        .map_err(|why| SelfplayError::Start { game: index, why })?;
+    let mut moves = Vec::new();
+    let mut scratch = Vec::new();
+    while g.outcome().is_none() && moves.len() < cfg.max_plies as usize {
+        let side = g.side_to_move();
+        let player = match side {
+            Side::First => first,
+            Side::Second => second,
+        };
+        let player_err = |source| SelfplayError::Player {
+            game: index,
+            player: player.name(),
+            source,
+        };
+        let explore = cfg.epsilon > 0.0 && rng.random_bool(cfg.epsilon);
+        let mv = if explore {
+            g.exploration_move(&mut rng, &mut scratch)
+                .ok_or(SearchError::NoMoves)
+                .map_err(player_err)?
+        } else {
+            player.choose(&g, &mut rng).map_err(player_err)?
+        };
+        moves.push(g.move_to_string(mv));
+        g.play(mv);
+    }
+    let result = match g.outcome() {
+        Some(Outcome::Win(s)) => Some(s),
+        _ => None,
+    };
+    Ok(GameRecord {
+        game: G::NAME.to_string(),
+        id: cfg.game_id(index),
+        source: format!("selfplay:{first_name}-vs-{second_name}"),
+        event: "selfplay".into(),
+        players: PerSide::new(first_name.to_string(), second_name.to_string()),
+        ratings: PerSide::new(None, None),
+        player_types: None,
+        setups,
+        plies: moves.len() as u32,
+        moves,
+        result,
+        termination: g.termination_name().to_string(),
+        rated: None,
+        start_time: None,
+        board_size: (cfg.board_size != G::DEFAULT_SIZE).then_some(cfg.board_size),
+    })
+}
+
+/// What is left to do in a run directory.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub dir: PathBuf,
+    /// Chunks still to play, in order.
+    pub missing: Vec<u64>,
+    /// Games in finished chunks.
+    pub games_done: u64,
+    /// Chunks already finished.
+    pub chunks_done: u64,
+    /// Temporary files of an interrupted run that were removed.
+    pub stale_removed: usize,
+}
+
+fn read_config(path: &Path) -> Result<SelfplayConfig, SelfplayError> {
+    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
+    serde_json::from_str(&text).map_err(|e| SelfplayError::BadConfigFile {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    })
+}
+
+/// The first field in which two configurations differ, and the others.
+fn config_diff(old: &SelfplayConfig, new: &SelfplayConfig) -> Vec<(String, String, String)> {
+    let to_map = |c: &SelfplayConfig| match serde_json::to_value(c) {
+        Ok(serde_json::Value::Object(m)) => m,
+        _ => serde_json::Map::new(),
+    };
+    let (a, b) = (to_map(old), to_map(new));
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let null = serde_json::Value::Null;
+    keys.into_iter()
+        .filter_map(|k| {
+            let (x, y) = (a.get(k).unwrap_or(&null), b.get(k).unwrap_or(&null));
+            (x != y).then(|| (k.clone(), x.to_string(), y.to_string()))
+        })
+        .collect()
+}
+
+/// Prepares `dir` for `cfg`: writes the configuration of a new run, or
+/// checks that of a run to resume (`force` starts over, removing its
+/// chunks and summary), removes temporary files of an interrupted run, and
+/// lists the chunks still to play. A finished chunk must hold exactly its
+/// games.
+pub fn prepare(dir: &Path, cfg: &SelfplayConfig, force: bool) -> Result<Plan, SelfplayError> {
+    cfg.check()?;
+    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let config_path = dir.join(CONFIG_FILE);
+    let games_dir = dir.join(GAMES_DIR);
+    let (existing, temps) = chunks::scan(&games_dir).map_err(io_err(&games_dir))?;
+    let mut fresh = true;
+    if config_path.exists() && !force {
+        let old = read_config(&config_path)?;
+        let diff = config_diff(&old, cfg);
+        if let Some((field, was, now)) = diff.first().cloned() {
+            let more = if diff.len() > 1 {
+                let rest: Vec<&str> = diff[1..].iter().map(|(k, _, _)| k.as_str()).collect();
+                format!(" (also {})", rest.join(", "))
+            } else {
+                String::new()
+            };
+            return Err(SelfplayError::ConfigMismatch {
+                path: config_path,
+                field,
+                was,
+                now,
+                more,
+            });
+        }
+        fresh = false;
+    } else if !existing.is_empty() && !force {
+        return Err(SelfplayError::ForeignDir { path: games_dir });
+    }
+    let mut stale_removed = 0;
+    for t in &temps {
+        std::fs::remove_file(t).map_err(io_err(t))?;
+        stale_removed += 1;
+    }
+    if fresh {
+        for (_, p) in &existing {
+            std::fs::remove_file(p).map_err(io_err(p))?;
+        }
+        let summary = dir.join(SUMMARY_FILE);
+        if summary.exists() {
+            std::fs::remove_file(&summary).map_err(io_err(&summary))?;
+        }
+        crate::report::write_json(&config_path, cfg)?;
+    }
+    std::fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
+    let n_chunks = chunk_count(cfg.games, cfg.chunk_games);
+    let mut missing = Vec::new();
+    let (mut games_done, mut chunks_done) = (0, 0);
+    for c in 0..n_chunks {
+        let path = chunk_path(&games_dir, c);
+        if !path.exists() {
+            missing.push(c);
+            continue;
+        }
+        let range = chunk_range(c, cfg.chunk_games, cfg.games);
+        let found = chunks::count_lines(&path).map_err(io_err(&path))?;
+        let expected = range.end - range.start;
+        if found != expected {
+            return Err(SelfplayError::BadChunk {
+                path,
+                expected,
+                found,
+                first: range.start,
+                end: range.end,
+            });
+        }
+        games_done += expected;
+        chunks_done += 1;
+    }
+    Ok(Plan {
+        dir: dir.to_path_buf(),
+        missing,
+        games_done,
+        chunks_done,
+        stale_removed,
+    })
+}
+
+/// Games and plies played by [`execute`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Played {
+    pub games: u64,
+    pub plies: u64,
+    pub chunks: u64,
+    pub seconds: f64,
+}
+
+/// Plays the missing chunks of `plan` on a pool of `threads` threads (0:
+/// all cores), writing each chunk when all its games are done. `on_game`
+/// is called after every game with its number of plies.
+pub fn execute<G: SelfplayGame>(
+    plan: &Plan,
+    cfg: &SelfplayConfig,
+    openings: &Openings,
+    threads: usize,
+    on_game: &(dyn Fn(u32) + Sync),
+) -> Result<Played, SelfplayError> {
+    let players = build_players::<G>(&cfg.white, &cfg.black)?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| SelfplayError::Pool(e.to_string()))?;
+    let games_dir = plan.dir.join(GAMES_DIR);
+    let start = Instant::now();
+    let (games, plies) = (AtomicU64::new(0), AtomicU64::new(0));
+    pool.install(|| {
+        plan.missing.par_iter().try_for_each(|&c| {
+            let range = chunk_range(c, cfg.chunk_games, cfg.games);
+            let records: Vec<GameRecord> = range
+                .into_par_iter()
+                .map(|i| {
+                    let rec = play_game::<G>(cfg, &players, openings, i)?;
+                    games.fetch_add(1, Ordering::Relaxed);
+                    plies.fetch_add(rec.plies as u64, Ordering::Relaxed);
+                    on_game(rec.plies);
+                    Ok(rec)
+                })
+                .collect::<Result<_, SelfplayError>>()?;
+            let mut w = RecordWriter::create(chunk_path(&games_dir, c), false)?;
+            for rec in &records {
+                w.write(rec)?;
+            }
+            w.finish()?;
+            Ok::<(), SelfplayError>(())
+        })
+    })?;
+    Ok(Played {
+        games: games.into_inner(),
+        plies: plies.into_inner(),
+        chunks: plan.missing.len() as u64,
+        seconds: start.elapsed().as_secs_f64(),
+    })
+}
+
+/// Results from one side's point of view.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wdl {
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub unfinished: u64,
+}
+
+impl Wdl {
+    fn add(&mut self, result: Option<Side>, me: Side, finished: bool) {
+        match result {
+            _ if !finished => self.unfinished += 1,
+            Some(w) if w == me => self.wins += 1,
+            Some(_) => self.losses += 1,
+            None => self.draws += 1,
+        }
+    }
+}
+
+/// All the games of a run directory, and the speed of the last run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfplaySummary {
+    pub game: String,
+    pub board_size: usize,
+    pub white: String,
+    pub black: String,
+    pub alternate: bool,
+    pub games: u64,
+    /// Results by colour: the first player's (Arimaa: gold) and the second's.
+    pub first: Wdl,
+    pub second: Wdl,
+    /// Results by player: `white`'s and `black`'s (they differ from the
+    /// colours' with `alternate`).
+    pub white_player: Wdl,
+    pub black_player: Wdl,
+    pub unfinished: u64,
+    pub terminations: BTreeMap<String, u64>,
+    /// Moves in all games (one position before each).
+    pub plies: u64,
+    pub average_plies: f64,
+    /// What this invocation played.
+    pub played: Played,
+    pub games_per_second: f64,
+    pub positions_per_second: f64,
+    pub threads: usize,
+    pub chunks_resumed: u64,
+    pub records: String,
+}
+
+/// Reads every chunk of a finished run and sums it up; `played` is what
+/// this invocation did. Checks that each record is the game its position
+/// says.
+pub fn summarise(
+    dir: &Path,
+    cfg: &SelfplayConfig,
+    played: Played,
+    threads: usize,
+    chunks_resumed: u64,
+) -> Result<SelfplaySummary, SelfplayError> {
+    let games_dir = dir.join(GAMES_DIR);
+    let mut s = SelfplaySummary {
+        game: cfg.game.clone(),
+        board_size: cfg.board_size,
+        white: cfg.white.clone(),
+        black: cfg.black.clone(),
+        alternate: cfg.alternate,
+        games: 0,
+        first: Wdl::default(),
+        second: Wdl::default(),
+        white_player: Wdl::default(),
+        black_player: Wdl::default(),
+        unfinished: 0,
+        terminations: BTreeMap::new(),
+        plies: 0,
+        average_plies: 0.0,
+        played,
+        games_per_second: rate(played.games, played.seconds),
+        positions_per_second: rate(played.plies, played.seconds),
+        threads,
+        chunks_resumed,
+        records: games_dir.display().to_string(),
+    };
+    for c in 0..chunk_count(cfg.games, cfg.chunk_games) {
+        let path = chunk_path(&games_dir, c);
+        let range = chunk_range(c, cfg.chunk_games, cfg.games);
+        for (line, (rec, index)) in RecordReader::open(&path)?.zip(range).enumerate() {
+            let rec = rec?;
+            let expected_id = cfg.game_id(index);
+            if rec.id != expected_id {
+                return Err(SelfplayError::UnexpectedRecord {
+                    path,
+                    line: line + 1,
+                    id: rec.id,
+                    expected_id,
+                });
+            }
+            let finished = rec.termination != "unfinished";
+            let (_, _, swapped) = cfg.sides(index);
+            s.games += 1;
+            s.plies += rec.plies as u64;
+            s.unfinished += u64::from(!finished);
+            *s.terminations.entry(rec.termination.clone()).or_default() += 1;
+            s.first.add(rec.result, Side::First, finished);
+            s.second.add(rec.result, Side::Second, finished);
+            let white_side = if swapped { Side::Second } else { Side::First };
+            s.white_player.add(rec.result, white_side, finished);
+            s.black_player.add(rec.result, white_side.other(), finished);
+        }
+    }
+    s.average_plies = if s.games > 0 {
+        s.plies as f64 / s.games as f64
+    } else {
+        0.0
+    };
+    crate::report::write_json(dir.join(SUMMARY_FILE), &s)?;
+    Ok(s)
+}
+
+fn rate(n: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        n as f64 / seconds
+    } else {
+        0.0
+    }
+}
+
+/// A whole run: [`prepare`], [`execute`], [`summarise`].
+pub fn run<G: SelfplayGame>(
+    dir: &Path,
+    cfg: &SelfplayConfig,
+    openings: &Openings,
+    threads: usize,
+    force: bool,
+    on_game: &(dyn Fn(u32) + Sync),
+) -> Result<SelfplaySummary, SelfplayError> {
+    let plan = prepare(dir, cfg, force)?;
+    let played = execute::<G>(&plan, cfg, openings, threads, on_game)?;
+    summarise(dir, cfg, played, threads, plan.chunks_done)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(game: &str, size: usize, white: &str, black: &str, games: u64) -> SelfplayConfig {
+        SelfplayConfig {
+            format: FORMAT,
+            game: game.into(),
+            board_size: size,
+            white: white.into(),
+            black: black.into(),
+            alternate: false,
+            games,
+            seed: 7,
+            epsilon: 0.0,
+            max_plies: 1000,
+            setups: None,
+            setups_sha256: None,
+            id_prefix: "t".into(),
+            chunk_games: 4,
+        }
+    }
+
+    fn read_all(dir: &Path) -> Vec<String> {
+        let (chunks, _) = chunks::scan(&dir.join(GAMES_DIR)).unwrap();
+        chunks
+            .iter()
+            .flat_map(|(_, p)| {
+                std::fs::read_to_string(p)
+                    .unwrap()
+                    .lines()
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    }
+
+    /// Replays every record through `record_start`, `parse_move`, `play`.
+    fn replay_all<G: SelfplayGame>(dir: &Path) -> usize {
+        let mut n = 0;
+        for line in read_all(dir) {
+            let rec = GameRecord::from_json_line(&line).unwrap();
+            let mut g = G::record_start(&rec).unwrap();
+            for m in &rec.moves {
+                let mv = g.parse_move(m).unwrap();
+                g.play(mv);
+            }
+            let result = match g.outcome() {
+                Some(Outcome::Win(s)) => Some(s),
+                _ => None,
+            };
+            assert_eq!(result, rec.result, "{}", rec.id);
+            assert_eq!(g.termination_name(), rec.termination, "{}", rec.id);
+            n += 1;
+        }
+        n
+    }
+
+    #[test]
+    fn results_do_not_depend_on_threads_and_records_replay() {
+        let a = tempfile::tempdir().unwrap();
+        let b = tempfile::tempdir().unwrap();
+        let mut cfg = config("gomoku", 7, "random", "naive", 10);
+        cfg.alternate = true;
+        cfg.epsilon = 0.2;
+        let s1 = run::<Gomoku>(a.path(), &cfg, &Openings::Standard, 1, false, &|_| {}).unwrap();
+        run::<Gomoku>(b.path(), &cfg, &Openings::Standard, 2, false, &|_| {}).unwrap();
+        assert_eq!(read_all(a.path()), read_all(b.path()));
+        assert_eq!(s1.games, 10);
+        assert_eq!(s1.first.wins + s1.first.losses + s1.first.draws, 10);
+        let (w, b) = (s1.white_player, s1.black_player);
+        assert_eq!(w.wins + b.wins, s1.first.wins + s1.second.wins);
+        assert_eq!((w.wins, w.losses), (b.losses, b.wins));
+        assert_eq!(w.wins + w.losses + w.draws, 10);
+        assert_eq!(replay_all::<Gomoku>(a.path()), 10);
+        let rec = GameRecord::from_json_line(&read_all(a.path())[1]).unwrap();
+        assert_eq!(rec.players, PerSide::new("naive".into(), "random".into()));
+        assert_eq!(rec.board_size, Some(7));
+        assert_eq!(rec.id, "t-1");
+    }
+
+    #[test]
+    fn arimaa_records_replay_with_their_setups_and_terminations() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config("arimaa", 8, "random-steps", "random-steps", 6);
+        cfg.setups = Some("random".into());
+        cfg.max_plies = 150;
+        run::<Arimaa>(dir.path(), &cfg, &Openings::RandomSetups, 2, false, &|_| {}).unwrap();
+        assert_eq!(replay_all::<Arimaa>(dir.path()), 6);
+        let (sampler, _) = shipped_setups().unwrap();
+        assert!(sampler.len() > 10);
+    }
+
+    #[test]
+    fn a_different_configuration_is_refused_and_force_starts_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config("tictactoe", 3, "random", "random", 9);
+        run::<TicTacToe>(dir.path(), &cfg, &Openings::Standard, 1, false, &|_| {}).unwrap();
+        let mut other = cfg.clone();
+        other.seed = 8;
+        let err = prepare(dir.path(), &other, false).unwrap_err().to_string();
+        assert!(err.contains("'seed' was 7, now 8"), "{err}");
+        let plan = prepare(dir.path(), &cfg, false).unwrap();
+        assert!(plan.missing.is_empty() && plan.games_done == 9);
+        let plan = prepare(dir.path(), &other, true).unwrap();
+        assert_eq!(plan.missing.len(), 3);
+        // A chunk cut short is reported, not silently replayed.
+        run::<TicTacToe>(dir.path(), &other, &Openings::Standard, 1, false, &|_| {}).unwrap();
+        let p = chunk_path(&dir.path().join(GAMES_DIR), 1);
+        let text = std::fs::read_to_string(&p).unwrap();
+        std::fs::write(&p, text.lines().next().unwrap()).unwrap();
+        let err = prepare(dir.path(), &other, false).unwrap_err().to_string();
+        assert!(
+            err.contains("part-00001.jsonl") && err.contains("expected 4"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn a_missing_chunk_is_played_again_identically() {
+        let dir = tempfile::tempdir().unwrap();
+        let cfg = config("pentago", 6, "random", "greedy", 10);
+        run::<Pentago>(dir.path(), &cfg, &Openings::Standard, 2, false, &|_| {}).unwrap();
+        let before = read_all(dir.path());
+        let games_dir = dir.path().join(GAMES_DIR);
+        std::fs::remove_file(chunk_path(&games_dir, 1)).unwrap();
+        std::fs::write(games_dir.join(".part-00001.jsonl.tmp-1-1"), "half").unwrap();
+        let plan = prepare(dir.path(), &cfg, false).unwrap();
+        assert_eq!((plan.missing.clone(), plan.stale_removed), (vec![1], 1));
+        let s = run::<Pentago>(dir.path(), &cfg, &Openings::Standard, 1, false, &|_| {}).unwrap();
+        assert_eq!(s.played.games, 4);
+        assert_eq!(s.chunks_resumed, 2);
+        assert_eq!(read_all(dir.path()), before);
+        assert_eq!(replay_all::<Pentago>(dir.path()), 10);
+    }
+
+    #[test]
+    fn max_plies_leaves_games_unfinished() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cfg = config("amazons", 6, "random", "random", 3);
+        cfg.max_plies = 4;
+        let s = run::<Amazons>(dir.path(), &cfg, &Openings::Standard, 1, false, &|_| {}).unwrap();
+        assert_eq!(s.unfinished, 3);
+        assert_eq!(s.terminations.get("unfinished"), Some(&3));
+        for line in read_all(dir.path()) {
+            let rec = GameRecord::from_json_line(&line).unwrap();
+            assert_eq!((rec.plies, rec.result), (4, None));
+        }
+    }
+}
