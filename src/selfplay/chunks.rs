@@ -43,9 +43,12 @@ pub fn is_temp_chunk(name: &str) -> bool {
         .is_some_and(|(target, _)| parse_chunk_name(target).is_some())
 }
 
+/// What [`scan`] finds: the chunk files by chunk number, and temporary files.
+pub type Scan = (Vec<(u64, PathBuf)>, Vec<PathBuf>);
+
 /// The chunk files and temporary chunk files in `games_dir` (empty lists
 /// when it does not exist).
-pub fn scan(games_dir: &Path) -> std::io::Result<(Vec<(u64, PathBuf)>, Vec<PathBuf>)> {
+pub fn scan(games_dir: &Path) -> std::io::Result<Scan> {
     let mut chunks = Vec::new();
     let mut temps = Vec::new();
     let entries = match std::fs::read_dir(games_dir) {

@@ -94,12 +94,15 @@ pub enum SelfplayError {
     #[error("bad option: {0}")]
     Options(String),
     #[error("player '{player}': {source}")]
-    Spec { player: String, source: SearchError },
+    Spec {
+        player: String,
+        source: Box<SearchError>,
+    },
     #[error("game {game}: player '{player}': {source}")]
     Player {
         game: u64,
         player: String,
-        source: SearchError,
+        source: Box<SearchError>,
     },
     #[error("game {game}: {why}")]
     Start { game: u64, why: String },
@@ -315,9 +318,9 @@ pub fn build_players<G: PlayableGame>(
     black: &str,
 ) -> Result<Players<G>, SelfplayError> {
     let one = |text: &str| -> Result<Arc<dyn Player<G>>, SelfplayError> {
-        let spec = |source| SelfplayError::Spec {
+        let spec = |source: SearchError| SelfplayError::Spec {
             player: text.to_string(),
-            source,
+            source: Box::new(source),
         };
         let parsed: GamePlayerSpec = text.parse().map_err(spec)?;
         build_player::<G>(&parsed).map_err(spec)
@@ -355,7 +358,7 @@ pub fn play_game<G: SelfplayGame>(
         let player_err = |source| SelfplayError::Player {
             game: index,
             player: player.name(),
-            source,
+            source: Box::new(source),
         };
         let explore = cfg.epsilon > 0.0 && rng.random_bool(cfg.epsilon);
         let mv = if explore {
