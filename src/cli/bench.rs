@@ -1,3 +1,4 @@
+use super::bench_loader::{self, LoaderBenchArgs};
 use super::bench_playouts::{self, PlayoutsArgs};
 use clap::{Args, Subcommand};
 use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
@@ -20,6 +21,11 @@ pub enum BenchCmd {
     /// and mean length. `scripts/bench_playouts.sh` times OpenSpiel on the
     /// same games in the same run and prints the ratio.
     Playouts(PlayoutsArgs),
+    /// Streaming loader positions/s (f32 tensors on the device) against
+    /// cnn3's training step rate on the same batch size, and against a
+    /// pyarrow + numpy loader (`scripts/bench_loader_pyarrow.py`) run on the
+    /// same shards in the same run; peak RSS of each side.
+    Loader(LoaderBenchArgs),
 }
 
 #[derive(Args)]
@@ -70,6 +76,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Td(a) => bench_td(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
+        BenchCmd::Loader(a) => bench_loader::bench_loader(a),
     }
 }
 

@@ -29,6 +29,10 @@ pub enum DataCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Print the rows of a dataset as JSON lines, in stored order: the
+    /// fields of a row as the Rust reader returns it plus every other
+    /// stored column (`split`, ...). For checks by outside tools.
+    Dump(DumpArgs),
 }
 
 #[derive(Args)]
@@ -123,6 +127,7 @@ fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
 pub fn run(cmd: DataCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         DataCmd::Generate(a) => generate(a),
+        DataCmd::Dump(a) => dump(a),
         DataCmd::Verify { dir, json } => {
             let ds = Dataset::open(&dir)?;
             match ds.verify() {
@@ -154,4 +159,112 @@ pub fn run(cmd: DataCmd) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+#[derive(Args)]
+pub struct DumpArgs {
+    dir: PathBuf,
+    /// Only rows of this split (train, valid or test).
+    #[arg(long)]
+    split: Option<String>,
+    /// At most this many rows.
+    #[arg(long)]
+    limit: Option<usize>,
+}
+
+/// `plies data dump`: one JSON object per row, in stored order (shards in
+/// manifest order): the row as `PositionRow` serialises it (`globals` empty
+/// when the dataset has none), plus every stored column that is not one of
+/// its fields, converted generically from the Arrow arrays.
+fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
+    use arrow_array::Array;
+    use std::io::Write;
+    let ds = Dataset::open(&a.dir)?;
+    let split = match &a.split {
+        Some(s) => Some(
+            s.parse::<plies::dataset::Split>()
+                .map_err(|e| anyhow::anyhow!("--split {s}: {e}"))?,
+        ),
+        None => None,
+    };
+    let rows = ds.rows(split)?;
+    let limit = a.limit.unwrap_or(usize::MAX);
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut k = 0;
+    'shards: for shard in 0..ds.manifest().shards.len() {
+        for batch in ds.shard_batches(shard)? {
+            let splits = batch
+                .column_by_name("split")
+                .and_then(|c| c.as_any().downcast_ref::<arrow_array::StringArray>())
+                .with_context(|| {
+                    format!("{}: no `split` column", ds.shard_path(shard).display())
+                })?;
+            for i in 0..batch.num_rows() {
+                if split.is_some_and(|s| splits.value(i) != s.as_str()) {
+                    continue;
+                }
+                if k == limit {
+                    break 'shards;
+                }
+                let row = rows.get(k).with_context(|| {
+                    format!("{}: more rows than the reader returned", a.dir.display())
+                })?;
+                let serde_json::Value::Object(mut obj) = serde_json::to_value(row)? else {
+                    bail!("a row did not serialise to a JSON object");
+                };
+                for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
+                    if !obj.contains_key(field.name()) {
+                        let v = arrow_cell(column.as_ref(), i).with_context(|| {
+                            format!(
+                                "{}: column `{}`",
+                                ds.shard_path(shard).display(),
+                                field.name()
+                            )
+                        })?;
+                        obj.insert(field.name().clone(), v);
+                    }
+                }
+                writeln!(out, "{}", serde_json::Value::Object(obj))?;
+                k += 1;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Row `i` of an Arrow array as JSON (strings, integers, floats, booleans,
+/// lists and fixed-size lists; nulls as `null`).
+fn arrow_cell(col: &dyn arrow_array::Array, i: usize) -> anyhow::Result<serde_json::Value> {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::*;
+    use arrow_schema::DataType as T;
+    use serde_json::json;
+    if col.is_null(i) {
+        return Ok(serde_json::Value::Null);
+    }
+    let list = |values: arrow_array::ArrayRef| -> anyhow::Result<serde_json::Value> {
+        (0..values.len())
+            .map(|j| arrow_cell(values.as_ref(), j))
+            .collect::<anyhow::Result<Vec<_>>>()
+            .map(serde_json::Value::Array)
+    };
+    Ok(match col.data_type() {
+        T::Utf8 => json!(col.as_string::<i32>().value(i)),
+        T::LargeUtf8 => json!(col.as_string::<i64>().value(i)),
+        T::Boolean => json!(col.as_boolean().value(i)),
+        T::Int8 => json!(col.as_primitive::<Int8Type>().value(i)),
+        T::Int16 => json!(col.as_primitive::<Int16Type>().value(i)),
+        T::Int32 => json!(col.as_primitive::<Int32Type>().value(i)),
+        T::Int64 => json!(col.as_primitive::<Int64Type>().value(i)),
+        T::UInt8 => json!(col.as_primitive::<UInt8Type>().value(i)),
+        T::UInt16 => json!(col.as_primitive::<UInt16Type>().value(i)),
+        T::UInt32 => json!(col.as_primitive::<UInt32Type>().value(i)),
+        T::UInt64 => json!(col.as_primitive::<UInt64Type>().value(i)),
+        T::Float32 => json!(col.as_primitive::<Float32Type>().value(i)),
+        T::Float64 => json!(col.as_primitive::<Float64Type>().value(i)),
+        T::FixedSizeList(..) => list(col.as_fixed_size_list().value(i))?,
+        T::List(_) => list(col.as_list::<i32>().value(i))?,
+        other => bail!("type {other} is not supported by `plies data dump`"),
+    })
 }

@@ -299,6 +299,13 @@ impl Dataset {
         }
         self.decode_shard(index, bytes)
     }
+
+    /// The record batches of shard `index` as stored, every column
+    /// included (size and sha256 checked, then decoded): for tools that
+    /// export rows.
+    pub fn shard_batches(&self, index: usize) -> Result<Vec<RecordBatch>> {
+        self.read_shard(index)
+    }
 }
 
 #[cfg(test)]
