@@ -9,6 +9,7 @@ mod experiment;
 mod import;
 mod matches;
 mod rules;
+mod selfplay;
 mod train;
 
 use clap::{Parser, Subcommand};
@@ -51,6 +52,8 @@ pub enum Command {
     Experiment(experiment::ExperimentCmd),
     /// Import game archives (arimaa.com) as JSONL records, replaying every game.
     Import(import::ImportArgs),
+    /// Self-play: games between two players as resumable JSONL game records.
+    Selfplay(selfplay::SelfplayArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -64,6 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Engine(c) => engine::run(c),
         Command::Bench(c) => bench::run(c),
         Command::Import(a) => import::run(a),
+        Command::Selfplay(a) => selfplay::run(a),
     }
 }
 

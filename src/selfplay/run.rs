@@ -416,15 +416,34 @@ fn read_config(path: &Path) -> Result<SelfplayConfig, SelfplayError> {
     })
 }
 
-/// The first field in which two configurations differ, and the others.
+/// The fields in which two configurations differ, in declaration order,
+/// with the old and the new value.
 fn config_diff(old: &SelfplayConfig, new: &SelfplayConfig) -> Vec<(String, String, String)> {
     let to_map = |c: &SelfplayConfig| match serde_json::to_value(c) {
         Ok(serde_json::Value::Object(m)) => m,
         _ => serde_json::Map::new(),
     };
     let (a, b) = (to_map(old), to_map(new));
+    // The declaration order: what people set first is named first.
+    const ORDER: [&str; 14] = [
+        "format",
+        "game",
+        "board_size",
+        "white",
+        "black",
+        "alternate",
+        "games",
+        "seed",
+        "epsilon",
+        "max_plies",
+        "setups",
+        "setups_sha256",
+        "id_prefix",
+        "chunk_games",
+    ];
+    let rank = |k: &str| ORDER.iter().position(|&o| o == k).unwrap_or(ORDER.len());
     let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort();
+    keys.sort_by_key(|k| (rank(k), k.to_string()));
     keys.dedup();
     let null = serde_json::Value::Null;
     keys.into_iter()

@@ -1,0 +1,231 @@
+//! `plies selfplay`: games between two players, seeded, in parallel and
+//! resumable, written as JSONL game records in chunk files.
+
+use super::progress;
+use anyhow::{bail, Context};
+use clap::Args;
+use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::report::Table;
+use plies::selfplay::chunks::GAMES_DIR;
+use plies::selfplay::run::{
+    build_players, execute, prepare, setups_from_file, shipped_setups, summarise, Openings,
+    SelfplayConfig, SelfplayGame, SelfplaySummary, Wdl, CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT,
+    SUMMARY_FILE,
+};
+use sha2::{Digest, Sha256};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Args)]
+pub struct SelfplayArgs {
+    #[arg(long)]
+    game: GameKind,
+    /// The first player (Arimaa: gold): random, naive,
+    /// alphabeta:depth=D[,eval=NAME], greedy[:eval=NAME], random-steps[:end=P] (Arimaa).
+    #[arg(long)]
+    white: String,
+    /// The second player (Arimaa: silver), same specs.
+    #[arg(long)]
+    black: String,
+    /// Swap the colours in odd-numbered games.
+    #[arg(long)]
+    alternate: bool,
+    /// Number of games.
+    #[arg(long)]
+    games: u64,
+    /// Output directory: selfplay.json, games/part-NNNNN.jsonl, selfplay-summary.json.
+    #[arg(long)]
+    out: PathBuf,
+    /// Worker threads (0: all cores). The records do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Chance that a move is replaced by a random one (Arimaa: a random-steps turn).
+    #[arg(long, default_value_t = 0.0)]
+    epsilon: f64,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Board side length (Amazons, Gomoku, Atari-Go); default the game's standard.
+    #[arg(long)]
+    size: Option<usize>,
+    /// Stop a game after this many moves; it is recorded as unfinished.
+    #[arg(long, default_value_t = 1000)]
+    max_plies: u32,
+    /// Arimaa setups: a JSONL file of imported records (plies import), or
+    /// `random`; default: the shipped arimaa.com archives in data/arimaa.
+    #[arg(long)]
+    setups: Option<String>,
+    /// Record ids are PREFIX-INDEX (default: sp<seed>).
+    #[arg(long)]
+    id_prefix: Option<String>,
+    /// Games per chunk file (the unit of resumption).
+    #[arg(long, default_value_t = DEFAULT_CHUNK_GAMES)]
+    chunk_games: u64,
+    /// Start over in a directory holding another run.
+    #[arg(long)]
+    force: bool,
+    /// Print the summary as JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
+    match a.game {
+        GameKind::TicTacToe => run_game::<TicTacToe>(a),
+        GameKind::Arimaa => run_game::<Arimaa>(a),
+        GameKind::Amazons => run_game::<Amazons>(a),
+        GameKind::Pentago => run_game::<Pentago>(a),
+        GameKind::Gomoku => run_game::<Gomoku>(a),
+        GameKind::AtariGo => run_game::<AtariGo>(a),
+    }
+}
+
+/// The Arimaa setups and how the configuration names them.
+fn arimaa_openings(
+    setups: Option<&str>,
+) -> anyhow::Result<(Openings, Option<String>, Option<String>)> {
+    Ok(match setups {
+        None => {
+            let (sampler, name) = shipped_setups()?;
+            (Openings::Setups(Arc::new(sampler)), Some(name), None)
+        }
+        Some("random") => (Openings::RandomSetups, Some("random".into()), None),
+        Some(file) => {
+            let path = PathBuf::from(file);
+            let bytes = std::fs::read(&path)
+                .with_context(|| format!("--setups {}: cannot read it", path.display()))?;
+            let sha: String = Sha256::digest(&bytes)
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            let sampler = setups_from_file(&path)?;
+            (
+                Openings::Setups(Arc::new(sampler)),
+                Some(format!("file:{file}")),
+                Some(sha),
+            )
+        }
+    })
+}
+
+fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
+    let size = a.size.unwrap_or(G::DEFAULT_SIZE);
+    G::with_size(size).with_context(|| format!("--size {size}"))?;
+    let players = build_players::<G>(&a.white, &a.black)?;
+    let (openings, setups, setups_sha256) = if G::NAME == Arimaa::NAME {
+        arimaa_openings(a.setups.as_deref())?
+    } else {
+        if a.setups.is_some() {
+            bail!("--setups is for Arimaa only, not {}", G::NAME);
+        }
+        (Openings::Standard, None, None)
+    };
+    let cfg = SelfplayConfig {
+        format: FORMAT,
+        game: G::NAME.to_string(),
+        board_size: size,
+        white: players.white.name(),
+        black: players.black.name(),
+        alternate: a.alternate,
+        games: a.games,
+        seed: a.seed,
+        epsilon: a.epsilon,
+        max_plies: a.max_plies,
+        setups,
+        setups_sha256,
+        id_prefix: a
+            .id_prefix
+            .clone()
+            .unwrap_or_else(|| SelfplayConfig::default_id_prefix(a.seed)),
+        chunk_games: a.chunk_games,
+    };
+    let plan = prepare(&a.out, &cfg, a.force)?;
+    let threads = if a.threads == 0 {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    } else {
+        a.threads
+    };
+    if plan.chunks_done > 0 && !a.quiet {
+        eprintln!(
+            "resuming {}: {} of {} games already played",
+            a.out.display(),
+            plan.games_done,
+            cfg.games
+        );
+    }
+    let pb = progress(cfg.games, "selfplay", a.quiet);
+    pb.set_position(plan.games_done);
+    let played = execute::<G>(&plan, &cfg, &openings, threads, &|_| pb.inc(1))?;
+    pb.finish_and_clear();
+    let summary = summarise(&a.out, &cfg, played, threads, plan.chunks_done)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", render(&summary, G::NAME == Arimaa::NAME));
+    println!(
+        "\nwrote {}/{GAMES_DIR}/part-*.jsonl, {CONFIG_FILE} and {SUMMARY_FILE}",
+        a.out.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn wdl_row(name: &str, player: &str, r: &Wdl) -> Vec<String> {
+    vec![
+        name.to_string(),
+        player.to_string(),
+        r.wins.to_string(),
+        r.draws.to_string(),
+        r.losses.to_string(),
+        r.unfinished.to_string(),
+    ]
+}
+
+/// The summary for people: results by colour (and by player when the
+/// colours alternate), then lengths and speed.
+fn render(s: &SelfplaySummary, arimaa: bool) -> String {
+    let (first, second) = if arimaa {
+        ("gold", "silver")
+    } else {
+        ("first", "second")
+    };
+    let mut t = Table::with_headers(["", "player", "wins", "draws", "losses", "unfinished"]);
+    let (p1, p2) = if s.alternate {
+        ("(alternating)", "(alternating)")
+    } else {
+        (s.white.as_str(), s.black.as_str())
+    };
+    t.push_row(wdl_row(first, p1, &s.first));
+    t.push_row(wdl_row(second, p2, &s.second));
+    if s.alternate {
+        t.push_row(wdl_row("--white", &s.white, &s.white_player));
+        t.push_row(wdl_row("--black", &s.black, &s.black_player));
+    }
+    let terms: Vec<String> = s
+        .terminations
+        .iter()
+        .map(|(k, v)| format!("{k} {v}"))
+        .collect();
+    let mut out = format!(
+        "{}: {} games, average {:.1} plies ({} positions); {}\n\n{t}\n",
+        s.game,
+        s.games,
+        s.average_plies,
+        s.plies,
+        terms.join(", ")
+    );
+    out.push_str(&format!(
+        "this run: {} games in {} chunks ({} chunks resumed), {:.1} s on {} threads: {:.1} games/s, {:.0} positions/s\n",
+        s.played.games,
+        s.played.chunks,
+        s.chunks_resumed,
+        s.played.seconds,
+        s.threads,
+        s.games_per_second,
+        s.positions_per_second
+    ));
+    out
+}
