@@ -17,6 +17,7 @@ pub mod game;
 pub mod infer;
 pub mod model;
 pub mod optim;
+pub mod positions;
 pub mod protocol;
 pub mod record;
 pub mod report;

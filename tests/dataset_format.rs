@@ -21,6 +21,7 @@ fn spec(shard_rows: usize, valid: f64, test: f64, globals: usize) -> DatasetSpec
         },
         split: SplitRule::new(valid, test).unwrap(),
         shard_rows,
+        folds: plies::dataset::DEFAULT_FOLDS,
     }
 }
 

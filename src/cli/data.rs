@@ -128,37 +128,66 @@ pub fn run(cmd: DataCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         DataCmd::Generate(a) => generate(a),
         DataCmd::Dump(a) => dump(a),
-        DataCmd::Verify { dir, json } => {
-            let ds = Dataset::open(&dir)?;
-            match ds.verify() {
-                Ok(r) => {
-                    if json {
-                        println!("{}", serde_json::to_string_pretty(&r)?);
-                    } else {
-                        println!("{r}");
-                    }
-                    Ok(ExitCode::SUCCESS)
-                }
-                Err(e) => {
-                    eprintln!("verify failed: {e}");
-                    Ok(ExitCode::FAILURE)
-                }
-            }
+        DataCmd::Verify { dir, json } => verify(&dir, json),
+        DataCmd::Stats { dir, json } => stats(&dir, json),
+    }
+}
+
+/// `plies data verify` / `plies dataset verify`: checks every shard; a
+/// failure (or a directory that is not a complete dataset) exits non-zero.
+pub fn verify(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let ds = match Dataset::open(dir) {
+        Ok(ds) => ds,
+        Err(e) => {
+            eprintln!("verify failed: {e}");
+            return Ok(ExitCode::FAILURE);
         }
-        DataCmd::Stats { dir, json } => {
-            let ds = Dataset::open(&dir)?;
-            let s = ds.stats()?;
+    };
+    match ds.verify() {
+        Ok(r) => {
             if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
+                println!("{}", serde_json::to_string_pretty(&r)?);
             } else {
-                println!("{s}");
+                println!("{r}");
             }
-            if s.rows == 0 {
-                bail!("{}: the dataset has no rows", dir.display());
+            if !r.interrupted_write.is_empty() {
+                eprintln!(
+                    "warning: an interrupted write left {} in {}",
+                    r.interrupted_write.join(", "),
+                    dir.display()
+                );
             }
             Ok(ExitCode::SUCCESS)
         }
+        Err(e) => {
+            eprintln!("verify failed: {e}");
+            Ok(ExitCode::FAILURE)
+        }
     }
+}
+
+/// `plies data stats` / `plies dataset stats`.
+pub fn stats(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let ds = Dataset::open(dir)?;
+    let s = ds.stats()?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        println!("{s}");
+    }
+    if let Ok(left) = ds.verify_leftovers() {
+        if !left.is_empty() {
+            eprintln!(
+                "warning: an interrupted write left {} in {}",
+                left.join(", "),
+                dir.display()
+            );
+        }
+    }
+    if s.rows == 0 {
+        bail!("{}: the dataset has no rows", dir.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]

@@ -4,6 +4,7 @@ mod bench;
 mod bench_loader;
 mod bench_playouts;
 mod data;
+mod dataset;
 mod engine;
 mod experiment;
 mod import;
@@ -34,6 +35,9 @@ pub enum Command {
     /// Datasets of positions: generate, verify, summarise.
     #[command(subcommand)]
     Data(data::DataCmd),
+    /// Datasets from game records: build (filters, folds), verify, stats.
+    #[command(subcommand)]
+    Dataset(dataset::DatasetCmd),
     /// Train a model (TD(lambda) over a dataset's games, or supervised).
     #[command(subcommand)]
     Train(train::TrainCmd),
@@ -60,6 +64,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Rules(c) => rules::run(c),
         Command::Data(c) => data::run(c),
+        Command::Dataset(c) => dataset::run_cmd(c),
         Command::Train(c) => train::run(c),
         Command::Match(a) => matches::run_match(a),
         Command::Play(a) => matches::run_play(a),

@@ -69,6 +69,12 @@ pub enum DatasetError {
         problem: String,
     },
 
+    /// A directory without a manifest holds what an interrupted write left.
+    #[error(
+        "{path}: an interrupted/half-written dataset: {found}, but no manifest.json; nothing here is a complete dataset (rebuild it, e.g. with --force)"
+    )]
+    Interrupted { path: PathBuf, found: String },
+
     /// A shard listed in the manifest is not on disk.
     #[error("{path}: shard {shard} listed in the manifest is missing")]
     MissingShard { path: PathBuf, shard: usize },

@@ -2,10 +2,11 @@
 //!
 //! ```json
 //! {
-//!   "format_version": 1,
+//!   "format_version": 2,
 //!   "game": "tic_tac_toe",
 //!   "encoder": { "name": "ttt-2x3x3", "version": 1, "shape": [2, 3, 3], "globals": 0 },
 //!   "split": { "hash": "fnv1a64(game_id)", "assign": "u = ...", "valid": 0.1, "test": 0.1 },
+//!   "folds": { "k": 5, "assign": "fold = fmix64(fnv1a64(utf8(game_id)) ^ ...) mod k, ..." },
 //!   "shard_rows": 100000,
 //!   "shards": [ { "file": "part-00000.arrow", "rows": 9, "bytes": 4242, "sha256": "ab12...",
 //!                 "rows_per_split": { "train": 9, "valid": 0, "test": 0 } } ],
@@ -17,6 +18,9 @@
 //! }
 //! ```
 //!
+//! Format 2 added the `fold` column and the `folds` field; format 1
+//! datasets are refused with a message asking to rebuild them.
+//!
 //! The manifest is written last (temporary name, fsync, rename), so a
 //! directory with a manifest always holds a complete dataset.
 
@@ -26,11 +30,12 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::error::{DatasetError, Result};
+use super::fold::{FoldInfo, FOLD_ASSIGN};
 use super::spec::{DatasetSpec, EncoderInfo};
 use super::split::{SplitCounts, SplitRule, SPLIT_ASSIGN, SPLIT_HASH};
 
 /// Version of the on-disk format this code writes and reads.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 
 /// File name of the manifest inside a dataset directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -102,6 +107,8 @@ pub struct Manifest {
     pub game: String,
     pub encoder: EncoderInfo,
     pub split: SplitInfo,
+    /// The k-fold rule of the `fold` column.
+    pub folds: FoldInfo,
     pub shard_rows: usize,
     pub shards: Vec<ShardInfo>,
     pub totals: Totals,
@@ -124,6 +131,7 @@ impl Manifest {
             encoder: self.encoder.clone(),
             split: self.split.rule(),
             shard_rows: self.shard_rows,
+            folds: self.folds.k,
         }
     }
 
@@ -149,6 +157,14 @@ impl Manifest {
         match obj.get("format_version") {
             None => return Err(field_err("format_version", "missing".into())),
             Some(v) if v.as_u64() == Some(FORMAT_VERSION as u64) => {}
+            Some(v) if v.as_u64().is_some_and(|n| n < FORMAT_VERSION as u64) => {
+                return Err(field_err(
+                    "format_version",
+                    format!(
+                        "expected {FORMAT_VERSION}, found {v}: an older dataset format (no `fold` column); rebuild the dataset with this version of plies"
+                    ),
+                ))
+            }
             Some(v) => {
                 return Err(field_err(
                     "format_version",
@@ -178,6 +194,7 @@ impl Manifest {
             game: parse(take("game")?, "game", path)?,
             encoder: parse(take("encoder")?, "encoder", path)?,
             split: parse(take("split")?, "split", path)?,
+            folds: parse(take("folds")?, "folds", path)?,
             shard_rows: parse(take("shard_rows")?, "shard_rows", path)?,
             shards: parse(take("shards")?, "shards", path)?,
             totals: parse(take("totals")?, "totals", path)?,
@@ -211,6 +228,15 @@ impl Manifest {
             return Err(err(
                 "split.hash".into(),
                 format!("expected \"{SPLIT_HASH}\", found \"{}\"", self.split.hash),
+            ));
+        }
+        if self.folds.assign != FOLD_ASSIGN {
+            return Err(err(
+                "folds.assign".into(),
+                format!(
+                    "expected \"{FOLD_ASSIGN}\", found \"{}\"",
+                    self.folds.assign
+                ),
             ));
         }
         // Reuse the spec checks, but report them as manifest fields.
@@ -336,6 +362,7 @@ mod tests {
                 globals: 0,
             },
             split: SplitRule::default().into(),
+            folds: FoldInfo::new(5),
             shard_rows: 10,
             shards: vec![ShardInfo {
                 file: shard_file_name(0),
@@ -379,13 +406,29 @@ mod tests {
     #[test]
     fn wrong_version_names_the_field() {
         let mut v = serde_json::to_value(sample()).unwrap();
-        v["format_version"] = 2.into();
+        v["format_version"] = 3.into();
         let e = parse(&v.to_string()).unwrap_err();
         let msg = e.to_string();
         assert!(
             msg.contains("format_version") && msg.contains("manifest.json"),
             "{msg}"
         );
+    }
+
+    #[test]
+    fn an_older_format_asks_for_a_rebuild() {
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["format_version"] = 1.into();
+        v.as_object_mut().unwrap().remove("folds");
+        let msg = parse(&v.to_string()).unwrap_err().to_string();
+        assert!(
+            msg.contains("format_version") && msg.contains("rebuild"),
+            "{msg}"
+        );
+        let mut v = serde_json::to_value(sample()).unwrap();
+        v["folds"]["k"] = 0.into();
+        let msg = parse(&v.to_string()).unwrap_err().to_string();
+        assert!(msg.contains("folds"), "{msg}");
     }
 
     #[test]

@@ -68,6 +68,7 @@
 //! ```
 
 mod error;
+pub mod fold;
 mod fsio;
 mod ipc_guard;
 pub mod loader;
@@ -83,6 +84,7 @@ mod verify;
 pub mod writer;
 
 pub use error::{DatasetError, Result};
+pub use fold::{fold_of, FoldInfo, DEFAULT_FOLDS, FOLD_ASSIGN};
 pub use loader::{Batch, Epoch, Loader};
 pub use manifest::{
     shard_file_name, Manifest, ShardInfo, SplitInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
@@ -95,7 +97,7 @@ pub use split::{
     fmix64, fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN,
     SPLIT_HASH,
 };
-pub use stats::{LabelCounts, PliesPerGame, SideCounts, Stats};
+pub use stats::{HeightBucket, LabelCounts, PliesPerGame, SideCounts, Stats, HEIGHT_BUCKET};
 pub use stream::{StreamBatch, StreamConfig, StreamEpoch, StreamError, StreamLoader, TensorBatch};
-pub use verify::{ShardReport, VerifyReport};
+pub use verify::{ShardReport, VerifyReport, BUILD_REPORT_FILE};
 pub use writer::{DatasetWriter, STAGING_DIR};

@@ -82,10 +82,20 @@ impl Dataset {
     pub fn open(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
         let path = dir.join(MANIFEST_FILE);
-        let bytes = std::fs::read(&path).map_err(DatasetError::io(
-            &path,
-            "read the manifest (is this a dataset directory?)",
-        ))?;
+        let bytes = match std::fs::read(&path) {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                if e.kind() == std::io::ErrorKind::NotFound {
+                    if let Some(half) = super::verify::interrupted_error(&dir) {
+                        return Err(half);
+                    }
+                }
+                return Err(DatasetError::io(
+                    &path,
+                    "read the manifest (is this a dataset directory?)",
+                )(e));
+            }
+        };
         let manifest = Manifest::from_slice(&bytes, &path)?;
         let schema = Arc::new(dataset_schema(&manifest.game, &manifest.encoder));
         Ok(Dataset {

@@ -12,6 +12,7 @@
 //! | `label` | Float32 | no |
 //! | `move_played` | Utf8 | yes |
 //! | `split` | Utf8 (`train` / `valid` / `test`) | no |
+//! | `fold` | UInt8 (`0..k`, see [`fold`](super::fold)) | no |
 //! | `source` | Utf8 | no |
 //! | `termination` | Utf8 | yes |
 //! | `white_rating` | UInt32 | yes |
@@ -34,6 +35,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::error::{DatasetError, Result};
+use super::fold::fold_of;
 use super::row::PositionRow;
 use super::spec::EncoderInfo;
 use super::split::{Split, SplitRule};
@@ -69,6 +71,7 @@ pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
         Field::new("label", DataType::Float32, false),
         Field::new("move_played", DataType::Utf8, true),
         Field::new("split", DataType::Utf8, false),
+        Field::new("fold", DataType::UInt8, false),
         Field::new("source", DataType::Utf8, false),
         Field::new("termination", DataType::Utf8, true),
         Field::new("white_rating", DataType::UInt32, true),
@@ -142,6 +145,7 @@ pub(crate) fn rows_to_batch(
     rows: &[PositionRow],
     encoder: &EncoderInfo,
     rule: &SplitRule,
+    folds: u8,
 ) -> Result<RecordBatch, ArrowError> {
     let n = rows.len();
     let strings = |f: fn(&PositionRow) -> &str| -> ArrayRef {
@@ -162,7 +166,10 @@ pub(crate) fn rows_to_batch(
         )?))
     };
 
-    let planes: Vec<i8> = rows.iter().flat_map(|r| r.planes.iter().copied()).collect();
+    let mut planes: Vec<i8> = Vec::with_capacity(n * encoder.planes_len());
+    for r in rows {
+        planes.extend_from_slice(&r.planes);
+    }
     let mut columns: Vec<ArrayRef> = vec![
         strings(|r| &r.game_id),
         Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
@@ -183,16 +190,19 @@ pub(crate) fn rows_to_batch(
         Arc::new(StringArray::from_iter_values(
             rows.iter().map(|r| rule.split_of(&r.game_id).as_str()),
         )),
+        Arc::new(UInt8Array::from_iter_values(
+            rows.iter().map(|r| fold_of(&r.game_id, folds)),
+        )),
         strings(|r| &r.source),
         opt_strings(|r| r.termination.as_deref()),
         Arc::new(rows.iter().map(|r| r.white_rating).collect::<UInt32Array>()),
         Arc::new(rows.iter().map(|r| r.black_rating).collect::<UInt32Array>()),
     ];
     if encoder.globals > 0 {
-        let globals: Vec<f32> = rows
-            .iter()
-            .flat_map(|r| r.globals.iter().copied())
-            .collect();
+        let mut globals: Vec<f32> = Vec::with_capacity(n * encoder.globals);
+        for r in rows {
+            globals.extend_from_slice(&r.globals);
+        }
         let values = Arc::new(Float32Array::from(globals));
         columns.insert(
             GLOBALS_INDEX,
@@ -221,6 +231,7 @@ pub(crate) struct Columns<'a> {
     pub label: &'a Float32Array,
     pub move_played: &'a StringArray,
     pub split: &'a StringArray,
+    pub fold: &'a UInt8Array,
     pub source: &'a StringArray,
     pub termination: &'a StringArray,
     pub white_rating: &'a UInt32Array,
@@ -317,6 +328,7 @@ impl<'a> Columns<'a> {
             label: col(batch, "label", path, shard)?,
             move_played: col(batch, "move_played", path, shard)?,
             split: col(batch, "split", path, shard)?,
+            fold: col(batch, "fold", path, shard)?,
             source: col(batch, "source", path, shard)?,
             termination: col(batch, "termination", path, shard)?,
             white_rating: col(batch, "white_rating", path, shard)?,

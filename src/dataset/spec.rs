@@ -69,16 +69,26 @@ pub struct DatasetSpec {
     pub split: SplitRule,
     /// Maximum rows per shard (default [`DEFAULT_SHARD_ROWS`]).
     pub shard_rows: usize,
+    /// Number of cross-validation folds (1 to 255; default
+    /// [`DEFAULT_FOLDS`](super::fold::DEFAULT_FOLDS)): the `fold` column
+    /// holds [`fold_of`](super::fold::fold_of) of the game id.
+    #[serde(default = "default_folds")]
+    pub folds: u8,
+}
+
+fn default_folds() -> u8 {
+    super::fold::DEFAULT_FOLDS
 }
 
 impl DatasetSpec {
-    /// A spec with the default split rule (80/10/10) and shard size.
+    /// A spec with the default split rule (80/10/10), shard size and folds.
     pub fn new(game: impl Into<String>, encoder: EncoderInfo) -> Self {
         DatasetSpec {
             game: game.into(),
             encoder,
             split: SplitRule::default(),
             shard_rows: DEFAULT_SHARD_ROWS,
+            folds: super::fold::DEFAULT_FOLDS,
         }
     }
 
@@ -101,6 +111,7 @@ impl DatasetSpec {
             });
         }
         self.encoder.validate()?;
+        super::fold::validate_folds(self.folds)?;
         self.split.validate()
     }
 }

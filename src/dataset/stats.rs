@@ -39,6 +39,17 @@ pub struct SideCounts {
     pub second: u64,
 }
 
+/// Width of the buckets of [`Stats::heights`], in plies.
+pub const HEIGHT_BUCKET: u32 = 10;
+
+/// Rows whose plies to the end lie in `from..=to`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct HeightBucket {
+    pub from: u32,
+    pub to: u32,
+    pub rows: u64,
+}
+
 /// Summary of a dataset, read from its rows. `Display` prints a table;
 /// `Serialize` gives the same numbers as JSON.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -55,6 +66,11 @@ pub struct Stats {
     pub plies_per_game: PliesPerGame,
     pub labels: LabelCounts,
     pub side_to_move: SideCounts,
+    /// Rows per fold (index = fold, `0..k`).
+    pub rows_per_fold: Vec<u64>,
+    /// Rows per plies-to-end ("height") bucket of [`HEIGHT_BUCKET`] plies,
+    /// from height 0 up to the largest height present.
+    pub heights: Vec<HeightBucket>,
 }
 
 fn pct(n: u64, total: u64) -> f64 {
@@ -112,7 +128,22 @@ impl fmt::Display for Stats {
             pct(s.first, self.rows),
             s.second,
             pct(s.second, self.rows)
-        )
+        )?;
+        writeln!(f, "{:<14} {:>10} {:>7}", "fold", "rows", "%")?;
+        for (k, n) in self.rows_per_fold.iter().enumerate() {
+            writeln!(f, "{:<14} {:>10} {:>6.1}%", k, n, pct(*n, self.rows))?;
+        }
+        writeln!(f, "{:<14} {:>10} {:>7}", "plies to end", "rows", "%")?;
+        for b in &self.heights {
+            writeln!(
+                f,
+                "{:<14} {:>10} {:>6.1}%",
+                format!("{}-{}", b.from, b.to),
+                b.rows,
+                pct(b.rows, self.rows)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -122,6 +153,9 @@ struct Partial {
     rows_per_split: SplitCounts,
     labels: LabelCounts,
     side_to_move: SideCounts,
+    rows_per_fold: Vec<u64>,
+    /// Rows per height bucket.
+    heights: Vec<u64>,
     /// Game id -> (split, length seen so far).
     games: HashMap<String, (Split, u64)>,
 }
@@ -129,8 +163,12 @@ struct Partial {
 impl Dataset {
     /// Counts and distributions over all rows (reads every shard).
     pub fn stats(&self) -> Result<Stats> {
+        let folds = usize::from(self.manifest().folds.k.max(1));
         let parts = self.map_shards(None, |cols| {
-            let mut p = Partial::default();
+            let mut p = Partial {
+                rows_per_fold: vec![0; folds],
+                ..Partial::default()
+            };
             for i in 0..cols.len() {
                 let split = cols.split(i)?;
                 p.rows_per_split[split] += 1;
@@ -149,6 +187,23 @@ impl Dataset {
                 } else {
                     p.side_to_move.second += 1;
                 }
+                let fold = usize::from(cols.fold.value(i));
+                match p.rows_per_fold.get_mut(fold) {
+                    Some(n) => *n += 1,
+                    None => {
+                        return Err(cols.row_error(
+                            i,
+                            "fold",
+                            format!("below k = {folds}"),
+                            fold.to_string(),
+                        ))
+                    }
+                }
+                let bucket = (cols.plies_to_end.value(i) / HEIGHT_BUCKET) as usize;
+                if p.heights.len() <= bucket {
+                    p.heights.resize(bucket + 1, 0);
+                }
+                p.heights[bucket] += 1;
                 let len = cols.ply.value(i) as u64 + cols.plies_to_end.value(i) as u64;
                 let entry = p
                     .games
@@ -163,7 +218,18 @@ impl Dataset {
         let mut labels = LabelCounts::default();
         let mut side_to_move = SideCounts::default();
         let mut games: HashMap<String, (Split, u64)> = HashMap::new();
+        let mut rows_per_fold = vec![0u64; folds];
+        let mut heights: Vec<u64> = Vec::new();
         for p in parts.into_iter().flatten() {
+            for (total, n) in rows_per_fold.iter_mut().zip(&p.rows_per_fold) {
+                *total += n;
+            }
+            if heights.len() < p.heights.len() {
+                heights.resize(p.heights.len(), 0);
+            }
+            for (total, n) in heights.iter_mut().zip(&p.heights) {
+                *total += n;
+            }
             rows_per_split.add(&p.rows_per_split);
             labels.wins += p.labels.wins;
             labels.draws += p.labels.draws;
@@ -209,6 +275,16 @@ impl Dataset {
             plies_per_game: plies,
             labels,
             side_to_move,
+            rows_per_fold,
+            heights: heights
+                .iter()
+                .enumerate()
+                .map(|(b, &rows)| HeightBucket {
+                    from: b as u32 * HEIGHT_BUCKET,
+                    to: b as u32 * HEIGHT_BUCKET + HEIGHT_BUCKET - 1,
+                    rows,
+                })
+                .collect(),
         })
     }
 }

@@ -2,16 +2,107 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::error::{DatasetError, Result};
+use super::fold::fold_of;
 use super::manifest::MANIFEST_FILE;
 use super::reader::Dataset;
 use super::schema::Columns;
 use super::split::{Split, SplitCounts};
+use super::writer::{is_shard_file, is_temp_file, STAGING_DIR};
+
+/// File name of the report `plies dataset build` writes beside the manifest
+/// (not part of the dataset; verify does not count it as stray).
+pub const BUILD_REPORT_FILE: &str = "build-report.json";
+
+/// What an interrupted write can leave in a dataset directory.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Leftovers {
+    /// Shards inside the staging folder, when there is one.
+    pub staging_shards: Option<usize>,
+    /// Temporary shard and manifest files (`.part-NNNNN.arrow.tmp`, ...).
+    pub temp_files: Vec<String>,
+    /// Finished shard files (`part-NNNNN.arrow`).
+    pub shards: Vec<String>,
+}
+
+impl Leftovers {
+    /// One phrase per leftover kind, naming the files.
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if let Some(n) = self.staging_shards {
+            out.push(format!(
+                "a staging folder {STAGING_DIR}/ holding {n} shard(s) of an unfinished overwrite"
+            ));
+        }
+        if !self.temp_files.is_empty() {
+            out.push(format!("temporary file(s) {}", self.temp_files.join(", ")));
+        }
+        out
+    }
+}
+
+/// Lists the shards, temporary files and staging folder of `dir`.
+pub(crate) fn leftovers(dir: &Path) -> Result<Leftovers> {
+    let mut left = Leftovers::default();
+    let entries =
+        std::fs::read_dir(dir).map_err(DatasetError::io(dir, "list the dataset directory"))?;
+    for entry in entries.flatten() {
+        let Some(name) = entry.file_name().to_str().map(str::to_string) else {
+            continue;
+        };
+        if name == STAGING_DIR {
+            let staged = std::fs::read_dir(entry.path())
+                .map(|e| {
+                    e.flatten()
+                        .filter(|e| {
+                            e.file_name()
+                                .to_str()
+                                .is_some_and(|n| is_shard_file(n) || is_temp_file(n))
+                        })
+                        .count()
+                })
+                .unwrap_or(0);
+            left.staging_shards = Some(staged);
+        } else if is_temp_file(&name) {
+            left.temp_files.push(name);
+        } else if is_shard_file(&name) {
+            left.shards.push(name);
+        }
+    }
+    left.temp_files.sort();
+    left.shards.sort();
+    Ok(left)
+}
+
+/// When `dir` has no manifest: an error saying it holds a half-written
+/// dataset if it holds shards, temporary files or a staging folder.
+pub(crate) fn interrupted_error(dir: &Path) -> Option<DatasetError> {
+    let left = leftovers(dir).ok()?;
+    let mut found = left.describe();
+    if !left.shards.is_empty() {
+        found.insert(
+            0,
+            format!(
+                "{} shard file(s) ({}{})",
+                left.shards.len(),
+                left.shards[0],
+                if left.shards.len() > 1 { ", ..." } else { "" }
+            ),
+        );
+    }
+    if found.is_empty() {
+        return None;
+    }
+    Some(DatasetError::Interrupted {
+        path: dir.to_path_buf(),
+        found: found.join("; "),
+    })
+}
 
 /// What one verified shard holds.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -35,6 +126,12 @@ pub struct VerifyReport {
     /// temporary files). Not an error, but tools that glob `*.arrow` would
     /// read stray shards.
     pub stray_files: Vec<String>,
+    /// What an interrupted write left beside the dataset: the staging folder
+    /// of an unfinished `create_overwrite` (with its shard count) and
+    /// temporary shard or manifest files. The dataset itself is complete.
+    pub interrupted_write: Vec<String>,
+    /// Rows per fold (index = fold).
+    pub rows_per_fold: Vec<u64>,
 }
 
 impl fmt::Display for VerifyReport {
@@ -65,6 +162,17 @@ impl fmt::Display for VerifyReport {
             "{:<18} {:>10} {:>12} {:>10} {:>10} {:>10}",
             "total games", self.games, "", g.train, g.valid, g.test
         )?;
+        let folds: Vec<String> = self.rows_per_fold.iter().map(u64::to_string).collect();
+        writeln!(f, "rows per fold: {}", folds.join(" / "))?;
+        if !self.interrupted_write.is_empty() {
+            writeln!(
+                f,
+                "warning: an interrupted write left {} in {}; the dataset above is the complete one \
+                 its manifest names, and the next overwrite (--force) removes them",
+                self.interrupted_write.join(", "),
+                self.dir.display()
+            )?;
+        }
         if !self.stray_files.is_empty() {
             writeln!(
                 f,
@@ -79,6 +187,7 @@ impl fmt::Display for VerifyReport {
 /// What one shard contributes to the totals.
 struct ShardScan {
     rows_per_split: SplitCounts,
+    rows_per_fold: Vec<u64>,
     /// Game id -> (split, (ply, row in shard) of that game's rows in this shard).
     games: HashMap<String, (Split, Vec<(u32, usize)>)>,
 }
@@ -87,6 +196,7 @@ struct ShardScan {
 fn scan_batch(
     cols: &Columns<'_>,
     rule: &super::split::SplitRule,
+    folds: u8,
     scan: &mut ShardScan,
 ) -> Result<()> {
     for i in 0..cols.len() {
@@ -101,6 +211,17 @@ fn scan_batch(
                 format!("`{split}`"),
             ));
         }
+        let fold = cols.fold.value(i);
+        let want_fold = fold_of(game_id, folds);
+        if fold != want_fold {
+            return Err(cols.row_error(
+                i,
+                "fold",
+                format!("{want_fold} (the fold rule with k = {folds} applied to game `{game_id}`)"),
+                fold.to_string(),
+            ));
+        }
+        scan.rows_per_fold[usize::from(fold)] += 1;
         let stm = cols.side_to_move.value(i);
         if stm > 1 {
             return Err(cols.row_error(i, "side_to_move", "0 or 1".into(), stm.to_string()));
@@ -125,6 +246,12 @@ fn scan_batch(
 }
 
 impl Dataset {
+    /// What an interrupted write left beside this dataset (a staging folder,
+    /// temporary files), one phrase each; empty when nothing.
+    pub fn verify_leftovers(&self) -> Result<Vec<String>> {
+        Ok(leftovers(self.dir())?.describe())
+    }
+
     /// Checks that every shard exists, has the recorded size and sha256,
     /// decodes as Arrow IPC with the expected schema, and that rows per shard
     /// and per split, games, and each row's split match the manifest and the
@@ -134,6 +261,7 @@ impl Dataset {
     pub fn verify(&self) -> Result<VerifyReport> {
         let manifest = self.manifest();
         let rule = manifest.split.rule();
+        let folds = manifest.folds.k.max(1);
         let scans: Vec<Result<ShardScan>> = (0..manifest.shards.len())
             .into_par_iter()
             .map(|i| {
@@ -141,12 +269,13 @@ impl Dataset {
                 let batches = self.read_shard(i)?;
                 let mut scan = ShardScan {
                     rows_per_split: SplitCounts::default(),
+                    rows_per_fold: vec![0; usize::from(folds)],
                     games: HashMap::new(),
                 };
                 let mut offset = 0;
                 for batch in &batches {
                     let cols = Columns::new(batch, &path, i, offset)?;
-                    scan_batch(&cols, &rule, &mut scan)?;
+                    scan_batch(&cols, &rule, folds, &mut scan)?;
                     offset += batch.num_rows();
                 }
                 Ok(scan)
@@ -161,6 +290,8 @@ impl Dataset {
             rows_per_split: SplitCounts::default(),
             games_per_split: SplitCounts::default(),
             stray_files: Vec::new(),
+            interrupted_write: Vec::new(),
+            rows_per_fold: vec![0; usize::from(folds)],
         };
         let mut plies_seen: HashMap<String, (Split, HashSet<u32>)> = HashMap::new();
         for (i, scan) in scans.into_iter().enumerate() {
@@ -193,6 +324,9 @@ impl Dataset {
                         });
                     }
                 }
+            }
+            for (total, n) in report.rows_per_fold.iter_mut().zip(&scan.rows_per_fold) {
+                *total += n;
             }
             report.rows += scan.rows_per_split.total();
             report.rows_per_split.add(&scan.rows_per_split);
@@ -236,7 +370,7 @@ impl Dataset {
             .shards
             .iter()
             .map(|s| s.file.as_str())
-            .chain([MANIFEST_FILE])
+            .chain([MANIFEST_FILE, BUILD_REPORT_FILE])
             .collect();
         let entries = std::fs::read_dir(self.dir())
             .map_err(DatasetError::io(self.dir(), "list the dataset directory"))?;
@@ -248,6 +382,11 @@ impl Dataset {
             }
         }
         report.stray_files.sort();
+        let left = leftovers(self.dir())?;
+        report.interrupted_write = left.describe();
+        report
+            .stray_files
+            .retain(|f| f != STAGING_DIR && !is_temp_file(f));
         if !report.stray_files.is_empty() {
             tracing::warn!(dir = %self.dir().display(), files = ?report.stray_files, "files not listed in the manifest");
         }

@@ -27,6 +27,7 @@ use arrow_ipc::CompressionType;
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::error::{DatasetError, Result};
+use super::fold::FoldInfo;
 use super::fsio::{rename_durable, sync_dir, temp_name, write_atomic, HashingWriter};
 use super::manifest::{
     created_by, shard_file_name, Manifest, ShardInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
@@ -61,11 +62,11 @@ pub struct DatasetWriter {
     finished: bool,
 }
 
-fn is_shard_file(name: &str) -> bool {
+pub(crate) fn is_shard_file(name: &str) -> bool {
     name.starts_with("part-") && name.ends_with(".arrow")
 }
 
-fn is_temp_file(name: &str) -> bool {
+pub(crate) fn is_temp_file(name: &str) -> bool {
     name.starts_with(".part-") && name.ends_with(".arrow.tmp") || name == temp_name(MANIFEST_FILE)
 }
 
@@ -317,8 +318,14 @@ impl DatasetWriter {
         .map_err(arrow_err)?;
         writer.write_metadata("plies.created_by", created_by());
         for chunk in rows.chunks(BATCH_ROWS) {
-            let batch = rows_to_batch(&self.schema, chunk, &self.spec.encoder, &self.spec.split)
-                .map_err(arrow_err)?;
+            let batch = rows_to_batch(
+                &self.schema,
+                chunk,
+                &self.spec.encoder,
+                &self.spec.split,
+                self.spec.folds,
+            )
+            .map_err(arrow_err)?;
             writer.write(&batch).map_err(arrow_err)?;
         }
         writer.finish().map_err(arrow_err)?;
@@ -358,6 +365,7 @@ impl DatasetWriter {
             game: self.spec.game.clone(),
             encoder: self.spec.encoder.clone(),
             split: rule.into(),
+            folds: FoldInfo::new(self.spec.folds),
             shard_rows: self.spec.shard_rows,
             shards: std::mem::take(&mut self.shards),
             totals,

@@ -7,6 +7,7 @@ mod amazons;
 mod arimaa;
 mod arimaa_rich;
 mod error;
+mod registry;
 mod stones;
 mod tictactoe;
 
@@ -14,6 +15,7 @@ pub use amazons::{AmazonsEncoder, AmazonsRepr};
 pub use arimaa::ArimaaTypePlanes;
 pub use arimaa_rich::{ArimaaRichPlanes, RICH_PLANES};
 pub use error::EncodeError;
+pub use registry::{amazons_encoder, stones_encoder};
 pub use stones::{StoneGrid, Stones2};
 pub use tictactoe::{TttAbsolute, TttPlanes};
 

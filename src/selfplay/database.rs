@@ -60,6 +60,7 @@ pub fn generate_database<G: Game>(
         },
         split: cfg.split,
         shard_rows: cfg.shard_rows,
+        folds: crate::dataset::DEFAULT_FOLDS,
     };
     let mut writer = DatasetWriter::create(out, spec)?;
     let source = format!("selfplay:{}-vs-{}", a.name(), b.name());

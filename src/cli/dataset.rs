@@ -1,0 +1,210 @@
+//! `plies dataset build | verify | stats`.
+
+use anyhow::{bail, Context};
+use clap::{Args, Subcommand};
+use plies::dataset::SplitRule;
+use plies::encode::{
+    amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, Encoder, StoneGrid,
+};
+use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::positions::{
+    build_dataset, first_record_info, BuildOptions, BuildReport, Filters, Terminations,
+};
+use plies::record::RecordStart;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+#[derive(Subcommand)]
+pub enum DatasetCmd {
+    /// Build a dataset of encoded positions from JSONL game records.
+    Build(BuildArgs),
+    /// Check a dataset's shards against its manifest (same as `plies data verify`).
+    Verify {
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Summarise a dataset (same as `plies data stats`).
+    Stats {
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+#[derive(Args)]
+pub struct BuildArgs {
+    /// The game; inferred from the first record when left out.
+    #[arg(long)]
+    game: Option<GameKind>,
+    /// JSONL record files (`plies import` writes them), read in this order.
+    #[arg(long, required = true, num_args = 1..)]
+    records: Vec<PathBuf>,
+    /// Encoder name (default: arimaa-6x8x8, amazons-units, stones-2 or
+    /// tictactoe-2x3x3, by game).
+    #[arg(long)]
+    encoder: Option<String>,
+    /// Output dataset directory.
+    #[arg(long)]
+    out: PathBuf,
+    #[arg(long, default_value_t = plies::dataset::DEFAULT_SHARD_ROWS)]
+    shard_rows: usize,
+    /// Keep only the K positions nearest the end of each game (plies to end < K).
+    #[arg(long)]
+    last_plies: Option<u32>,
+    /// Keep only games whose two players are both rated at least R.
+    #[arg(long)]
+    min_rating: Option<i32>,
+    /// Terminations that count: a comma list or `all` (default for Arimaa:
+    /// goal,elimination,immobilization; for the others: all except
+    /// resignation, timeout, forfeit, unfinished, illegal_move, other).
+    #[arg(long)]
+    terminations: Option<String>,
+    /// Number of cross-validation folds (the `fold` column), 1 to 255.
+    #[arg(long, default_value_t = plies::dataset::DEFAULT_FOLDS, value_parser = clap::value_parser!(u8).range(1..=255))]
+    folds: u8,
+    /// Share of games in the validation split (by hash of the game id).
+    #[arg(long, default_value_t = 0.1)]
+    valid: f64,
+    #[arg(long, default_value_t = 0.1)]
+    test: f64,
+    /// Worker threads (default: one per core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Replace a dataset in --out (the old one stays readable until the new one is complete).
+    #[arg(long)]
+    force: bool,
+    /// Stop at the first bad record instead of skipping it.
+    #[arg(long)]
+    strict: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn default_encoder(kind: GameKind) -> &'static str {
+    match kind {
+        GameKind::Arimaa => "arimaa-6x8x8",
+        GameKind::Amazons => "amazons-units",
+        GameKind::TicTacToe => "tictactoe-2x3x3",
+        GameKind::Pentago | GameKind::Gomoku | GameKind::AtariGo => "stones-2",
+    }
+}
+
+fn build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let first = first_record_info(&a.records)?;
+    let record_kind = match &first {
+        Some((game, _)) => Some(
+            game.parse::<GameKind>()
+                .with_context(|| format!("the first record names game '{game}'"))?,
+        ),
+        None => None,
+    };
+    let kind = match (a.game, record_kind) {
+        (Some(g), Some(r)) if g != r => bail!(
+            "--game {g}, but the first record of {} is a {r} game",
+            a.records[0].display()
+        ),
+        (Some(g), _) => g,
+        (None, Some(r)) => r,
+        (None, None) => bail!("the record files hold no record: pass --game"),
+    };
+    let size = first.and_then(|(_, size)| size);
+    let name = a
+        .encoder
+        .clone()
+        .unwrap_or_else(|| default_encoder(kind).to_string());
+    match kind {
+        GameKind::Arimaa => run::<Arimaa>(a, Arc::from(arimaa_encoder(&name)?), size),
+        GameKind::TicTacToe => {
+            let enc: Box<dyn Encoder<TicTacToe>> = match tictactoe_encoder(&name) {
+                Ok(e) => e,
+                Err(_) => stones_encoder(&name, size.unwrap_or(TicTacToe::DEFAULT_SIZE))
+                    .context("not a Tic-tac-toe encoder (tictactoe-9, tictactoe-2x3x3) either")?,
+            };
+            run::<TicTacToe>(a, Arc::from(enc), size)
+        }
+        GameKind::Amazons => {
+            let n = size.unwrap_or(Amazons::DEFAULT_SIZE);
+            run::<Amazons>(a, Arc::from(amazons_encoder(&name, n)?), size)
+        }
+        GameKind::Pentago => stones::<Pentago>(a, &name, size),
+        GameKind::Gomoku => stones::<Gomoku>(a, &name, size),
+        GameKind::AtariGo => stones::<AtariGo>(a, &name, size),
+    }
+}
+
+fn stones<G: RecordStart + StoneGrid>(
+    a: BuildArgs,
+    name: &str,
+    size: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    let enc = stones_encoder::<G>(name, size.unwrap_or(G::DEFAULT_SIZE))?;
+    run::<G>(a, Arc::from(enc), size)
+}
+
+fn run<G: RecordStart>(
+    a: BuildArgs,
+    encoder: Arc<dyn Encoder<G>>,
+    size: Option<usize>,
+) -> anyhow::Result<ExitCode> {
+    let board_size = size.unwrap_or(G::DEFAULT_SIZE);
+    let terminations = match &a.terminations {
+        Some(list) => Terminations::parse(list, G::NAME)?,
+        None => Terminations::default_for(G::NAME),
+    };
+    let options = BuildOptions {
+        filters: Filters {
+            last_plies: a.last_plies,
+            min_rating: a.min_rating,
+            terminations,
+        },
+        split: SplitRule::new(a.valid, a.test)?,
+        folds: a.folds,
+        shard_rows: a.shard_rows,
+        threads: a.threads,
+        force: a.force,
+        strict: a.strict,
+        provenance: serde_json::json!({
+            "command": std::env::args().collect::<Vec<_>>().join(" "),
+            "records": a.records,
+        }),
+    };
+    let pb = if a.quiet {
+        indicatif::ProgressBar::hidden()
+    } else {
+        let pb = indicatif::ProgressBar::new(0);
+        pb.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{msg:>20} [{bar:40}] {binary_bytes}/{binary_total_bytes} ({eta})",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
+        );
+        pb
+    };
+    let report: BuildReport =
+        build_dataset::<G>(&a.records, &a.out, encoder, board_size, &options, Some(&pb))?;
+    pb.finish_and_clear();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report}");
+    }
+    if report.positions == 0 {
+        eprintln!("warning: no position passed the filters; the dataset is empty");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {
+    match cmd {
+        DatasetCmd::Build(a) => build(a),
+        DatasetCmd::Verify { dir, json } => super::data::verify(&dir, json),
+        DatasetCmd::Stats { dir, json } => super::data::stats(&dir, json),
+    }
+}

@@ -1,0 +1,57 @@
+//! Encoders by name for the games whose encoders depend on the board size.
+
+use super::{AmazonsEncoder, AmazonsRepr, EncodeError, Encoder, StoneGrid, Stones2};
+use crate::game::Amazons;
+
+/// The Amazons encoders by name (`amazons-units`, `amazons-mobility`,
+/// `amazons-bits`) for boards of `size`.
+pub fn amazons_encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Amazons>>, EncodeError> {
+    let all = [AmazonsRepr::Units, AmazonsRepr::Mobility, AmazonsRepr::Bits];
+    match all.into_iter().find(|r| r.name() == name) {
+        Some(repr) => Ok(Box::new(AmazonsEncoder::new(repr, size))),
+        None => Err(EncodeError::Unknown {
+            game: "amazons".into(),
+            name: name.into(),
+            known: all.iter().map(|r| r.name()).collect(),
+        }),
+    }
+}
+
+/// The stone-grid encoders (`stones-2`) for Tic-tac-toe, Pentago, Gomoku
+/// and Atari-Go boards of `size`.
+pub fn stones_encoder<G: StoneGrid>(
+    name: &str,
+    size: usize,
+) -> Result<Box<dyn Encoder<G>>, EncodeError> {
+    match name {
+        Stones2::NAME => Ok(Box::new(Stones2::new(size))),
+        _ => Err(EncodeError::Unknown {
+            game: G::NAME.into(),
+            name: name.into(),
+            known: vec![Stones2::NAME],
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::Gomoku;
+
+    #[test]
+    fn names_resolve_and_unknown_names_list_the_known_ones() {
+        for name in ["amazons-units", "amazons-mobility", "amazons-bits"] {
+            assert_eq!(amazons_encoder(name, 6).unwrap().spec().name, name);
+        }
+        let e = amazons_encoder("amazons-x", 6).err().unwrap().to_string();
+        assert!(e.contains("amazons-bits"), "{e}");
+        assert_eq!(
+            stones_encoder::<Gomoku>("stones-2", 9)
+                .unwrap()
+                .spec()
+                .shape,
+            [2, 9, 9]
+        );
+        assert!(stones_encoder::<Gomoku>("stones-3", 9).is_err());
+    }
+}

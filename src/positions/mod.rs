@@ -1,0 +1,20 @@
+//! Positions from game records: replay each record through the game's rules,
+//! filter games and positions, and build a dataset of encoded positions.
+//!
+//! * [`filter`]: which games (termination, ratings) and which positions
+//!   (the last K of each game) are kept;
+//! * [`from_record`]: one record -> one [`PositionRow`](crate::dataset::PositionRow)
+//!   per position, labelled with the result for the side to move;
+//! * [`build`]: record files -> a sharded dataset, in parallel, with a report.
+
+pub mod build;
+mod error;
+pub mod filter;
+pub mod from_record;
+
+pub use build::{
+    build_dataset, first_record_info, BuildOptions, BuildReport, DroppedByFilter, StageSeconds,
+};
+pub use error::PositionsError;
+pub use filter::{DropReason, Dropped, Filters, Terminations};
+pub use from_record::{record_outcome, record_rows, StageTimes};
