@@ -504,7 +504,16 @@ impl Assembler {
     ) where
         F: Fn(StreamBatch) -> Result<T, StreamError>,
     {
-        let mut buf = Rows::default();
+        // Reserved once: the buffer never holds more than this.
+        let cap = self.cfg.buffer_rows + self.cfg.chunk_rows;
+        let mut buf = Rows {
+            planes: Vec::with_capacity(cap * self.planes_len),
+            globals: Vec::with_capacity(cap * self.globals_len),
+            labels: Vec::with_capacity(cap),
+            side_to_move: Vec::with_capacity(cap),
+            ply: Vec::with_capacity(cap),
+            plies_to_end: Vec::with_capacity(cap),
+        };
         let mut next = 0; // position in the shard order
         let mut produced = 0u64;
         let batch = self.cfg.batch_size;
