@@ -90,7 +90,7 @@ pub use manifest::{
     shard_file_name, Manifest, ShardInfo, SplitInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
 };
 pub use reader::Dataset;
-pub use row::PositionRow;
+pub use row::{GameRows, PositionRow};
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
 pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
 pub use split::{

@@ -34,3 +34,105 @@ pub struct PositionRow {
     pub white_rating: Option<u32>,
     pub black_rating: Option<u32>,
 }
+
+/// The rows of one game in columnar form: the game's fields once, the
+/// per-position fields as flat vectors. [`DatasetWriter::push_game`](super::DatasetWriter::push_game)
+/// takes it without a heap allocation per position.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct GameRows {
+    pub game_id: String,
+    pub source: String,
+    pub termination: Option<String>,
+    pub white_rating: Option<u32>,
+    pub black_rating: Option<u32>,
+    /// Per position: ply, plies to end, side to move (0 or 1), label.
+    pub ply: Vec<u32>,
+    pub plies_to_end: Vec<u32>,
+    pub side_to_move: Vec<u8>,
+    pub label: Vec<f32>,
+    /// The positions' texts, concatenated; position `i` ends at `position_ends[i]`.
+    pub positions: String,
+    pub position_ends: Vec<usize>,
+    /// The moves played, concatenated; `None` in `move_ends` for no move.
+    pub moves: String,
+    pub move_ends: Vec<Option<usize>>,
+    /// `C*H*W` planes per position, concatenated.
+    pub planes: Vec<i8>,
+    /// `G` globals per position, concatenated.
+    pub globals: Vec<f32>,
+}
+
+impl GameRows {
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.ply.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ply.is_empty()
+    }
+
+    /// Text of position `i`.
+    pub fn position(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.position_ends[i - 1] };
+        &self.positions[start..self.position_ends[i]]
+    }
+
+    /// The move played from position `i`, if any.
+    pub fn move_played(&self, i: usize) -> Option<&str> {
+        let end = self.move_ends[i]?;
+        let start = self.move_ends[..i]
+            .iter()
+            .rev()
+            .find_map(|e| *e)
+            .unwrap_or(0);
+        Some(&self.moves[start..end])
+    }
+
+    /// Appends one position (game fields are set by the caller).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push(
+        &mut self,
+        ply: u32,
+        plies_to_end: u32,
+        side_to_move: u8,
+        position: &str,
+        move_played: Option<&str>,
+        planes: &[i8],
+        globals: &[f32],
+    ) {
+        self.ply.push(ply);
+        self.plies_to_end.push(plies_to_end);
+        self.side_to_move.push(side_to_move);
+        self.label.push(0.0);
+        self.positions.push_str(position);
+        self.position_ends.push(self.positions.len());
+        self.move_ends.push(move_played.map(|m| {
+            self.moves.push_str(m);
+            self.moves.len()
+        }));
+        self.planes.extend_from_slice(planes);
+        self.globals.extend_from_slice(globals);
+    }
+
+    /// The rows one by one (`planes_len` and `globals_len` per position).
+    pub fn rows(&self, planes_len: usize, globals_len: usize) -> Vec<PositionRow> {
+        (0..self.len())
+            .map(|i| PositionRow {
+                game_id: self.game_id.clone(),
+                ply: self.ply[i],
+                plies_to_end: self.plies_to_end[i],
+                side_to_move: self.side_to_move[i],
+                position: self.position(i).to_string(),
+                planes: self.planes[i * planes_len..(i + 1) * planes_len].to_vec(),
+                globals: self.globals[i * globals_len..(i + 1) * globals_len].to_vec(),
+                label: self.label[i],
+                move_played: self.move_played(i).map(str::to_string),
+                source: self.source.clone(),
+                termination: self.termination.clone(),
+                white_rating: self.white_rating,
+                black_rating: self.black_rating,
+            })
+            .collect()
+    }
+}

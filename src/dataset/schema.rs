@@ -28,6 +28,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use arrow_array::builder::{StringBuilder, UInt32Builder};
 use arrow_array::{
     Array, ArrayRef, FixedSizeListArray, Float32Array, Int8Array, RecordBatch, StringArray,
     UInt32Array, UInt8Array,
@@ -35,10 +36,9 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::error::{DatasetError, Result};
-use super::fold::fold_of;
 use super::row::PositionRow;
 use super::spec::EncoderInfo;
-use super::split::{Split, SplitRule};
+use super::split::Split;
 
 /// Schema metadata key holding `{format_version, game, encoder}` as JSON.
 pub const SCHEMA_METADATA_KEY: &str = "plies.dataset";
@@ -139,77 +139,144 @@ pub(crate) fn check_schema(
     Ok(())
 }
 
-/// Builds one record batch from rows whose planes/globals lengths were checked.
-pub(crate) fn rows_to_batch(
-    schema: &SchemaRef,
-    rows: &[PositionRow],
-    encoder: &EncoderInfo,
-    rule: &SplitRule,
-    folds: u8,
-) -> Result<RecordBatch, ArrowError> {
-    let n = rows.len();
-    let strings = |f: fn(&PositionRow) -> &str| -> ArrayRef {
-        Arc::new(StringArray::from_iter_values(rows.iter().map(f)))
-    };
-    let opt_strings = |f: fn(&PositionRow) -> Option<&str>| -> ArrayRef {
-        Arc::new(rows.iter().map(f).collect::<StringArray>())
-    };
-    let list = |item: DataType, size: usize, values: ArrayRef| -> Result<ArrayRef, ArrowError> {
-        let size = i32::try_from(size)
-            .map_err(|_| ArrowError::InvalidArgumentError(format!("list size {size} > i32")))?;
-        Ok(Arc::new(FixedSizeListArray::try_new_with_length(
-            Arc::new(Field::new(ITEM, item, false)),
-            size,
-            values,
-            None,
-            n,
-        )?))
-    };
+/// One row to append, borrowed from a [`PositionRow`] or a [`GameRows`](super::GameRows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowRef<'a> {
+    pub game_id: &'a str,
+    pub ply: u32,
+    pub plies_to_end: u32,
+    pub side_to_move: u8,
+    pub position: &'a str,
+    pub planes: &'a [i8],
+    pub globals: &'a [f32],
+    pub label: f32,
+    pub move_played: Option<&'a str>,
+    pub split: Split,
+    pub fold: u8,
+    pub source: &'a str,
+    pub termination: Option<&'a str>,
+    pub white_rating: Option<u32>,
+    pub black_rating: Option<u32>,
+}
 
-    let mut planes: Vec<i8> = Vec::with_capacity(n * encoder.planes_len());
-    for r in rows {
-        planes.extend_from_slice(&r.planes);
-    }
-    let mut columns: Vec<ArrayRef> = vec![
-        strings(|r| &r.game_id),
-        Arc::new(UInt32Array::from_iter_values(rows.iter().map(|r| r.ply))),
-        Arc::new(UInt32Array::from_iter_values(
-            rows.iter().map(|r| r.plies_to_end),
-        )),
-        Arc::new(UInt8Array::from_iter_values(
-            rows.iter().map(|r| r.side_to_move),
-        )),
-        strings(|r| &r.position),
-        list(
-            DataType::Int8,
-            encoder.planes_len(),
-            Arc::new(Int8Array::from(planes)),
-        )?,
-        Arc::new(Float32Array::from_iter_values(rows.iter().map(|r| r.label))),
-        opt_strings(|r| r.move_played.as_deref()),
-        Arc::new(StringArray::from_iter_values(
-            rows.iter().map(|r| rule.split_of(&r.game_id).as_str()),
-        )),
-        Arc::new(UInt8Array::from_iter_values(
-            rows.iter().map(|r| fold_of(&r.game_id, folds)),
-        )),
-        strings(|r| &r.source),
-        opt_strings(|r| r.termination.as_deref()),
-        Arc::new(rows.iter().map(|r| r.white_rating).collect::<UInt32Array>()),
-        Arc::new(rows.iter().map(|r| r.black_rating).collect::<UInt32Array>()),
-    ];
-    if encoder.globals > 0 {
-        let mut globals: Vec<f32> = Vec::with_capacity(n * encoder.globals);
-        for r in rows {
-            globals.extend_from_slice(&r.globals);
+/// Column buffers for one record batch: rows are appended one by one (no
+/// allocation per row) and turned into a `RecordBatch` by [`BatchBuilder::finish`].
+pub(crate) struct BatchBuilder {
+    len: usize,
+    game_id: StringBuilder,
+    ply: Vec<u32>,
+    plies_to_end: Vec<u32>,
+    side_to_move: Vec<u8>,
+    position: StringBuilder,
+    planes: Vec<i8>,
+    globals: Vec<f32>,
+    label: Vec<f32>,
+    move_played: StringBuilder,
+    split: StringBuilder,
+    fold: Vec<u8>,
+    source: StringBuilder,
+    termination: StringBuilder,
+    white_rating: UInt32Builder,
+    black_rating: UInt32Builder,
+}
+
+impl BatchBuilder {
+    pub fn new() -> Self {
+        BatchBuilder {
+            len: 0,
+            game_id: StringBuilder::new(),
+            ply: Vec::new(),
+            plies_to_end: Vec::new(),
+            side_to_move: Vec::new(),
+            position: StringBuilder::new(),
+            planes: Vec::new(),
+            globals: Vec::new(),
+            label: Vec::new(),
+            move_played: StringBuilder::new(),
+            split: StringBuilder::new(),
+            fold: Vec::new(),
+            source: StringBuilder::new(),
+            termination: StringBuilder::new(),
+            white_rating: UInt32Builder::new(),
+            black_rating: UInt32Builder::new(),
         }
-        let values = Arc::new(Float32Array::from(globals));
-        columns.insert(
-            GLOBALS_INDEX,
-            list(DataType::Float32, encoder.globals, values)?,
-        );
     }
-    RecordBatch::try_new(schema.clone(), columns)
+
+    /// Rows appended since the last `finish`.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Appends a row whose planes/globals lengths were checked.
+    pub fn append(&mut self, r: &RowRef<'_>) {
+        self.len += 1;
+        self.game_id.append_value(r.game_id);
+        self.ply.push(r.ply);
+        self.plies_to_end.push(r.plies_to_end);
+        self.side_to_move.push(r.side_to_move);
+        self.position.append_value(r.position);
+        self.planes.extend_from_slice(r.planes);
+        self.globals.extend_from_slice(r.globals);
+        self.label.push(r.label);
+        self.move_played.append_option(r.move_played);
+        self.split.append_value(r.split.as_str());
+        self.fold.push(r.fold);
+        self.source.append_value(r.source);
+        self.termination.append_option(r.termination);
+        self.white_rating.append_option(r.white_rating);
+        self.black_rating.append_option(r.black_rating);
+    }
+
+    /// The appended rows as a batch of `schema`; the builder is empty again.
+    pub fn finish(
+        &mut self,
+        schema: &SchemaRef,
+        encoder: &EncoderInfo,
+    ) -> Result<RecordBatch, ArrowError> {
+        let n = std::mem::take(&mut self.len);
+        let list =
+            |item: DataType, size: usize, values: ArrayRef| -> Result<ArrayRef, ArrowError> {
+                let size = i32::try_from(size).map_err(|_| {
+                    ArrowError::InvalidArgumentError(format!("list size {size} > i32"))
+                })?;
+                Ok(Arc::new(FixedSizeListArray::try_new_with_length(
+                    Arc::new(Field::new(ITEM, item, false)),
+                    size,
+                    values,
+                    None,
+                    n,
+                )?))
+            };
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(self.game_id.finish()),
+            Arc::new(UInt32Array::from(std::mem::take(&mut self.ply))),
+            Arc::new(UInt32Array::from(std::mem::take(&mut self.plies_to_end))),
+            Arc::new(UInt8Array::from(std::mem::take(&mut self.side_to_move))),
+            Arc::new(self.position.finish()),
+            list(
+                DataType::Int8,
+                encoder.planes_len(),
+                Arc::new(Int8Array::from(std::mem::take(&mut self.planes))),
+            )?,
+            Arc::new(Float32Array::from(std::mem::take(&mut self.label))),
+            Arc::new(self.move_played.finish()),
+            Arc::new(self.split.finish()),
+            Arc::new(UInt8Array::from(std::mem::take(&mut self.fold))),
+            Arc::new(self.source.finish()),
+            Arc::new(self.termination.finish()),
+            Arc::new(self.white_rating.finish()),
+            Arc::new(self.black_rating.finish()),
+        ];
+        let globals = std::mem::take(&mut self.globals);
+        if encoder.globals > 0 {
+            let values = Arc::new(Float32Array::from(globals));
+            columns.insert(
+                GLOBALS_INDEX,
+                list(DataType::Float32, encoder.globals, values)?,
+            );
+        }
+        RecordBatch::try_new(schema.clone(), columns)
+    }
 }
 
 /// Typed views of the columns of one record batch read from a shard.

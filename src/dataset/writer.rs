@@ -22,18 +22,20 @@ use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use arrow_array::RecordBatch;
 use arrow_ipc::writer::{FileWriter, IpcWriteOptions};
 use arrow_ipc::CompressionType;
 use arrow_schema::{ArrowError, SchemaRef};
 
 use super::error::{DatasetError, Result};
+use super::fold::fold_of;
 use super::fold::FoldInfo;
 use super::fsio::{rename_durable, sync_dir, temp_name, write_atomic, HashingWriter};
 use super::manifest::{
     created_by, shard_file_name, Manifest, ShardInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
 };
-use super::row::PositionRow;
-use super::schema::{dataset_schema, rows_to_batch};
+use super::row::{GameRows, PositionRow};
+use super::schema::{dataset_schema, BatchBuilder, RowRef};
 use super::spec::DatasetSpec;
 use super::split::SplitCounts;
 
@@ -54,7 +56,13 @@ pub struct DatasetWriter {
     overwrite: bool,
     spec: DatasetSpec,
     schema: SchemaRef,
-    buffer: Vec<PositionRow>,
+    /// Rows of the current shard not yet in a batch.
+    builder: BatchBuilder,
+    /// Finished batches of the current shard.
+    batches: Vec<RecordBatch>,
+    /// Rows in the current shard (batches and builder).
+    shard_len: usize,
+    shard_splits: SplitCounts,
     shards: Vec<ShardInfo>,
     /// Plies seen per game id, to count games and refuse duplicate positions.
     games: HashMap<String, HashSet<u32>>,
@@ -151,7 +159,10 @@ impl DatasetWriter {
             dir: dir.to_path_buf(),
             out_dir,
             overwrite,
-            buffer: Vec::with_capacity(spec.shard_rows.min(BATCH_ROWS)),
+            builder: BatchBuilder::new(),
+            batches: Vec::new(),
+            shard_len: 0,
+            shard_splits: SplitCounts::default(),
             spec,
             schema,
             shards: Vec::new(),
@@ -176,10 +187,10 @@ impl DatasetWriter {
         self.rows
     }
 
-    fn check(&self, row: &PositionRow) -> Result<()> {
+    fn check(&self, row: &RowRef<'_>) -> Result<()> {
         let bad = |field, expected: String, found: String| DatasetError::InvalidRow {
             path: self.dir.clone(),
-            game_id: row.game_id.clone(),
+            game_id: row.game_id.to_string(),
             ply: row.ply,
             field,
             expected,
@@ -229,7 +240,7 @@ impl DatasetWriter {
         }
         if self
             .games
-            .get(&row.game_id)
+            .get(row.game_id)
             .is_some_and(|plies| plies.contains(&row.ply))
         {
             return Err(bad(
@@ -241,67 +252,189 @@ impl DatasetWriter {
         Ok(())
     }
 
+    /// Records `ply` of `game_id` as pushed.
+    fn note_ply(&mut self, game_id: &str, ply: u32) {
+        match self.games.get_mut(game_id) {
+            Some(plies) => {
+                plies.insert(ply);
+            }
+            None => {
+                self.games.insert(game_id.to_string(), HashSet::from([ply]));
+            }
+        }
+    }
+
+    /// Appends a checked row; cuts a batch and writes a shard when full.
+    fn append(&mut self, row: &RowRef<'_>) -> Result<()> {
+        self.builder.append(row);
+        self.shard_splits[row.split] += 1;
+        self.shard_len += 1;
+        self.rows += 1;
+        if self.builder.len() >= BATCH_ROWS {
+            self.cut_batch()?;
+        }
+        if self.shard_len >= self.spec.shard_rows {
+            self.write_shard()?;
+        }
+        Ok(())
+    }
+
+    /// Turns the builder's rows into a finished batch of the current shard.
+    fn cut_batch(&mut self) -> Result<()> {
+        if self.builder.len() == 0 {
+            return Ok(());
+        }
+        let batch = self
+            .builder
+            .finish(&self.schema, &self.spec.encoder)
+            .map_err(|source| DatasetError::ArrowWrite {
+                path: self.out_dir.clone(),
+                source,
+            })?;
+        self.batches.push(batch);
+        Ok(())
+    }
+
     /// Checks `row` against the spec and buffers it; writes a shard when
     /// `shard_rows` rows are buffered.
     pub fn push(&mut self, row: PositionRow) -> Result<()> {
-        self.check(&row)?;
-        match self.games.get_mut(&row.game_id) {
-            Some(plies) => {
-                plies.insert(row.ply);
-            }
-            None => {
-                self.games
-                    .insert(row.game_id.clone(), HashSet::from([row.ply]));
-            }
+        let r = RowRef {
+            game_id: &row.game_id,
+            ply: row.ply,
+            plies_to_end: row.plies_to_end,
+            side_to_move: row.side_to_move,
+            position: &row.position,
+            planes: &row.planes,
+            globals: &row.globals,
+            label: row.label,
+            move_played: row.move_played.as_deref(),
+            split: self.spec.split.split_of(&row.game_id),
+            fold: fold_of(&row.game_id, self.spec.folds),
+            source: &row.source,
+            termination: row.termination.as_deref(),
+            white_rating: row.white_rating,
+            black_rating: row.black_rating,
+        };
+        self.check(&r)?;
+        self.note_ply(r.game_id, r.ply);
+        self.append(&r)
+    }
+
+    /// Pushes every position of one game (columnar; the same checks as
+    /// [`push`](Self::push)). Nothing of the game is pushed if a row is refused.
+    pub fn push_game(&mut self, game: &GameRows) -> Result<()> {
+        let n = game.len();
+        let (planes_len, globals_len) = (self.spec.encoder.planes_len(), self.spec.encoder.globals);
+        let columns_ok = [
+            game.plies_to_end.len(),
+            game.side_to_move.len(),
+            game.label.len(),
+            game.position_ends.len(),
+            game.move_ends.len(),
+        ]
+        .iter()
+        .all(|&len| len == n)
+            && game.planes.len() == n * planes_len
+            && game.globals.len() == n * globals_len;
+        if !columns_ok {
+            return Err(DatasetError::InvalidRow {
+                path: self.dir.clone(),
+                game_id: game.game_id.clone(),
+                ply: game.ply.first().copied().unwrap_or(0),
+                field: "planes",
+                expected: format!(
+                    "{n} positions in every column, {planes_len} planes and {globals_len} globals each"
+                ),
+                found: "columns of other lengths".into(),
+            });
         }
-        self.buffer.push(row);
-        self.rows += 1;
-        if self.buffer.len() >= self.spec.shard_rows {
-            self.write_shard()?;
+        let split = self.spec.split.split_of(&game.game_id);
+        let fold = fold_of(&game.game_id, self.spec.folds);
+        let row = |i: usize, pos_start: usize, move_start: usize| RowRef {
+            game_id: &game.game_id,
+            ply: game.ply[i],
+            plies_to_end: game.plies_to_end[i],
+            side_to_move: game.side_to_move[i],
+            position: game
+                .positions
+                .get(pos_start..game.position_ends[i])
+                .unwrap_or(""),
+            planes: &game.planes[i * planes_len..(i + 1) * planes_len],
+            globals: &game.globals[i * globals_len..(i + 1) * globals_len],
+            label: game.label[i],
+            move_played: game.move_ends[i].and_then(|end| game.moves.get(move_start..end)),
+            split,
+            fold,
+            source: &game.source,
+            termination: game.termination.as_deref(),
+            white_rating: game.white_rating,
+            black_rating: game.black_rating,
+        };
+        let mut seen = HashSet::with_capacity(n);
+        let (mut pos_start, mut move_start) = (0, 0);
+        for i in 0..n {
+            let r = row(i, pos_start, move_start);
+            self.check(&r)?;
+            if !seen.insert(r.ply) {
+                return Err(DatasetError::InvalidRow {
+                    path: self.dir.clone(),
+                    game_id: game.game_id.clone(),
+                    ply: r.ply,
+                    field: "ply",
+                    expected: "each (game_id, ply) pushed once".into(),
+                    found: "the same ply twice in the game".into(),
+                });
+            }
+            pos_start = game.position_ends[i];
+            move_start = game.move_ends[i].unwrap_or(move_start);
+        }
+        let (mut pos_start, mut move_start) = (0, 0);
+        for i in 0..n {
+            let r = row(i, pos_start, move_start);
+            self.note_ply(r.game_id, r.ply);
+            self.append(&r)?;
+            pos_start = game.position_ends[i];
+            move_start = game.move_ends[i].unwrap_or(move_start);
         }
         Ok(())
     }
 
     /// Writes the buffered rows as the next shard (temporary name, fsync, rename).
     fn write_shard(&mut self) -> Result<()> {
-        let rows = std::mem::take(&mut self.buffer);
+        self.cut_batch()?;
         let index = self.shards.len();
         let name = shard_file_name(index);
         let tmp = self.out_dir.join(temp_name(&name));
         let path = self.out_dir.join(&name);
         let written = self
-            .write_ipc(&tmp, &rows)
+            .write_ipc(&tmp)
             .and_then(|done| rename_durable(&tmp, &path).map(|()| done));
         let (sha256, bytes) = match written {
             Ok(done) => done,
             Err(e) => {
-                // Keep the rows so nothing pushed is lost; `finish` tries again.
-                // The temporary file is never part of a dataset (best effort).
+                // The batches stay buffered so nothing pushed is lost;
+                // `finish` tries again. The temporary file is never part of
+                // a dataset (best effort).
                 let _ = std::fs::remove_file(&tmp);
-                self.buffer = rows;
                 return Err(e);
             }
         };
-        let rule = self.spec.split;
-        let mut rows_per_split = SplitCounts::default();
-        for r in &rows {
-            rows_per_split[rule.split_of(&r.game_id)] += 1;
-        }
-        tracing::debug!(shard = %path.display(), rows = rows.len(), bytes, "wrote shard");
+        tracing::debug!(shard = %path.display(), rows = self.shard_len, bytes, "wrote shard");
         self.shards.push(ShardInfo {
             file: name,
-            rows: rows.len() as u64,
+            rows: self.shard_len as u64,
             bytes,
             sha256,
-            rows_per_split,
+            rows_per_split: std::mem::take(&mut self.shard_splits),
         });
-        self.buffer = rows;
-        self.buffer.clear();
+        self.batches.clear();
+        self.shard_len = 0;
         Ok(())
     }
 
-    /// Writes `rows` as an Arrow IPC file (zstd) at `tmp`, fsynced; returns (sha256, bytes).
-    fn write_ipc(&self, tmp: &Path, rows: &[PositionRow]) -> Result<(String, u64)> {
+    /// Writes the buffered batches as an Arrow IPC file (zstd) at `tmp`,
+    /// fsynced; returns (sha256, bytes).
+    fn write_ipc(&self, tmp: &Path) -> Result<(String, u64)> {
         let arrow_err = |source: ArrowError| DatasetError::ArrowWrite {
             path: tmp.to_path_buf(),
             source,
@@ -317,16 +450,8 @@ impl DatasetWriter {
         )
         .map_err(arrow_err)?;
         writer.write_metadata("plies.created_by", created_by());
-        for chunk in rows.chunks(BATCH_ROWS) {
-            let batch = rows_to_batch(
-                &self.schema,
-                chunk,
-                &self.spec.encoder,
-                &self.spec.split,
-                self.spec.folds,
-            )
-            .map_err(arrow_err)?;
-            writer.write(&batch).map_err(arrow_err)?;
+        for batch in &self.batches {
+            writer.write(batch).map_err(arrow_err)?;
         }
         writer.finish().map_err(arrow_err)?;
         let buffered = writer.into_inner().map_err(arrow_err)?;
@@ -345,7 +470,7 @@ impl DatasetWriter {
     /// returns the manifest. `provenance` is free JSON: command line, seed,
     /// sources, how the data was made.
     pub fn finish(mut self, provenance: serde_json::Value) -> Result<Manifest> {
-        if !self.buffer.is_empty() {
+        if self.shard_len > 0 {
             self.write_shard()?;
         }
         let rule = self.spec.split;
@@ -556,6 +681,69 @@ mod tests {
                 "part-00002.arrow"
             ]
         );
+    }
+
+    fn game(id: &str, plies: u32) -> GameRows {
+        let mut g = GameRows {
+            game_id: id.into(),
+            source: "test".into(),
+            termination: None,
+            white_rating: None,
+            black_rating: Some(1500),
+            ..GameRows::default()
+        };
+        for p in 0..plies {
+            let r = row(id, p);
+            g.push(
+                p,
+                r.plies_to_end,
+                r.side_to_move,
+                &r.position,
+                r.move_played.as_deref(),
+                &r.planes,
+                &r.globals,
+            );
+            *g.label.last_mut().unwrap() = r.label;
+        }
+        g
+    }
+
+    #[test]
+    fn push_game_writes_the_same_bytes_as_push() {
+        let by_rows = tempfile::tempdir().unwrap();
+        let by_games = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(by_rows.path(), spec()).unwrap();
+        let mut v = DatasetWriter::create(by_games.path(), spec()).unwrap();
+        for g in 0..3 {
+            let id = format!("g{g}");
+            for p in 0..3 {
+                w.push(row(&id, p)).unwrap();
+            }
+            let game = game(&id, 3);
+            assert_eq!(
+                game.rows(18, 1),
+                (0..3).map(|p| row(&id, p)).collect::<Vec<_>>()
+            );
+            v.push_game(&game).unwrap();
+        }
+        let a = w.finish(serde_json::Value::Null).unwrap();
+        let b = v.finish(serde_json::Value::Null).unwrap();
+        assert_eq!(a.shards, b.shards);
+        assert_eq!(a.totals, b.totals);
+
+        // A refused row refuses the whole game.
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        let mut bad = game("g", 3);
+        bad.label[2] = 2.0;
+        let msg = w.push_game(&bad).unwrap_err().to_string();
+        assert!(msg.contains("`label`"), "{msg}");
+        assert_eq!(w.rows(), 0);
+        let mut short = game("g", 3);
+        short.planes.pop();
+        assert!(w.push_game(&short).is_err());
+        w.push_game(&game("g", 3)).unwrap();
+        assert!(w.push_game(&game("g", 1)).is_err());
     }
 
     #[test]

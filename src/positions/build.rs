@@ -23,7 +23,7 @@ use super::error::PositionsError;
 use super::filter::{DropReason, Dropped, Filters};
 use super::from_record::{record_rows, StageTimes};
 use crate::dataset::{
-    DatasetError, DatasetSpec, DatasetWriter, EncoderInfo, Manifest, PositionRow, SplitCounts,
+    DatasetError, DatasetSpec, DatasetWriter, EncoderInfo, GameRows, Manifest, SplitCounts,
     SplitRule, BUILD_REPORT_FILE, DEFAULT_FOLDS, DEFAULT_SHARD_ROWS,
 };
 use crate::encode::Encoder;
@@ -206,7 +206,7 @@ impl fmt::Display for BuildReport {
 enum Processed {
     Kept {
         id: String,
-        rows: Vec<PositionRow>,
+        rows: Box<GameRows>,
         positions: u64,
     },
     Dropped {
@@ -287,7 +287,7 @@ fn process<G: RecordStart>(
     match record_rows::<G>(&rec, ctx.encoder, ctx.board_size, first, times) {
         Ok(Some(rows)) => Processed::Kept {
             id: rec.id,
-            rows,
+            rows: Box::new(rows),
             positions,
         },
         Ok(None) => Processed::Dropped {
@@ -472,14 +472,14 @@ pub fn build_dataset<G: RecordStart>(
     let mut read_bytes = 0u64;
 
     let (writer, write_ns) = std::thread::scope(|s| -> Result<_, PositionsError> {
-        let (tx, rx) = sync_channel::<Vec<Vec<PositionRow>>>(2);
+        let (tx, rx) = sync_channel::<Vec<GameRows>>(2);
         let mut writer = writer;
         let handle = s.spawn(move || -> Result<(DatasetWriter, u64), DatasetError> {
             let mut ns = 0u64;
             for chunk in rx {
                 let t = Instant::now();
-                for row in chunk.into_iter().flatten() {
-                    writer.push(row)?;
+                for game in &chunk {
+                    writer.push_game(game)?;
                 }
                 ns += t.elapsed().as_nanos() as u64;
             }
@@ -550,7 +550,7 @@ pub fn build_dataset<G: RecordStart>(
                                     r.dropped.last_plies.add(cut);
                                 }
                                 r.positions += rows.len() as u64;
-                                chunk.push(rows);
+                                chunk.push(*rows);
                             }
                             Processed::Dropped {
                                 id,

@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use super::error::PositionsError;
-use crate::dataset::PositionRow;
+use crate::dataset::GameRows;
 use crate::encode::Encoder;
 use crate::game::{Game, Outcome, Side};
 use crate::record::{GameRecord, RecordStart};
@@ -53,16 +53,16 @@ fn side_index(side: Side) -> u8 {
 
 /// The rows of the positions of `rec` from index `first_kept` on (0 keeps
 /// the start position; the final position, after all moves, is always
-/// kept). `board_size` is the size the encoder was made for: a record on
-/// another board is refused. `Ok(None)`: the game has no winner and is not a
-/// draw (e.g. unfinished), so it cannot be labelled.
+/// kept), in columnar form. `board_size` is the size the encoder was made
+/// for: a record on another board is refused. `Ok(None)`: the game has no
+/// winner and is not a draw (e.g. unfinished), so it cannot be labelled.
 pub fn record_rows<G: RecordStart>(
     rec: &GameRecord,
     encoder: &dyn Encoder<G>,
     board_size: usize,
     first_kept: u32,
     times: &mut StageTimes,
-) -> Result<Option<Vec<PositionRow>>, PositionsError> {
+) -> Result<Option<GameRows>, PositionsError> {
     let t0 = Instant::now();
     let bad_start = |why: String| PositionsError::BadStart {
         source_name: rec.source.clone(),
@@ -78,34 +78,47 @@ pub fn record_rows<G: RecordStart>(
     }
     let n = rec.moves.len();
     let first = (first_kept as usize).min(n);
+    let kept = n + 1 - first;
     let planes_len = encoder.plane_len();
     let globals_len = encoder.globals_len();
     let rating = |r: Option<i32>| r.and_then(|r| u32::try_from(r).ok());
-    let (white_rating, black_rating) = (rating(rec.ratings.first), rating(rec.ratings.second));
-    let termination = (!rec.termination.is_empty()).then(|| rec.termination.clone());
-    let mut rows = Vec::with_capacity(n + 1 - first);
+    let mut game = GameRows {
+        game_id: rec.id.clone(),
+        source: rec.source.clone(),
+        termination: (!rec.termination.is_empty()).then(|| rec.termination.clone()),
+        white_rating: rating(rec.ratings.first),
+        black_rating: rating(rec.ratings.second),
+        ply: Vec::with_capacity(kept),
+        plies_to_end: Vec::with_capacity(kept),
+        side_to_move: Vec::with_capacity(kept),
+        label: Vec::with_capacity(kept),
+        positions: String::new(),
+        position_ends: Vec::with_capacity(kept),
+        moves: String::new(),
+        move_ends: Vec::with_capacity(kept),
+        planes: Vec::with_capacity(kept * planes_len),
+        globals: Vec::with_capacity(kept * globals_len),
+    };
     let mut encode_ns = 0u64;
     for i in 0..=n {
         if i >= first {
             let te = Instant::now();
-            let mut planes = vec![0i8; planes_len];
-            let mut globals = vec![0f32; globals_len];
-            encoder.encode(&state, &mut planes, &mut globals);
-            rows.push(PositionRow {
-                game_id: rec.id.clone(),
-                ply: i as u32,
-                plies_to_end: (n - i) as u32,
-                side_to_move: side_index(state.side_to_move()),
-                position: state.to_text(),
-                planes,
-                globals,
-                label: 0.0,
-                move_played: rec.moves.get(i).cloned(),
-                source: rec.source.clone(),
-                termination: termination.clone(),
-                white_rating,
-                black_rating,
-            });
+            let at = game.planes.len();
+            game.planes.resize(at + planes_len, 0);
+            let gat = game.globals.len();
+            game.globals.resize(gat + globals_len, 0.0);
+            encoder.encode(&state, &mut game.planes[at..], &mut game.globals[gat..]);
+            let text = state.to_text();
+            game.ply.push(i as u32);
+            game.plies_to_end.push((n - i) as u32);
+            game.side_to_move.push(side_index(state.side_to_move()));
+            game.label.push(0.0);
+            game.positions.push_str(&text);
+            game.position_ends.push(game.positions.len());
+            game.move_ends.push(rec.moves.get(i).map(|m| {
+                game.moves.push_str(m);
+                game.moves.len()
+            }));
             encode_ns += te.elapsed().as_nanos() as u64;
         }
         if let Some(token) = rec.moves.get(i) {
@@ -127,15 +140,11 @@ pub fn record_rows<G: RecordStart>(
     let Some(outcome) = outcome else {
         return Ok(None);
     };
-    for row in &mut rows {
-        let side = if row.side_to_move == 0 {
-            Side::First
-        } else {
-            Side::Second
-        };
-        row.label = outcome.score_for(side);
+    for (label, &side) in game.label.iter_mut().zip(&game.side_to_move) {
+        let side = if side == 0 { Side::First } else { Side::Second };
+        *label = outcome.score_for(side);
     }
-    Ok(Some(rows))
+    Ok(Some(game))
 }
 
 #[cfg(test)]
@@ -171,7 +180,8 @@ mod tests {
         let mut t = StageTimes::default();
         let rows = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, &mut t)
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .rows(18, 0);
         assert_eq!(rows.len(), 6);
         for (i, r) in rows.iter().enumerate() {
             assert_eq!(r.ply, i as u32);
@@ -186,7 +196,8 @@ mod tests {
         assert_eq!(TicTacToe::from_text(&rows[5].position).unwrap().ply(), 5);
         let last = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 4, &mut t)
             .unwrap()
-            .unwrap();
+            .unwrap()
+            .rows(18, 0);
         assert_eq!(last.iter().map(|r| r.ply).collect::<Vec<_>>(), [4, 5]);
     }
 
@@ -196,7 +207,7 @@ mod tests {
         let rows = record_rows::<TicTacToe>(&draw, &TttPlanes, 3, 0, &mut StageTimes::default())
             .unwrap()
             .unwrap();
-        assert!(rows.iter().all(|r| r.label == 0.5));
+        assert!(rows.label.iter().all(|&l| l == 0.5));
         let open = ttt(&["a1", "b1"], None, "unfinished");
         let none =
             record_rows::<TicTacToe>(&open, &TttPlanes, 3, 0, &mut StageTimes::default()).unwrap();
