@@ -159,10 +159,16 @@ pub(crate) struct RowRef<'a> {
     pub black_rating: Option<u32>,
 }
 
+/// Most values [`BatchBuilder::with_capacity`] reserves per list column.
+const MAX_RESERVE: usize = 1 << 24;
+
 /// Column buffers for one record batch: rows are appended one by one (no
 /// allocation per row) and turned into a `RecordBatch` by [`BatchBuilder::finish`].
 pub(crate) struct BatchBuilder {
     len: usize,
+    /// Rows, plane values and global values per row reserved up front, so
+    /// the buffers do not grow by reallocation.
+    reserve: (usize, usize, usize),
     game_id: StringBuilder,
     ply: Vec<u32>,
     plies_to_end: Vec<u32>,
@@ -181,24 +187,29 @@ pub(crate) struct BatchBuilder {
 }
 
 impl BatchBuilder {
-    pub fn new() -> Self {
+    /// A builder with room for `rows` rows of `planes` and `globals` values.
+    pub fn with_capacity(rows: usize, planes: usize, globals: usize) -> Self {
+        // Typical text sizes; the string buffers grow when they are exceeded.
+        let text = |bytes: usize| StringBuilder::with_capacity(rows, rows * bytes);
         BatchBuilder {
             len: 0,
-            game_id: StringBuilder::new(),
-            ply: Vec::new(),
-            plies_to_end: Vec::new(),
-            side_to_move: Vec::new(),
-            position: StringBuilder::new(),
-            planes: Vec::new(),
-            globals: Vec::new(),
-            label: Vec::new(),
-            move_played: StringBuilder::new(),
-            split: StringBuilder::new(),
-            fold: Vec::new(),
-            source: StringBuilder::new(),
-            termination: StringBuilder::new(),
-            white_rating: UInt32Builder::new(),
-            black_rating: UInt32Builder::new(),
+            reserve: (rows, planes, globals),
+            game_id: text(16),
+            ply: Vec::with_capacity(rows),
+            plies_to_end: Vec::with_capacity(rows),
+            side_to_move: Vec::with_capacity(rows),
+            position: text(80),
+            // Capped: a huge encoder shape must not reserve memory up front.
+            planes: Vec::with_capacity(rows.saturating_mul(planes).min(MAX_RESERVE)),
+            globals: Vec::with_capacity(rows.saturating_mul(globals).min(MAX_RESERVE)),
+            label: Vec::with_capacity(rows),
+            move_played: text(16),
+            split: text(5),
+            fold: Vec::with_capacity(rows),
+            source: text(24),
+            termination: text(8),
+            white_rating: UInt32Builder::with_capacity(rows),
+            black_rating: UInt32Builder::with_capacity(rows),
         }
     }
 
@@ -229,6 +240,16 @@ impl BatchBuilder {
 
     /// The appended rows as a batch of `schema`; the builder is empty again.
     pub fn finish(
+        &mut self,
+        schema: &SchemaRef,
+        encoder: &EncoderInfo,
+    ) -> Result<RecordBatch, ArrowError> {
+        let (rows, planes, globals) = self.reserve;
+        let mut full = std::mem::replace(self, BatchBuilder::with_capacity(rows, planes, globals));
+        full.finish_into(schema, encoder)
+    }
+
+    fn finish_into(
         &mut self,
         schema: &SchemaRef,
         encoder: &EncoderInfo,

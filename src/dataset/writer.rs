@@ -159,7 +159,11 @@ impl DatasetWriter {
             dir: dir.to_path_buf(),
             out_dir,
             overwrite,
-            builder: BatchBuilder::new(),
+            builder: BatchBuilder::with_capacity(
+                spec.shard_rows.min(BATCH_ROWS),
+                spec.encoder.planes_len(),
+                spec.encoder.globals,
+            ),
             batches: Vec::new(),
             shard_len: 0,
             shard_splits: SplitCounts::default(),
