@@ -444,6 +444,9 @@ fn bad_records_are_reported_with_file_and_line_and_strict_stops() {
     let o = plies(&strict);
     assert!(!o.status.success());
     assert!(text(&o).contains("games.jsonl:2:"), "{}", text(&o));
+    // The failed overwrite left the old dataset as it was, and no staging folder.
+    assert_eq!(Dataset::open(&out).unwrap().num_rows(None), 3);
+    assert!(!out.join(STAGING_DIR).exists());
 }
 
 #[test]
@@ -473,6 +476,36 @@ fn duplicate_ids_across_files_name_both() {
         all.contains("`same`") && all.contains("a.jsonl:2") && all.contains("b.jsonl:1"),
         "{all}"
     );
+
+    // Found after shards were written: they are removed, so the directory
+    // takes a new build without --force.
+    let many = dir.path().join("many.jsonl");
+    let games = random_ttt(1500, 6);
+    write_jsonl(&many, &games);
+    write_jsonl(&b, &games[..1]);
+    let out = dir.path().join("ds2");
+    let args = |files: &[&Path]| {
+        let mut v = vec![
+            "dataset",
+            "build",
+            "--quiet",
+            "--shard-rows",
+            "100",
+            "--records",
+        ];
+        v.extend(files.iter().map(|f| f.to_str().unwrap()));
+        v.extend(["--out", out.to_str().unwrap()]);
+        v.iter().map(|s| s.to_string()).collect::<Vec<_>>()
+    };
+    let a1: Vec<String> = args(&[&many, &b]);
+    let o = plies(&a1.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(!o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("many.jsonl:1"), "{}", text(&o));
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().collect();
+    assert!(left.is_empty(), "{left:?}");
+    let a2: Vec<String> = args(&[&many]);
+    let o = plies(&a2.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(o.status.success(), "{}", text(&o));
 }
 
 fn check_family(dir: &Path, name: &str, records: &[GameRecord], encoder: &str, shape: [usize; 3]) {

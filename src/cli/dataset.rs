@@ -48,6 +48,7 @@ pub struct BuildArgs {
     /// Output dataset directory.
     #[arg(long)]
     out: PathBuf,
+    /// Rows per shard file.
     #[arg(long, default_value_t = plies::dataset::DEFAULT_SHARD_ROWS)]
     shard_rows: usize,
     /// Keep only the K positions nearest the end of each game (plies to end < K).
@@ -67,6 +68,7 @@ pub struct BuildArgs {
     /// Share of games in the validation split (by hash of the game id).
     #[arg(long, default_value_t = 0.1)]
     valid: f64,
+    /// Share of games in the test split.
     #[arg(long, default_value_t = 0.1)]
     test: f64,
     /// Worker threads (default: one per core).

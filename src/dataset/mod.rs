@@ -13,7 +13,9 @@
 //! One row per position ([`PositionRow`]; columns in [`schema`]). Train,
 //! validation and test are assigned per game by a stable hash of the game id
 //! ([`SplitRule`]), so no game crosses splits; each row also stores its split
-//! in the `split` column for outside tools. Shards and then the manifest are
+//! in the `split` column for outside tools. The `fold` column holds the
+//! game's fold for k-fold cross-validation, by another stable hash of the
+//! game id ([`fold`]; `k` is in the manifest). Shards and then the manifest are
 //! written under temporary names, fsynced and renamed ([`writer`]): a
 //! directory with a manifest always holds a complete dataset.
 //!

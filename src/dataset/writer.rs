@@ -526,6 +526,30 @@ impl DatasetWriter {
         Ok(manifest)
     }
 
+    /// Gives up the dataset being written: removes the shards this writer
+    /// wrote (or its staging folder, when overwriting), so the directory is
+    /// as before `create` (an old dataset, when overwriting, stays as it was).
+    pub fn abandon(mut self) -> Result<()> {
+        self.finished = true;
+        if self.overwrite {
+            if self.out_dir.exists() {
+                std::fs::remove_dir_all(&self.out_dir)
+                    .map_err(DatasetError::io(&self.out_dir, "remove the staging folder"))?;
+            }
+            return Ok(());
+        }
+        let written: HashSet<&str> = self.shards.iter().map(|s| s.file.as_str()).collect();
+        let names = list(&self.out_dir, |n| {
+            written.contains(n) || (is_temp_file(n) && n != temp_name(MANIFEST_FILE))
+        })?;
+        remove_files(
+            &self.out_dir,
+            &names,
+            "remove a shard of the abandoned dataset",
+        )?;
+        sync_dir(&self.out_dir)
+    }
+
     /// Overwrite mode: replaces the old dataset in `dir` by the staged shards
     /// (old manifest first, so no moment shows a mixed dataset).
     fn swap_in(&self) -> Result<()> {

@@ -474,16 +474,18 @@ pub fn build_dataset<G: RecordStart>(
     let (writer, write_ns) = std::thread::scope(|s| -> Result<_, PositionsError> {
         let (tx, rx) = sync_channel::<Vec<GameRows>>(2);
         let mut writer = writer;
-        let handle = s.spawn(move || -> Result<(DatasetWriter, u64), DatasetError> {
+        let handle = s.spawn(move || -> (DatasetWriter, u64, Result<(), DatasetError>) {
             let mut ns = 0u64;
             for chunk in rx {
                 let t = Instant::now();
                 for game in &chunk {
-                    writer.push_game(game)?;
+                    if let Err(e) = writer.push_game(game) {
+                        return (writer, ns, Err(e));
+                    }
                 }
                 ns += t.elapsed().as_nanos() as u64;
             }
-            Ok((writer, ns))
+            (writer, ns, Ok(()))
         });
         let result = (|| -> Result<(), PositionsError> {
             for (fi, path) in records.iter().enumerate() {
@@ -604,11 +606,20 @@ pub fn build_dataset<G: RecordStart>(
             Ok(())
         })();
         drop(tx);
-        let written = handle
+        let (writer, ns, written) = handle
             .join()
             .map_err(|_| PositionsError::Game("the dataset writer thread panicked".into()))?;
-        result?;
-        Ok(written?)
+        // The first error wins; what was written so far is removed, so the
+        // directory is as before (an old dataset stays as it was).
+        match result.and(written.map_err(PositionsError::from)) {
+            Ok(()) => Ok((writer, ns)),
+            Err(e) => {
+                if let Err(cleanup) = writer.abandon() {
+                    tracing::warn!("could not remove the unfinished dataset: {cleanup}");
+                }
+                Err(e)
+            }
+        }
     })?;
 
     let manifest: Manifest = writer.finish(options.provenance.clone())?;
