@@ -142,15 +142,15 @@ impl fmt::Display for BuildReport {
             e.shape,
             e.globals
         )?;
-        writeln!(f, "{:<44} {:>10} {:>12}", "", "games", "positions")?;
+        writeln!(f, "{:<28} {:>10} {:>12}", "", "games", "positions")?;
         let line = |f: &mut fmt::Formatter<'_>, name: &str, g: String, p: u64| {
-            writeln!(f, "{name:<44} {g:>10} {p:>12}")
+            writeln!(f, "{name:<28} {g:>10} {p:>12}")
         };
         line(f, "read", self.games_read.to_string(), self.positions_read)?;
         let d = &self.dropped;
         line(
             f,
-            &format!("dropped: termination ({})", self.filters.terminations),
+            "dropped: termination",
             d.termination.games.to_string(),
             d.termination.positions,
         )?;
@@ -182,6 +182,7 @@ impl fmt::Display for BuildReport {
         };
         line(f, &last, "-".into(), d.last_plies.positions)?;
         line(f, "kept", self.games_kept.to_string(), self.positions)?;
+        writeln!(f, "terminations kept: {}", self.filters.terminations)?;
         let (r, g) = (&self.rows_per_split, &self.games_per_split);
         writeln!(
             f,
