@@ -25,6 +25,7 @@ mod cnn3;
 mod config;
 mod error;
 mod init;
+pub mod kernels;
 mod mlp;
 mod native_mlp;
 

@@ -1,0 +1,202 @@
+//! Fully connected layer fused with its bias and activation:
+//! `y = act(x w^T + b)` in one matrix product and one pass over `y`.
+
+use super::act::{act_grad, bias_act, f32_slice, to_f32_vec, with_f32, Act};
+use super::{col_sums, sgemm};
+use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
+
+struct LinearAct {
+    act: Act,
+}
+
+impl CustomOp3 for LinearAct {
+    fn name(&self) -> &'static str {
+        "plies-linear-act"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(self.name(), s1, l1)?;
+        let w = f32_slice(self.name(), s2, l2)?;
+        let b = f32_slice(self.name(), s3, l3)?;
+        let (rows, inp) = l1.shape().dims2()?;
+        let (out, inp_w) = l2.shape().dims2()?;
+        if inp != inp_w || b.len() != out {
+            candle_core::bail!(
+                "linear: input {:?}, weight {:?}, bias {:?} do not fit",
+                l1.dims(),
+                l2.dims(),
+                l3.dims()
+            );
+        }
+        let mut y = vec![0f32; rows * out];
+        // y[rows, out] = x[rows, inp] * w^T[inp, out]
+        sgemm(rows, out, inp, &mut y, out, false, x, (inp, 1), w, (1, inp));
+        bias_act(self.act, &mut y, Some(b));
+        Ok((CpuStorage::F32(y), Shape::from((rows, out))))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        _b: &Tensor,
+        res: &Tensor,
+        grad_res: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (rows, out) = res.dims2()?;
+        let inp = x.dim(1)?;
+        let mut g = to_f32_vec(grad_res)?;
+        with_f32(res, |y| act_grad(self.act, &mut g, y))?;
+        let dev = res.device();
+        let dx = if x.track_op() {
+            let mut dx = vec![0f32; rows * inp];
+            // dx[rows, inp] = g[rows, out] * w[out, inp]
+            with_f32(w, |w| {
+                sgemm(
+                    rows,
+                    inp,
+                    out,
+                    &mut dx,
+                    inp,
+                    false,
+                    &g,
+                    (out, 1),
+                    w,
+                    (inp, 1),
+                )
+            })?;
+            Some(Tensor::from_vec(dx, (rows, inp), dev)?)
+        } else {
+            None
+        };
+        let mut dw = vec![0f32; out * inp];
+        // dw[out, inp] = g^T[out, rows] * x[rows, inp]
+        with_f32(x, |x| {
+            sgemm(
+                out,
+                inp,
+                rows,
+                &mut dw,
+                inp,
+                false,
+                &g,
+                (1, out),
+                x,
+                (inp, 1),
+            )
+        })?;
+        let db = col_sums(&g, out);
+        Ok((
+            dx,
+            Some(Tensor::from_vec(dw, (out, inp), dev)?),
+            Some(Tensor::from_vec(db, out, dev)?),
+        ))
+    }
+}
+
+/// `act(x w^T + b)` for `x [B, in]`, `w [out, in]` (PyTorch's layout) and
+/// `b [out]`, with gradients for all three. CPU f32 takes the fused kernel;
+/// other devices and dtypes take candle's ops.
+pub fn linear_act(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
+    if !x.device().is_cpu() || x.dtype() != DType::F32 {
+        let y = x.matmul(&w.t()?)?.broadcast_add(b)?;
+        return super::act::activation(&y, act);
+    }
+    let (_, inp) = x.dims2()?;
+    let (out, inp_w) = w.dims2()?;
+    if inp != inp_w || b.dims() != [out] {
+        candle_core::bail!(
+            "linear: input {:?}, weight {:?}, bias {:?} do not fit",
+            x.dims(),
+            w.dims(),
+            b.dims()
+        );
+    }
+    x.contiguous()?
+        .apply_op3(&w.contiguous()?, &b.contiguous()?, LinearAct { act })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{Device, Var};
+
+    fn stock(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
+        let y = x.matmul(&w.t()?)?.broadcast_add(b)?;
+        match act {
+            Act::Identity => Ok(y),
+            Act::Tanh => y.tanh(),
+            Act::Sigmoid => candle_nn::ops::sigmoid(&y),
+            Act::Relu => y.relu(),
+        }
+    }
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .max(0)
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    #[test]
+    fn values_and_gradients_match_candle() -> Result<()> {
+        let dev = Device::Cpu;
+        for (rows, inp, out) in [(1, 7, 1), (5, 13, 4), (300, 200, 130)] {
+            for act in [Act::Identity, Act::Tanh, Act::Sigmoid, Act::Relu] {
+                let x0 = Tensor::randn(0f32, 1.0, (rows, inp), &dev)?;
+                let w0 = Tensor::randn(0f32, 0.3, (out, inp), &dev)?;
+                let b0 = Tensor::randn(0f32, 0.3, out, &dev)?;
+                let up = Tensor::randn(0f32, 1.0, (rows, out), &dev)?;
+                let vars = |_: ()| -> Result<(Var, Var, Var)> {
+                    Ok((
+                        Var::from_tensor(&x0)?,
+                        Var::from_tensor(&w0)?,
+                        Var::from_tensor(&b0)?,
+                    ))
+                };
+                let (xa, wa, ba) = vars(())?;
+                let (xb, wb, bb) = vars(())?;
+                let ya = linear_act(&xa, &wa, &ba, act)?;
+                let yb = stock(&xb, &wb, &bb, act)?;
+                assert!(max_diff(&ya, &yb) < 1e-5, "{act:?} {rows}x{inp}x{out}");
+                let ga = (ya * &up)?.sum_all()?.backward()?;
+                let gb = (yb * &up)?.sum_all()?.backward()?;
+                for (a, b) in [(&xa, &xb), (&wa, &wb), (&ba, &bb)] {
+                    let d = max_diff(ga.get(a).expect("grad"), gb.get(b).expect("grad"));
+                    assert!(
+                        d < 1e-4,
+                        "{act:?} {rows}x{inp}x{out}: gradient differs by {d}"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn no_input_gradient_for_data() -> Result<()> {
+        let dev = Device::Cpu;
+        let x = Tensor::randn(0f32, 1.0, (4, 3), &dev)?;
+        let w = Var::from_tensor(&Tensor::randn(0f32, 1.0, (2, 3), &dev)?)?;
+        let b = Var::from_tensor(&Tensor::zeros(2, DType::F32, &dev)?)?;
+        let g = linear_act(&x, &w, &b, Act::Tanh)?.sum_all()?.backward()?;
+        assert!(g.get(&x).is_none());
+        assert!(g.get(&w).is_some() && g.get(&b).is_some());
+        assert!(linear_act(&x, &w, &Tensor::zeros(3, DType::F32, &dev)?, Act::Tanh).is_err());
+        Ok(())
+    }
+}

@@ -1,0 +1,115 @@
+//! Fused CPU kernels for the value networks, as candle custom ops with
+//! their backward passes: a matrix product with bias and activation
+//! ([`linear_act`]), a stride-1 convolution as im2col plus one matrix
+//! product with bias and activation ([`conv2d_act`]), and a vectorised
+//! activation ([`activation`]).
+//!
+//! They run on CPU f32 tensors; on other devices and dtypes each falls back
+//! to candle's own ops, so callers need no second code path. Matrix products
+//! go through the `gemm` crate with its AVX-512 kernels enabled (the
+//! `x86-v4` feature; chosen at run time, AVX2 elsewhere).
+//!
+//! Backward passes skip the gradient of an input that tracks no gradient
+//! (data planes, for instance): candle's own convolution always computes it.
+
+mod act;
+mod conv;
+mod linear;
+
+pub use act::{activation, bias_act, tanh, Act};
+pub use conv::{conv2d_act, im2col};
+pub use linear::linear_act;
+
+/// `dst[m, n] (+)= lhs[m, k] * rhs[k, n]` on strided f32 matrices
+/// (row stride, column stride), parallel on rayon's pool when large.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sgemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    dst_rs: usize,
+    accumulate: bool,
+    lhs: &[f32],
+    (lhs_rs, lhs_cs): (usize, usize),
+    rhs: &[f32],
+    (rhs_rs, rhs_cs): (usize, usize),
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(dst.len() >= (m - 1) * dst_rs + n);
+    if k == 0 {
+        if !accumulate {
+            for r in 0..m {
+                dst[r * dst_rs..r * dst_rs + n].fill(0.0);
+            }
+        }
+        return;
+    }
+    assert!(lhs.len() > (m - 1) * lhs_rs + (k - 1) * lhs_cs);
+    assert!(rhs.len() > (k - 1) * rhs_rs + (n - 1) * rhs_cs);
+    let threads = rayon::current_num_threads();
+    let parallelism = if threads > 1 && m * n * k >= 1 << 17 {
+        gemm::Parallelism::Rayon(threads)
+    } else {
+        gemm::Parallelism::None
+    };
+    // SAFETY: the asserts above keep every index the strides reach inside
+    // the slices; dst does not alias lhs or rhs (a &mut borrow).
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            dst_rs as isize,
+            accumulate,
+            lhs.as_ptr(),
+            lhs_cs as isize,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            1.0,
+            1.0,
+            false,
+            false,
+            false,
+            parallelism,
+        );
+    }
+}
+
+/// Column sums of a row-major `[rows, n]` matrix.
+pub(crate) fn col_sums(x: &[f32], n: usize) -> Vec<f32> {
+    let mut s = vec![0f32; n];
+    if n == 0 {
+        return s;
+    }
+    for row in x.chunks_exact(n) {
+        for (s, v) in s.iter_mut().zip(row) {
+            *s += v;
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sgemm_strides() {
+        // lhs [2, 3], rhs given transposed as [2 (n), 3 (k)].
+        let lhs = [1f32, 2., 3., 4., 5., 6.];
+        let rhs_t = [1f32, 0., 1., 0., 1., 0.];
+        let mut dst = [10f32; 4];
+        sgemm(2, 2, 3, &mut dst, 2, false, &lhs, (3, 1), &rhs_t, (1, 3));
+        assert_eq!(dst, [4., 2., 10., 5.]);
+        sgemm(2, 2, 3, &mut dst, 2, true, &lhs, (3, 1), &rhs_t, (1, 3));
+        assert_eq!(dst, [8., 4., 20., 10.]);
+        assert_eq!(col_sums(&lhs, 3), [5., 7., 9.]);
+    }
+}
