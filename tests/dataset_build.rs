@@ -444,6 +444,21 @@ fn bad_records_are_reported_with_file_and_line_and_strict_stops() {
     let o = plies(&strict);
     assert!(!o.status.success());
     assert!(text(&o).contains("games.jsonl:2:"), "{}", text(&o));
+    // A first line that is not a record: the game is taken from the next one.
+    let first_bad = dir.path().join("first-bad.jsonl");
+    std::fs::write(&first_bad, format!("oops\n{}\n", good.to_json_line())).unwrap();
+    let o = plies(&[
+        "dataset",
+        "build",
+        "--quiet",
+        "--records",
+        first_bad.to_str().unwrap(),
+        "--out",
+        dir.path().join("ds-first-bad").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("first-bad.jsonl:1:"), "{}", text(&o));
+
     // The failed overwrite left the old dataset as it was, and no staging folder.
     assert_eq!(Dataset::open(&out).unwrap().num_rows(None), 3);
     assert!(!out.join(STAGING_DIR).exists());

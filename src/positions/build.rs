@@ -331,32 +331,25 @@ impl Tally {
     }
 }
 
-/// The board size of the first record of `files` (the game's standard size
-/// when it names none), and its game name, for choosing the encoder.
+/// The game name and board size (`None`: the game's standard size) of the
+/// first readable record of `files`, for choosing the game and encoder.
+/// Lines that are not records are passed over here; the build reports them.
 pub fn first_record_info(
     files: &[PathBuf],
 ) -> Result<Option<(String, Option<usize>)>, PositionsError> {
+    #[derive(serde::Deserialize)]
+    struct Head {
+        game: String,
+        #[serde(default)]
+        board_size: Option<usize>,
+    }
     for path in files {
         let file = File::open(path).map_err(PositionsError::io(path, "open the record file"))?;
-        for (i, line) in BufReader::new(file).lines().enumerate() {
+        for line in BufReader::new(file).lines() {
             let line = line.map_err(PositionsError::io(path, "read the record file"))?;
-            if line.trim().is_empty() {
-                continue;
+            if let Ok(head) = serde_json::from_str::<Head>(&line) {
+                return Ok(Some((head.game, head.board_size)));
             }
-            #[derive(serde::Deserialize)]
-            struct Head {
-                game: String,
-                #[serde(default)]
-                board_size: Option<usize>,
-            }
-            let head: Head =
-                serde_json::from_str(&line).map_err(|e| PositionsError::BadRecord {
-                    path: path.clone(),
-                    line: i + 1,
-                    id: "?".into(),
-                    why: format!("not a valid record (looking for its game): {e}"),
-                })?;
-            return Ok(Some((head.game, head.board_size)));
         }
     }
     Ok(None)
