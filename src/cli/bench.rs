@@ -1,4 +1,5 @@
 use super::bench_loader::{self, LoaderBenchArgs};
+use super::bench_models::{self, InferBenchArgs, TrainBenchArgs};
 use super::bench_playouts::{self, PlayoutsArgs};
 use clap::{Args, Subcommand};
 use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
@@ -26,6 +27,13 @@ pub enum BenchCmd {
     /// pyarrow + numpy loader (`scripts/bench_loader_pyarrow.py`) run on the
     /// same shards in the same run; peak RSS of each side.
     Loader(LoaderBenchArgs),
+    /// Training steps of a value network on the CPU, positions/s: plies'
+    /// fused kernels, candle's stock ops and PyTorch
+    /// (`scripts/bench_torch_models.py`) in the same run, with the ratios.
+    Train(TrainBenchArgs),
+    /// Forward passes of a value network on the CPU at several batch sizes,
+    /// positions/s: plies, candle's stock ops and PyTorch in the same run.
+    Infer(InferBenchArgs),
 }
 
 #[derive(Args)]
@@ -77,6 +85,8 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
         BenchCmd::Loader(a) => bench_loader::bench_loader(a),
+        BenchCmd::Train(a) => bench_models::bench_train(a),
+        BenchCmd::Infer(a) => bench_models::bench_infer(a),
     }
 }
 

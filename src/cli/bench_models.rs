@@ -1,0 +1,432 @@
+//! `plies bench train` and `plies bench infer`: positions per second of a
+//! value network's training step and forward pass on the CPU, for plies'
+//! fused kernels, for the same model through candle's stock ops, and for
+//! PyTorch (`scripts/bench_torch_models.py`) on the same architecture,
+//! batch and thread count in the same run, with the ratios plies/PyTorch.
+
+use anyhow::{bail, Context};
+use candle_core::{DType, Device, Tensor};
+use candle_nn::{Optimizer, VarBuilder, VarMap};
+use clap::{Args, ValueEnum};
+use plies::model::{Cnn3, Cnn3Config};
+use plies::optim::{Momentum, MomentumConfig};
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::time::Instant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BenchModel {
+    /// 6x8x8 planes -> 48 filters 4x4 (valid) -> tanh -> 384 tanh -> 1 sigmoid.
+    Cnn3,
+}
+
+#[derive(Args)]
+pub struct ModelBenchCommon {
+    #[arg(long, value_enum, default_value = "cnn3")]
+    model: BenchModel,
+    /// Threads on both sides (RAYON_NUM_THREADS for plies,
+    /// torch.set_num_threads for PyTorch); default: RAYON_NUM_THREADS, else
+    /// the cores.
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Seconds per timed round (at least 3 iterations); the best of the
+    /// rounds counts.
+    #[arg(long, default_value_t = 1.0)]
+    seconds: f64,
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Python with torch (default: $PLIES_TORCH_PYTHON, then
+    /// .venv-torch/bin/python, then python3).
+    #[arg(long)]
+    python: Option<PathBuf>,
+    /// Skip the PyTorch column.
+    #[arg(long)]
+    no_torch: bool,
+    /// Skip the candle stock-ops column.
+    #[arg(long)]
+    no_stock: bool,
+    #[arg(long)]
+    json: bool,
+}
+
+#[derive(Args)]
+pub struct TrainBenchArgs {
+    #[command(flatten)]
+    common: ModelBenchCommon,
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// Minimum training steps per timed round.
+    #[arg(long, default_value_t = 10)]
+    steps: usize,
+}
+
+#[derive(Args)]
+pub struct InferBenchArgs {
+    #[command(flatten)]
+    common: ModelBenchCommon,
+    /// Batch sizes, comma-separated.
+    #[arg(long, value_delimiter = ',', default_value = "1,64,1024")]
+    batch: Vec<usize>,
+}
+
+const INPUT: [usize; 3] = [6, 8, 8];
+
+fn model_config(m: BenchModel) -> Cnn3Config {
+    match m {
+        BenchModel::Cnn3 => Cnn3Config::default(),
+    }
+}
+
+fn describe(m: BenchModel) -> String {
+    match m {
+        BenchModel::Cnn3 => {
+            let c = Cnn3Config::default();
+            format!(
+                "cnn3: {}x{}x{} -> {} filters {}x{} -> tanh -> {} tanh -> 1 sigmoid",
+                INPUT[0], INPUT[1], INPUT[2], c.filters, c.kernel[0], c.kernel[1], c.hidden
+            )
+        }
+    }
+}
+
+/// Makes rayon's pool (and candle's matrix products) use `threads`.
+fn set_threads(threads: Option<usize>) -> anyhow::Result<usize> {
+    if let Some(n) = threads {
+        if n == 0 {
+            bail!("--threads must be at least 1");
+        }
+        std::env::set_var("RAYON_NUM_THREADS", n.to_string());
+        // Fails only when the pool already runs; checked just below.
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+        if rayon::current_num_threads() != n {
+            bail!(
+                "--threads {n}: the thread pool already runs {} threads",
+                rayon::current_num_threads()
+            );
+        }
+    }
+    Ok(rayon::current_num_threads())
+}
+
+/// Best rate (iterations per second) of `rounds` rounds, each running at
+/// least `min_seconds` and `min_iters` iterations.
+fn timed(
+    mut f: impl FnMut() -> anyhow::Result<()>,
+    min_seconds: f64,
+    min_iters: usize,
+    rounds: usize,
+) -> anyhow::Result<f64> {
+    let mut best = 0f64;
+    for _ in 0..rounds.max(1) {
+        let t = Instant::now();
+        let mut n = 0usize;
+        loop {
+            f()?;
+            n += 1;
+            let dt = t.elapsed().as_secs_f64();
+            if n >= min_iters.max(1) && dt >= min_seconds {
+                best = best.max(n as f64 / dt);
+                break;
+            }
+        }
+    }
+    Ok(best)
+}
+
+fn planes(batch: usize) -> anyhow::Result<Tensor> {
+    let dev = Device::Cpu;
+    Ok(
+        Tensor::rand(0f32, 1.0, (batch, INPUT[0], INPUT[1], INPUT[2]), &dev)?
+            .lt(0.15)?
+            .to_dtype(DType::F32)?,
+    )
+}
+
+fn new_net(model: BenchModel) -> anyhow::Result<(VarMap, Cnn3)> {
+    let vm = VarMap::new();
+    let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
+    let net = Cnn3::new(&model_config(model), INPUT, vb)?;
+    Ok((vm, net))
+}
+
+/// Training steps per second (forward + MSE + backward + Nesterov SGD).
+fn train_rate(a: &TrainBenchArgs, stock: bool) -> anyhow::Result<f64> {
+    let c = &a.common;
+    let (vm, net) = new_net(c.model)?;
+    let mut opt = Momentum::new(
+        vm.all_vars(),
+        MomentumConfig {
+            lr: 0.01,
+            momentum: 0.9,
+            nesterov: true,
+            ..Default::default()
+        },
+    )?;
+    let x = planes(a.batch)?;
+    let t = Tensor::rand(0f32, 1.0, (a.batch, 1), &Device::Cpu)?;
+    let mut step = || -> anyhow::Result<()> {
+        let y = if stock {
+            net.forward_stock(&x)?
+        } else {
+            net.forward(&x)?
+        };
+        let loss = (y - &t)?.sqr()?.mean_all()?;
+        opt.backward_step(&loss)?;
+        Ok(())
+    };
+    for _ in 0..3 {
+        step()?;
+    }
+    timed(step, c.seconds, a.steps, c.rounds)
+}
+
+fn infer_rate(c: &ModelBenchCommon, batch: usize, stock: bool) -> anyhow::Result<f64> {
+    let (_vm, net) = new_net(c.model)?;
+    let x = planes(batch)?;
+    let fwd = || -> anyhow::Result<()> {
+        let y = if stock {
+            net.forward_stock(&x)?
+        } else {
+            net.forward(&x)?
+        };
+        drop(y);
+        Ok(())
+    };
+    for _ in 0..3 {
+        fwd()?;
+    }
+    timed(fwd, c.seconds, 3, c.rounds)
+}
+
+fn find_python(arg: Option<PathBuf>) -> PathBuf {
+    arg.or_else(|| std::env::var_os("PLIES_TORCH_PYTHON").map(PathBuf::from))
+        .or_else(|| {
+            let venv = PathBuf::from(".venv-torch/bin/python");
+            venv.exists().then_some(venv)
+        })
+        .unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+fn script_path() -> PathBuf {
+    let local = PathBuf::from("scripts/bench_torch_models.py");
+    if local.exists() {
+        local
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_torch_models.py")
+    }
+}
+
+/// PyTorch's positions/s per batch, and its version; `Err` is the note to
+/// print when it cannot run.
+fn run_torch(
+    c: &ModelBenchCommon,
+    mode: &str,
+    batches: &[usize],
+    threads: usize,
+) -> Result<(String, Vec<f64>), String> {
+    let python = find_python(c.python.clone());
+    let ok = Command::new(&python)
+        .args(["-c", "import torch"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        return Err(format!(
+            "{} cannot import torch (set --python or PLIES_TORCH_PYTHON, or \
+             `python3 -m venv .venv-torch && .venv-torch/bin/pip install torch`)",
+            python.display()
+        ));
+    }
+    let cfg = model_config(c.model);
+    let mut cmd = Command::new(&python);
+    cmd.arg(script_path())
+        .args(["--mode", mode, "--threads", &threads.to_string()])
+        .arg("--batch")
+        .args(batches.iter().map(usize::to_string))
+        .arg("--input")
+        .args(INPUT.iter().map(usize::to_string))
+        .args(["--filters", &cfg.filters.to_string()])
+        .arg("--kernel")
+        .args(cfg.kernel.iter().map(usize::to_string))
+        .args(["--hidden", &cfg.hidden.to_string()])
+        .args(["--seconds", &c.seconds.to_string()])
+        .args(["--rounds", &c.rounds.max(1).to_string()])
+        .env("OMP_NUM_THREADS", threads.to_string());
+    let out = cmd
+        .output()
+        .map_err(|e| format!("could not run {}: {e}", python.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "the PyTorch benchmark failed ({}): {}{}",
+            out.status,
+            String::from_utf8_lossy(&out.stdout).trim(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("no JSON from the PyTorch benchmark: {e}"))?;
+    let version = v["torch"].as_str().unwrap_or("?").to_string();
+    let rates: Option<Vec<f64>> = v["results"].as_array().map(|r| {
+        r.iter()
+            .filter_map(|r| r["positions_per_s"].as_f64())
+            .collect()
+    });
+    match rates {
+        Some(r) if r.len() == batches.len() => Ok((version, r)),
+        _ => Err(format!("unexpected PyTorch benchmark output: {v}")),
+    }
+}
+
+struct Row {
+    batch: usize,
+    plies: f64,
+    stock: Option<f64>,
+    torch: Option<f64>,
+}
+
+fn report(
+    c: &ModelBenchCommon,
+    mode: &str,
+    what: &str,
+    threads: usize,
+    rows: &[Row],
+    torch: &Result<String, String>,
+) {
+    let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
+    if c.json {
+        let rows: Vec<_> = rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "batch": r.batch,
+                    "plies_positions_per_s": r.plies,
+                    "plies_stock_positions_per_s": r.stock,
+                    "torch_positions_per_s": r.torch,
+                    "plies_over_torch": ratio(Some(r.plies), r.torch),
+                    "stock_over_torch": ratio(r.stock, r.torch),
+                })
+            })
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({
+                "model": format!("{:?}", c.model).to_lowercase(), "mode": mode,
+                "threads": threads, "torch": torch.as_ref().ok(),
+                "torch_note": torch.as_ref().err(), "rows": rows,
+            })
+        );
+        return;
+    }
+    println!("{}", describe(c.model));
+    println!(
+        "{what}, CPU, {threads} threads, positions/s (best of {} rounds of >= {} s)",
+        c.rounds.max(1),
+        c.seconds
+    );
+    let torch_head = match torch {
+        Ok(v) => format!("PyTorch {v}"),
+        Err(_) => "PyTorch".to_string(),
+    };
+    println!(
+        "{:>6} {:>14} {:>14} {:>18} {:>14} {:>14}",
+        "batch", "plies", "candle stock", torch_head, "plies/PyTorch", "stock/PyTorch"
+    );
+    let num = |v: Option<f64>, prec: usize| v.map_or("-".to_string(), |v| format!("{v:.prec$}"));
+    for r in rows {
+        println!(
+            "{:>6} {:>14} {:>14} {:>18} {:>14} {:>14}",
+            r.batch,
+            num(Some(r.plies), 0),
+            num(r.stock, 0),
+            num(r.torch, 0),
+            num(ratio(Some(r.plies), r.torch), 2),
+            num(ratio(r.stock, r.torch), 2),
+        );
+    }
+    if let Err(note) = torch {
+        println!("note: PyTorch skipped: {note}");
+    }
+}
+
+fn torch_column(
+    c: &ModelBenchCommon,
+    mode: &str,
+    batches: &[usize],
+    threads: usize,
+) -> (Result<String, String>, Vec<Option<f64>>) {
+    if c.no_torch {
+        return (Err("--no-torch".into()), vec![None; batches.len()]);
+    }
+    match run_torch(c, mode, batches, threads) {
+        Ok((v, r)) => (Ok(v), r.into_iter().map(Some).collect()),
+        Err(e) => (Err(e), vec![None; batches.len()]),
+    }
+}
+
+pub fn bench_train(a: TrainBenchArgs) -> anyhow::Result<ExitCode> {
+    if a.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    let threads = set_threads(a.common.threads)?;
+    let b = a.batch as f64;
+    let plies = train_rate(&a, false).context("plies training")? * b;
+    let stock = if a.common.no_stock {
+        None
+    } else {
+        Some(train_rate(&a, true).context("candle stock training")? * b)
+    };
+    let (torch, tr) = torch_column(&a.common, "train", &[a.batch], threads);
+    let rows = [Row {
+        batch: a.batch,
+        plies,
+        stock,
+        torch: tr[0],
+    }];
+    report(
+        &a.common,
+        "train",
+        "training step (forward + MSE + backward + SGD Nesterov)",
+        threads,
+        &rows,
+        &torch,
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn bench_infer(a: InferBenchArgs) -> anyhow::Result<ExitCode> {
+    if a.batch.is_empty() || a.batch.contains(&0) {
+        bail!("--batch: sizes must be at least 1");
+    }
+    let threads = set_threads(a.common.threads)?;
+    let mut rows = Vec::new();
+    for &batch in &a.batch {
+        let b = batch as f64;
+        let plies = infer_rate(&a.common, batch, false).context("plies inference")? * b;
+        let stock = if a.common.no_stock {
+            None
+        } else {
+            Some(infer_rate(&a.common, batch, true).context("candle stock inference")? * b)
+        };
+        rows.push(Row {
+            batch,
+            plies,
+            stock,
+            torch: None,
+        });
+    }
+    let (torch, tr) = torch_column(&a.common, "infer", &a.batch, threads);
+    for (r, t) in rows.iter_mut().zip(tr) {
+        r.torch = t;
+    }
+    report(
+        &a.common,
+        "infer",
+        "inference (forward only)",
+        threads,
+        &rows,
+        &torch,
+    );
+    Ok(ExitCode::SUCCESS)
+}
