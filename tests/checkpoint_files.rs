@@ -27,7 +27,7 @@ fn write(dir: &Path) -> (NativeMlp, CheckpointConfig) {
     let cfg = CheckpointConfig::new(
         "tictactoe",
         enc.spec(),
-        ModelConfig::Mlp(mlp_cfg()),
+        ModelConfig::Mlp(mlp_cfg().into()),
         TrainingInfo {
             method: "test".into(),
             seed: Some(4),

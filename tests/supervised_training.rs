@@ -36,12 +36,15 @@ fn dataset(dir: &std::path::Path) -> Dataset {
 
 fn config(seed: u64) -> SupervisedConfig {
     SupervisedConfig {
-        model: ModelConfig::Mlp(MlpConfig {
-            inputs: 18,
-            hidden: vec![32],
-            activation: Activation::Tanh,
-            init: WeightInit::FanIn,
-        }),
+        model: ModelConfig::Mlp(
+            MlpConfig {
+                inputs: 18,
+                hidden: vec![32],
+                activation: Activation::Tanh,
+                init: WeightInit::FanIn,
+            }
+            .into(),
+        ),
         optimizer: OptimizerConfig::Momentum(MomentumConfig {
             lr: 0.02,
             momentum: 0.9,

@@ -23,8 +23,9 @@ An evaluation function for {game}, trained by `{program}`.\n\n\
 ## Tensors (`model.safetensors`, float32)\n\n| name | shape |\n| --- | --- |\n{tensors}\n\n\
 ## Hyperparameters\n\n```json\n{hp}\n```\n\n## Metrics\n\n```json\n{metrics}\n```\n\n\
 ## Use\n\n```sh\nplies match --game {game} --a greedy:PATH --b expert --games 1000\n```\n\n\
-From Python: `safetensors.numpy.load_file(\"model.safetensors\")`; hidden units are \
-`act(x @ W.T + b)` with the activation named in `config.json`.\n",
+From Python: `safetensors.numpy.load_file(\"model.safetensors\")`; the layouts are \
+PyTorch's (`nn.Linear` weights `[out, in]`, `nn.Conv2d` `[out, in, kh, kw]`, \
+`nn.BatchNorm2d`), and `scripts/torch_models.py` rebuilds the model in PyTorch.\n",
         game = cfg.game,
         model = cfg.model.describe(),
         program = cfg.program,

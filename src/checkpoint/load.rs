@@ -1,7 +1,7 @@
 //! Reading and validating a checkpoint.
 
 use super::{CheckpointConfig, CheckpointError, CONFIG_FILE, FORMAT_VERSION, WEIGHTS_FILE};
-use crate::model::{build, ModelConfig, NativeMlp, ValueNet};
+use crate::model::{build, ModelConfig, ModelError, NativeMlp, OutputActivation, ValueNet};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use std::collections::HashMap;
@@ -56,17 +56,18 @@ pub fn load(
             });
         }
     }
-    let features = config.encoder.shape.iter().product::<usize>() + config.encoder.globals;
-    if config.model.inputs() != features {
-        return Err(CheckpointError::Config {
-            path: config_path,
-            why: format!(
-                "model.inputs is {} but encoder '{}' gives {features} features",
-                config.model.inputs(),
-                config.encoder.name
-            ),
-        });
-    }
+    config
+        .model
+        .validate()
+        .and_then(|()| {
+            config
+                .model
+                .check_input(config.encoder.shape, config.encoder.globals)
+        })
+        .map_err(|e| CheckpointError::Config {
+            path: config_path.clone(),
+            why: format!("model: {e} ('{}')", config.encoder.name),
+        })?;
     let weights_path = dir.join(WEIGHTS_FILE);
     let bytes = std::fs::read(&weights_path).map_err(|source| CheckpointError::Io {
         path: weights_path.clone(),
@@ -147,10 +148,19 @@ impl Checkpoint {
         Ok(build(&self.config.model, vb)?)
     }
 
-    /// The plain-Rust MLP, for one-hidden-layer MLP checkpoints.
+    /// The plain-Rust MLP, for one-hidden-layer MLP checkpoints with an
+    /// identity output.
     pub fn native_mlp(&self) -> Result<NativeMlp, CheckpointError> {
         match &self.config.model {
-            ModelConfig::Mlp(c) => Ok(NativeMlp::from_tensors(c, &self.tensors)?),
+            ModelConfig::Mlp(c) if c.output == OutputActivation::Identity => {
+                Ok(NativeMlp::from_tensors(&c.shape(), &self.tensors)?)
+            }
+            other => Err(ModelError::Config(format!(
+                "the plain-Rust MLP reads one-hidden-layer mlp checkpoints with an identity \
+                 output, this one is {}",
+                other.describe()
+            ))
+            .into()),
         }
     }
 }

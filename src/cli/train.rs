@@ -205,7 +205,12 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
         hyperparameters: serde_json::json!({"lambda": a.lambda, "lr": a.lr, "beta": c.beta, "init": c.init}),
         metrics: serde_json::json!({"equity_vs_expert": last_equity, "eval_games": c.eval_games}),
     };
-    let ck = CheckpointConfig::new("tictactoe", enc.spec(), ModelConfig::Mlp(cfg), training);
+    let ck = CheckpointConfig::new(
+        "tictactoe",
+        enc.spec(),
+        ModelConfig::Mlp(cfg.into()),
+        training,
+    );
     checkpoint::save(&c.out, &ck, &net.to_tensors(&candle_core::Device::Cpu)?)?;
     println!("checkpoint written to {}", c.out.display());
     Ok(ExitCode::SUCCESS)
@@ -233,7 +238,7 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
         }),
     };
     let scfg = SupervisedConfig {
-        model: ModelConfig::Mlp(cfg.clone()),
+        model: ModelConfig::Mlp(cfg.clone().into()),
         optimizer,
         epochs: a.epochs,
         batch_size: a.batch,
@@ -284,7 +289,12 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
         hyperparameters: serde_json::to_value(&scfg)?,
         metrics: serde_json::json!({"epochs": report.epochs, "equity_vs_expert": equity_v}),
     };
-    let ck = CheckpointConfig::new("tictactoe", enc.spec(), ModelConfig::Mlp(cfg), training);
+    let ck = CheckpointConfig::new(
+        "tictactoe",
+        enc.spec(),
+        ModelConfig::Mlp(cfg.into()),
+        training,
+    );
     checkpoint::save(&c.out, &ck, &tensors)?;
     println!("checkpoint written to {}", c.out.display());
     Ok(ExitCode::SUCCESS)

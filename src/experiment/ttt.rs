@@ -344,7 +344,7 @@ fn save_network(
         .out
         .join("checkpoints")
         .join(format!("mlp{hidden}-sim00"));
-    let model = ModelConfig::Mlp(cfg.mlp(hidden, net.config().inputs));
+    let model = ModelConfig::Mlp(cfg.mlp(hidden, net.config().inputs).into());
     let training = TrainingInfo {
         method: if cfg.exp == 1 {
             "td_lambda_online_vs_random"

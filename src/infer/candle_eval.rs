@@ -1,16 +1,20 @@
 //! A candle model behind an encoder, evaluating a batch in one forward pass.
 
 use super::{to_side_to_move, Evaluator, InferError};
-use crate::encode::{encode_f32, Encoder, Perspective};
+use crate::encode::{Encoder, Perspective};
 use crate::game::Game;
-use crate::model::ValueNet;
+use crate::model::{OutputActivation, ValueNet};
 use candle_core::{Device, Tensor};
 
+/// Values on `[-1, 1]`: a sigmoid model's `v` in `[0, 1]` becomes `2v - 1`.
 pub struct CandleEvaluator<G: Game> {
     encoder: Box<dyn Encoder<G>>,
     model: Box<dyn ValueNet>,
     device: Device,
     perspective: Perspective,
+    shape: [usize; 3],
+    globals: usize,
+    output: OutputActivation,
     label: String,
 }
 
@@ -21,12 +25,16 @@ impl<G: Game> CandleEvaluator<G> {
         device: Device,
         label: impl Into<String>,
     ) -> Self {
-        let perspective = encoder.spec().perspective;
+        let spec = encoder.spec();
+        let output = model.output();
         CandleEvaluator {
             encoder,
             model,
             device,
-            perspective,
+            perspective: spec.perspective,
+            shape: spec.shape,
+            globals: spec.globals,
+            output,
             label: label.into(),
         }
     }
@@ -37,18 +45,26 @@ impl<G: Game> Evaluator<G> for CandleEvaluator<G> {
         if states.is_empty() {
             return Ok(Vec::new());
         }
-        let mut row = Vec::new();
-        let mut batch = Vec::new();
+        let n = states.len();
+        let [c, h, w] = self.shape;
+        let mut planes_i8 = vec![0i8; c * h * w];
+        let mut planes = Vec::with_capacity(n * c * h * w);
+        let mut row_globals = vec![0f32; self.globals];
+        let mut globals = Vec::with_capacity(n * self.globals);
         for s in states {
-            encode_f32(self.encoder.as_ref(), s, &mut row);
-            batch.extend_from_slice(&row);
+            self.encoder.encode(s, &mut planes_i8, &mut row_globals);
+            planes.extend(planes_i8.iter().map(|&v| v as f32));
+            globals.extend_from_slice(&row_globals);
         }
-        let x = Tensor::from_vec(batch, (states.len(), row.len()), &self.device)?;
-        let out = self.model.forward(&x)?.to_vec1::<f32>()?;
+        let x = Tensor::from_vec(planes, (n, c, h, w), &self.device)?;
+        let g = (self.globals > 0)
+            .then(|| Tensor::from_vec(globals, (n, self.globals), &self.device))
+            .transpose()?;
+        let out = self.model.value(&x, g.as_ref())?.to_vec1::<f32>()?;
         Ok(states
             .iter()
             .zip(out)
-            .map(|(s, v)| to_side_to_move(s, v, self.perspective))
+            .map(|(s, v)| to_side_to_move(s, self.output.to_symmetric(v), self.perspective))
             .collect())
     }
 

@@ -1,12 +1,27 @@
 //! Model configurations, stored in a checkpoint's `config.json`.
+//!
+//! `ModelConfig` is a serde enum tagged `kind`: `linear`, `mlp`, `cnn3`,
+//! `resnet`, `mdrnn`. The input geometry lives in the config: every kind
+//! but `mlp` carries `input: {"planes": [C, H, W], "globals": G}`; the
+//! `mlp` carries `inputs = C*H*W + G` (it flattens the planes, and this
+//! keeps older checkpoints readable). [`ModelConfig::check_input`]
+//! compares that with an encoder's shape.
 
-use super::MlpConfig;
+use super::init::TensorInit;
+use super::io::{InputShape, OutputActivation};
+use super::{
+    Cnn3NetConfig, Cnn3Output, LinearConfig, MdrnnConfig, MlpNetConfig, ModelError, ResNetConfig,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ModelConfig {
-    Mlp(MlpConfig),
+    Linear(LinearConfig),
+    Mlp(MlpNetConfig),
+    Cnn3(Cnn3NetConfig),
+    Resnet(ResNetConfig),
+    Mdrnn(MdrnnConfig),
 }
 
 /// How fresh weights are drawn.
@@ -19,36 +34,219 @@ pub enum WeightInit {
     FanIn,
 }
 
+/// Batch-norm running statistics: saved with the weights, never trained.
+pub fn is_running_stat(name: &str) -> bool {
+    name.ends_with(".running_mean") || name.ends_with(".running_var")
+}
+
 impl ModelConfig {
+    /// `"linear"`, `"mlp"`, `"cnn3"`, `"resnet"` or `"mdrnn"`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ModelConfig::Linear(_) => "linear",
+            ModelConfig::Mlp(_) => "mlp",
+            ModelConfig::Cnn3(_) => "cnn3",
+            ModelConfig::Resnet(_) => "resnet",
+            ModelConfig::Mdrnn(_) => "mdrnn",
+        }
+    }
+
+    /// Checks the config's own fields.
+    pub fn validate(&self) -> Result<(), ModelError> {
+        match self {
+            ModelConfig::Linear(c) => c.validate(),
+            ModelConfig::Mlp(c) => c.validate(),
+            ModelConfig::Cnn3(c) => c.validate(),
+            ModelConfig::Resnet(c) => c.validate(),
+            ModelConfig::Mdrnn(c) => c.validate(),
+        }
+    }
+
     /// The tensors a checkpoint of this model must hold: `(name, shape)`,
     /// sorted by name.
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
         let mut v = match self {
+            ModelConfig::Linear(c) => c.expected_tensors(),
             ModelConfig::Mlp(c) => c.expected_tensors(),
+            ModelConfig::Cnn3(c) => c.expected_tensors(),
+            ModelConfig::Resnet(c) => c.expected_tensors(),
+            ModelConfig::Mdrnn(c) => c.expected_tensors(),
         };
         v.sort();
         v
     }
 
-    /// Number of input features.
-    pub fn inputs(&self) -> usize {
+    /// How every tensor starts (see [`super::seeded_init`]).
+    pub fn init_plan(&self) -> Vec<TensorInit> {
         match self {
-            ModelConfig::Mlp(c) => c.inputs,
+            ModelConfig::Linear(c) => c.init_plan(),
+            ModelConfig::Mlp(c) => c.init_plan(),
+            ModelConfig::Cnn3(c) => c.init_plan(),
+            ModelConfig::Resnet(c) => c.init_plan(),
+            ModelConfig::Mdrnn(c) => c.init_plan(),
         }
+    }
+
+    /// Trainable parameters (batch-norm running statistics excluded).
+    pub fn num_params(&self) -> usize {
+        self.expected_tensors()
+            .iter()
+            .filter(|(n, _)| !is_running_stat(n))
+            .map(|(_, s)| s.iter().product::<usize>())
+            .sum()
+    }
+
+    /// The input geometry, for every kind but `mlp` (which knows only its
+    /// flattened `inputs`).
+    pub fn input(&self) -> Option<InputShape> {
+        match self {
+            ModelConfig::Linear(c) => Some(c.input),
+            ModelConfig::Mlp(_) => None,
+            ModelConfig::Cnn3(c) => Some(c.input),
+            ModelConfig::Resnet(c) => Some(c.input),
+            ModelConfig::Mdrnn(c) => Some(c.input),
+        }
+    }
+
+    /// Whether the model returns policy logits `[B, H*W]`.
+    pub fn has_policy(&self) -> bool {
+        match self {
+            ModelConfig::Resnet(c) => c.policy,
+            ModelConfig::Mdrnn(_) => true,
+            _ => false,
+        }
+    }
+
+    /// The scale of the value: sigmoid values are in `[0, 1]` like the
+    /// labels, the others in `[-1, 1]` (cnn3's relu output is trained on
+    /// `[0, 1]` labels and so counts as sigmoid here).
+    pub fn output(&self) -> OutputActivation {
+        match self {
+            ModelConfig::Linear(c) => c.output,
+            ModelConfig::Mlp(c) => c.output,
+            ModelConfig::Cnn3(c) => match c.net.output {
+                Cnn3Output::Sigmoid | Cnn3Output::Relu => OutputActivation::Sigmoid,
+            },
+            ModelConfig::Resnet(c) => c.output,
+            ModelConfig::Mdrnn(c) => c.output,
+        }
+    }
+
+    /// Refuses an encoder whose planes `[C, H, W]` or global count differ
+    /// from the config's, naming the field. The mdrnn runs on any board:
+    /// only its `C` and `G` must match.
+    pub fn check_input(&self, planes: [usize; 3], globals: usize) -> Result<(), ModelError> {
+        let mismatch = |field: &str, model_has: String, encoder_gives: String| {
+            Err(ModelError::InputMismatch {
+                model: self.kind().into(),
+                field: field.into(),
+                model_has,
+                encoder_gives,
+            })
+        };
+        let given = InputShape::new(planes, globals);
+        match self {
+            ModelConfig::Mlp(c) => {
+                if c.inputs != given.features() {
+                    return mismatch(
+                        "inputs",
+                        c.inputs.to_string(),
+                        format!(
+                            "{} features (planes {planes:?} = {} values + {globals} globals)",
+                            given.features(),
+                            given.plane_len()
+                        ),
+                    );
+                }
+            }
+            other => {
+                let Some(input) = other.input() else {
+                    return Ok(());
+                };
+                let any_board = matches!(other, ModelConfig::Mdrnn(_));
+                if any_board && input.planes[0] != planes[0] {
+                    return mismatch(
+                        "input.planes[0]",
+                        format!("{} planes", input.planes[0]),
+                        format!("{} planes ({planes:?})", planes[0]),
+                    );
+                }
+                if !any_board && input.planes != planes {
+                    return mismatch(
+                        "input.planes",
+                        format!("{:?}", input.planes),
+                        format!("{planes:?}"),
+                    );
+                }
+                if input.globals != globals {
+                    return mismatch(
+                        "input.globals",
+                        input.globals.to_string(),
+                        globals.to_string(),
+                    );
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A short description for tables and model cards.
     pub fn describe(&self) -> String {
-        match self {
+        let body = match self {
+            ModelConfig::Linear(c) => format!(
+                "linear piece-square {:?}{} -> {:?}",
+                c.input.planes,
+                globals(c.input.globals),
+                c.output
+            ),
             ModelConfig::Mlp(c) => {
                 let hidden: Vec<String> = c.hidden.iter().map(|h| h.to_string()).collect();
-                format!(
+                let mut s = format!(
                     "mlp {}-{}-1 ({:?})",
                     c.inputs,
                     hidden.join("-"),
                     c.activation
-                )
+                );
+                if c.dropout > 0.0 {
+                    s += &format!(" dropout {}", c.dropout);
+                }
+                if c.output != OutputActivation::Identity {
+                    s += &format!(" -> {:?}", c.output);
+                }
+                s
             }
-        }
+            ModelConfig::Cnn3(c) => format!(
+                "cnn3 {:?} -> {} filters {}x{} -> {} -> 1 ({:?})",
+                c.input.planes,
+                c.net.filters,
+                c.net.kernel[0],
+                c.net.kernel[1],
+                c.net.hidden,
+                c.net.output
+            ),
+            ModelConfig::Resnet(c) => format!(
+                "resnet {:?}{} {} blocks x {} channels, value head {}{} -> {:?}",
+                c.input.planes,
+                globals(c.input.globals),
+                c.blocks,
+                c.channels,
+                c.value_hidden,
+                if c.policy { ", policy head" } else { "" },
+                c.output
+            ),
+            ModelConfig::Mdrnn(c) => format!(
+                "mdrnn {} planes (trained on {}x{}), k = {} -> {:?}",
+                c.input.planes[0], c.input.planes[1], c.input.planes[2], c.hidden, c.output
+            ),
+        };
+        format!("{body}, {} parameters", self.num_params())
+    }
+}
+
+fn globals(g: usize) -> String {
+    if g > 0 {
+        format!(" + {g} globals")
+    } else {
+        String::new()
     }
 }

@@ -1,13 +1,27 @@
-//! A fully connected network with a linear value output.
+//! A fully connected network on the flattened input (planes, then globals).
 //!
-//! Tensor names: `hidden.{i}.weight` `[out, in]`, `hidden.{i}.bias` `[out]`,
-//! `out.weight` `[1, last]`, `out.bias` `[1]` (PyTorch's `nn.Linear` layout).
+//! ```text
+//! planes [B, C, H, W] -> flatten [B, C*H*W] ++ globals [B, G] -> [B, inputs]
+//!   -> hidden.0: Linear -> activation (-> dropout when training) -> ...
+//!   -> out: Linear to 1 -> output activation (default identity)     [B]
+//! ```
+//!
+//! Tensor names (PyTorch's `nn.Linear` layout): `hidden.{i}.weight`
+//! `[out, in]`, `hidden.{i}.bias` `[out]`, `out.weight` `[1, last]`,
+//! `out.bias` `[1]`.
+//!
+//! [`MlpConfig`] is the network's shape alone, shared with the plain-Rust
+//! [`super::NativeMlp`]; [`MlpNetConfig`] (what `ModelConfig::Mlp` holds)
+//! adds dropout and the output activation.
 
+use super::init::{fan_in_bound, Draw, TensorInit};
+use super::io::{check_globals, ModelOutput, OutputActivation};
 use super::{Activation, ModelError, ValueNet, WeightInit};
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, Linear, Module, VarBuilder};
 use serde::{Deserialize, Serialize};
 
+/// The shape of an MLP: inputs, hidden layers, activation, first weights.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MlpConfig {
     pub inputs: usize,
@@ -31,10 +45,119 @@ impl MlpConfig {
     }
 }
 
+/// `ModelConfig::Mlp`: an [`MlpConfig`] plus training-time dropout and the
+/// output activation. `inputs` is the flattened `C*H*W + G` (the MLP does
+/// not need the board's shape); the JSON of older checkpoints, without
+/// `dropout` and `output`, reads as dropout 0 and identity output.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MlpNetConfig {
+    pub inputs: usize,
+    pub hidden: Vec<usize>,
+    pub activation: Activation,
+    pub init: WeightInit,
+    /// Probability of zeroing a hidden unit while training (default 0).
+    #[serde(default)]
+    pub dropout: f64,
+    /// Default identity.
+    #[serde(default)]
+    pub output: OutputActivation,
+}
+
+impl From<MlpConfig> for MlpNetConfig {
+    fn from(c: MlpConfig) -> Self {
+        MlpNetConfig {
+            inputs: c.inputs,
+            hidden: c.hidden,
+            activation: c.activation,
+            init: c.init,
+            dropout: 0.0,
+            output: OutputActivation::Identity,
+        }
+    }
+}
+
+impl MlpNetConfig {
+    /// The network's shape (what [`super::NativeMlp`] reads).
+    pub fn shape(&self) -> MlpConfig {
+        MlpConfig {
+            inputs: self.inputs,
+            hidden: self.hidden.clone(),
+            activation: self.activation,
+            init: self.init,
+        }
+    }
+
+    pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
+        self.shape().expected_tensors()
+    }
+
+    pub fn validate(&self) -> std::result::Result<(), ModelError> {
+        if self.inputs == 0 {
+            return Err(ModelError::field("mlp", "inputs", "must be > 0"));
+        }
+        if let Some(i) = self.hidden.iter().position(|&h| h == 0) {
+            return Err(ModelError::field(
+                "mlp",
+                &format!("hidden[{i}]"),
+                "has 0 units; every layer needs at least 1",
+            ));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(ModelError::field(
+                "mlp",
+                "dropout",
+                format!("must be in [0, 1), got {}", self.dropout),
+            ));
+        }
+        if let Activation::Elliott { beta } = self.activation {
+            if !(beta.is_finite() && beta > 0.0) {
+                return Err(ModelError::field(
+                    "mlp",
+                    "activation.beta",
+                    format!("must be a finite number > 0, got {beta}"),
+                ));
+            }
+        }
+        if let WeightInit::Uniform { a } = self.init {
+            if !(a.is_finite() && a >= 0.0) {
+                return Err(ModelError::field(
+                    "mlp",
+                    "init.a",
+                    format!("must be a finite number >= 0, got {a}"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    pub fn init_plan(&self) -> Vec<TensorInit> {
+        self.expected_tensors()
+            .into_iter()
+            .map(|(name, shape)| {
+                let layer = name.rsplit_once('.').map(|(l, _)| l).unwrap_or(&name);
+                let fan_in = self
+                    .expected_tensors()
+                    .iter()
+                    .find(|(n, _)| n == &format!("{layer}.weight"))
+                    .and_then(|(_, s)| s.get(1).copied())
+                    .unwrap_or(1);
+                let a = match self.init {
+                    WeightInit::Uniform { a } => a as f32,
+                    WeightInit::FanIn => fan_in_bound(fan_in),
+                };
+                TensorInit::new(name, shape, Draw::Uniform(a))
+            })
+            .collect()
+    }
+}
+
 pub struct Mlp {
     hidden: Vec<Linear>,
     out: Linear,
     activation: Activation,
+    dropout: f64,
+    output: OutputActivation,
+    inputs: usize,
 }
 
 fn init_for(init: WeightInit, fan_in: usize) -> Init {
@@ -53,13 +176,8 @@ fn layer(fan_in: usize, fan_out: usize, init: WeightInit, vb: VarBuilder) -> Res
 }
 
 impl Mlp {
-    pub fn new(cfg: &MlpConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
-        if cfg.inputs == 0 {
-            return Err(ModelError::Config("mlp needs at least one input".into()));
-        }
-        if cfg.hidden.contains(&0) {
-            return Err(ModelError::Config("a hidden layer has 0 units".into()));
-        }
+    pub fn new(cfg: &MlpNetConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
+        cfg.validate()?;
         let mut hidden = Vec::new();
         let mut fan_in = cfg.inputs;
         for (i, &h) in cfg.hidden.iter().enumerate() {
@@ -71,16 +189,62 @@ impl Mlp {
             hidden,
             out,
             activation: cfg.activation,
+            dropout: cfg.dropout,
+            output: cfg.output,
+            inputs: cfg.inputs,
         })
+    }
+
+    /// Values `[B]` of flattened inputs `[B, inputs]`.
+    pub fn forward_flat(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        let mut h = x.clone();
+        for l in &self.hidden {
+            h = self.activation.forward(&l.forward(&h)?)?;
+            if train && self.dropout > 0.0 {
+                h = candle_nn::ops::dropout(&h, self.dropout as f32)?;
+            }
+        }
+        self.output.forward(&self.out.forward(&h)?.squeeze(1)?)
     }
 }
 
 impl ValueNet for Mlp {
-    fn forward(&self, x: &Tensor) -> Result<Tensor> {
-        let mut h = x.clone();
-        for l in &self.hidden {
-            h = self.activation.forward(&l.forward(&h)?)?;
+    fn output(&self) -> OutputActivation {
+        self.output
+    }
+
+    /// Planes of any rank >= 2 are flattened from dimension 1, so
+    /// `[B, features]` rows work as well as `[B, C, H, W]`.
+    fn forward(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        train: bool,
+    ) -> Result<ModelOutput> {
+        if planes.rank() < 2 {
+            candle_core::bail!(
+                "mlp: planes must be [B, C, H, W] or [B, features], got {:?}",
+                planes.dims()
+            );
         }
-        self.out.forward(&h)?.squeeze(1)
+        let b = planes.dim(0)?;
+        let x = planes.flatten_from(1)?;
+        let g = globals.map(|g| g.dim(1)).transpose()?.unwrap_or(0);
+        check_globals("mlp", g, b, globals)?;
+        if x.dim(1)? + g != self.inputs {
+            candle_core::bail!(
+                "mlp: reads {} features (inputs) but got {} plane values + {g} globals per position",
+                self.inputs,
+                x.dim(1)?
+            );
+        }
+        let x = match globals {
+            Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&x, &g.to_dtype(x.dtype())?], 1)?,
+            _ => x,
+        };
+        Ok(ModelOutput {
+            value: self.forward_flat(&x, train)?,
+            policy: None,
+        })
     }
 }

@@ -206,10 +206,10 @@ mod tests {
             .map(|(k, v)| (k.clone(), v.as_tensor().clone()))
             .collect();
         let vb = VarBuilder::from_tensors(vt, DType::F32, &Device::Cpu);
-        let mlp = Mlp::new(&cfg(), vb).unwrap();
+        let mlp = Mlp::new(&cfg().into(), vb).unwrap();
         let x: Vec<f32> = (0..9).map(|i| [1.0, -1.0, 0.0][i % 3]).collect();
         let xt = Tensor::from_slice(&x, (1, 9), &Device::Cpu).unwrap();
-        let y = mlp.forward(&xt).unwrap();
+        let y = mlp.forward(&xt, None, false).unwrap().value;
         let grads = y.sum_all().unwrap().backward().unwrap();
         let mut g = vec![0f32; net.num_params()];
         let v = net.value_and_grad(&x, &mut g);

@@ -1,12 +1,13 @@
 //! Supervised regression of a candle model on dataset labels: mean squared
-//! error between the model's value and the game result (+1 win, 0 draw,
-//! -1 loss, in the encoder's perspective), mini-batches from the loader,
+//! error between the model's value and the game result in the encoder's
+//! perspective, on the model's output scale (sigmoid models: 1 win, 0.5
+//! draw, 0 loss; the others: +1, 0, -1), mini-batches from the loader,
 //! any optimizer of [`crate::optim`].
 
 use super::TrainError;
 use crate::dataset::{Batch, Dataset, Loader, Split};
 use crate::encode::Perspective;
-use crate::model::{build, seeded_init, ModelConfig};
+use crate::model::{build, seeded_init, trainable_vars, ModelConfig, OutputActivation};
 use crate::optim::{AnyOptimizer, OptimizerConfig};
 use crate::util::seeded_rng;
 use candle_core::{DType, Device, Tensor};
@@ -41,32 +42,35 @@ pub struct SupervisedReport {
     pub valid_positions: u64,
 }
 
-fn targets(batch: &Batch, perspective: Perspective) -> Vec<f32> {
+fn targets(batch: &Batch, perspective: Perspective, output: OutputActivation) -> Vec<f32> {
     batch
         .labels
         .iter()
         .zip(&batch.side_to_move)
         .map(|(&l, &s)| {
-            let v = 2.0 * l - 1.0;
-            match perspective {
-                Perspective::SideToMove => v,
-                Perspective::FirstPlayer if s == 0 => v,
-                Perspective::FirstPlayer => -v,
-            }
+            let l = match perspective {
+                Perspective::SideToMove => l,
+                Perspective::FirstPlayer if s == 0 => l,
+                Perspective::FirstPlayer => 1.0 - l,
+            };
+            output.target(l)
         })
         .collect()
 }
 
-fn inputs(batch: &Batch, device: &Device) -> candle_core::Result<Tensor> {
-    let features = (batch.planes.len() + batch.globals.len()) / batch.len.max(1);
-    let planes_per = batch.planes.len() / batch.len.max(1);
-    let globals_per = features - planes_per;
-    let mut x = Vec::with_capacity(batch.len * features);
-    for i in 0..batch.len {
-        x.extend_from_slice(&batch.planes[i * planes_per..(i + 1) * planes_per]);
-        x.extend_from_slice(&batch.globals[i * globals_per..(i + 1) * globals_per]);
-    }
-    Tensor::from_vec(x, (batch.len, features), device)
+/// Planes `[B, C, H, W]` and globals `[B, G]` (`None` without globals).
+fn inputs(
+    batch: &Batch,
+    shape: [usize; 3],
+    globals: usize,
+    device: &Device,
+) -> candle_core::Result<(Tensor, Option<Tensor>)> {
+    let [c, h, w] = shape;
+    let planes = Tensor::from_slice(&batch.planes, (batch.len, c, h, w), device)?;
+    let g = (globals > 0)
+        .then(|| Tensor::from_slice(&batch.globals, (batch.len, globals), device))
+        .transpose()?;
+    Ok((planes, g))
 }
 
 /// Trains a fresh model on the train split of `data`, validating on the
@@ -77,14 +81,10 @@ pub fn train_supervised(
     device: &Device,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<(VarMap, SupervisedReport), TrainError> {
-    let features = data.spec().encoder.planes_len() + data.spec().encoder.globals;
-    if cfg.model.inputs() != features {
-        return Err(TrainError::Config(format!(
-            "the model reads {} features but the dataset's encoder '{}' gives {features}",
-            cfg.model.inputs(),
-            data.spec().encoder.name
-        )));
-    }
+    let shape = data.spec().encoder.shape;
+    let n_globals = data.spec().encoder.globals;
+    cfg.model.check_input(shape, n_globals)?;
+    let output = cfg.model.output();
     let varmap = VarMap::new();
     let model = build(
         &cfg.model,
@@ -92,7 +92,7 @@ pub fn train_supervised(
     )?;
     // candle's CPU generator cannot be seeded: draw the first weights here.
     seeded_init(&varmap, &cfg.model, &mut seeded_rng(cfg.seed, 0), device)?;
-    let mut opt = AnyOptimizer::new(varmap.all_vars(), &cfg.optimizer)?;
+    let mut opt = AnyOptimizer::new(trainable_vars(&varmap), &cfg.optimizer)?;
     let train = Loader::new(
         data,
         Some(Split::Train),
@@ -120,9 +120,10 @@ pub fn train_supervised(
     for epoch in 0..cfg.epochs {
         let (mut sum, mut n) = (0.0f64, 0usize);
         for batch in train.epoch(epoch as u64) {
-            let x = inputs(&batch, device)?;
-            let y = Tensor::from_vec(targets(&batch, cfg.perspective), batch.len, device)?;
-            let loss = (model.forward(&x)? - y)?.sqr()?.mean_all()?;
+            let (x, g) = inputs(&batch, shape, n_globals, device)?;
+            let y = Tensor::from_vec(targets(&batch, cfg.perspective, output), batch.len, device)?;
+            let v = model.forward(&x, g.as_ref(), true)?.value;
+            let loss = (v - y)?.sqr()?.mean_all()?;
             opt.backward_step(&loss)?;
             sum += loss.to_scalar::<f32>()? as f64 * batch.len as f64;
             n += batch.len;
@@ -135,14 +136,15 @@ pub fn train_supervised(
         if !valid.is_empty() {
             let (mut se, mut cnt, mut right, mut decisive) = (0.0f64, 0usize, 0usize, 0usize);
             for batch in valid.epoch(0) {
-                let x = inputs(&batch, device)?;
-                let out = model.forward(&x)?.to_vec1::<f32>()?;
-                for (v, t) in out.iter().zip(targets(&batch, cfg.perspective)) {
+                let (x, g) = inputs(&batch, shape, n_globals, device)?;
+                let out = model.value(&x, g.as_ref())?.to_vec1::<f32>()?;
+                let center = output.center();
+                for (v, t) in out.iter().zip(targets(&batch, cfg.perspective, output)) {
                     se += ((v - t) as f64).powi(2);
                     cnt += 1;
-                    if t != 0.0 {
+                    if t != center {
                         decisive += 1;
-                        right += ((*v > 0.0) == (t > 0.0)) as usize;
+                        right += ((*v > center) == (t > center)) as usize;
                     }
                 }
             }

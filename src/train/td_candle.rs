@@ -2,7 +2,7 @@
 //! reference the plain-Rust learner is measured and checked against.
 
 use super::{TdConfig, TdGame};
-use crate::model::{Mlp, MlpConfig, ValueNet};
+use crate::model::{Mlp, MlpConfig};
 use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::VarBuilder;
 use std::collections::HashMap;
@@ -36,8 +36,11 @@ impl CandleTdLearner {
             names.push(name);
             vars.push(v);
         }
-        let mlp = Mlp::new(mlp_cfg, VarBuilder::from_tensors(map, DType::F32, device))
-            .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
+        let mlp = Mlp::new(
+            &mlp_cfg.clone().into(),
+            VarBuilder::from_tensors(map, DType::F32, device),
+        )
+        .map_err(|e| candle_core::Error::Msg(e.to_string()))?;
         let traces = vars
             .iter()
             .map(|v| v.as_tensor().zeros_like())
@@ -54,7 +57,7 @@ impl CandleTdLearner {
 
     fn value(&self, x: &[f32]) -> candle_core::Result<Tensor> {
         let t = Tensor::from_slice(x, (1, x.len()), &self.device)?;
-        self.mlp.forward(&t)?.sum_all()
+        self.mlp.forward_flat(&t, false)?.sum_all()
     }
 
     pub fn learn_game(&mut self, game: &TdGame) -> candle_core::Result<()> {

@@ -1,0 +1,102 @@
+//! `ModelConfig::Cnn3`: [`Cnn3`] (Zaffetti's three-layer CNN, see
+//! `cnn3.rs`) behind the [`ValueNet`] interface.
+//!
+//! The config is the CNN's own fields plus the input geometry:
+//! `{"kind": "cnn3", "input": {"planes": [6, 8, 8], "globals": 0},
+//! "filters": 48, "kernel": [4, 4], "hidden": 384, "output": "sigmoid"}`.
+//! The CNN reads planes only: `input.globals` must be 0. Its output
+//! activation is the CNN's own `output` field (sigmoid or relu). Tensor
+//! names are [`Cnn3`]'s: `conv.weight` `[F, C, kh, kw]`, `conv.bias` `[F]`,
+//! `hidden.weight`, `hidden.bias`, `out.weight` `[1, hidden]`, `out.bias` `[1]`.
+
+use super::init::{fan_in_bound, Draw, TensorInit};
+use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::{Cnn3, Cnn3Config, ModelError, ValueNet};
+use candle_core::{Result, Tensor};
+use candle_nn::VarBuilder;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cnn3NetConfig {
+    pub input: InputShape,
+    #[serde(flatten)]
+    pub net: Cnn3Config,
+}
+
+impl Cnn3NetConfig {
+    pub fn new(input: InputShape, net: Cnn3Config) -> Self {
+        Cnn3NetConfig { input, net }
+    }
+
+    pub fn validate(&self) -> std::result::Result<(), ModelError> {
+        self.input.validate("cnn3")?;
+        if self.input.globals != 0 {
+            return Err(ModelError::field(
+                "cnn3",
+                "input.globals",
+                format!(
+                    "must be 0: cnn3 reads planes only, got {}",
+                    self.input.globals
+                ),
+            ));
+        }
+        self.net.validate(self.input.planes)
+    }
+
+    pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
+        self.net.expected_tensors(self.input.planes)
+    }
+
+    /// PyTorch's default bounds, `+-1/sqrt(fan_in)` per layer.
+    pub fn init_plan(&self) -> Vec<TensorInit> {
+        let [c, _, _] = self.input.planes;
+        let [kh, kw] = self.net.kernel;
+        let [f, oh, ow] = self.net.conv_output(self.input.planes);
+        self.expected_tensors()
+            .into_iter()
+            .map(|(name, shape)| {
+                let fan_in = match name.split('.').next() {
+                    Some("conv") => c * kh * kw,
+                    Some("hidden") => f * oh * ow,
+                    _ => self.net.hidden,
+                };
+                TensorInit::new(name, shape, Draw::Uniform(fan_in_bound(fan_in)))
+            })
+            .collect()
+    }
+}
+
+/// The adapter; see the module docs.
+pub struct Cnn3Net {
+    net: Cnn3,
+    input: InputShape,
+}
+
+impl Cnn3Net {
+    pub fn new(cfg: &Cnn3NetConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
+        cfg.validate()?;
+        Ok(Cnn3Net {
+            net: Cnn3::new(&cfg.net, cfg.input.planes, vb)?,
+            input: cfg.input,
+        })
+    }
+}
+
+impl ValueNet for Cnn3Net {
+    fn output(&self) -> OutputActivation {
+        OutputActivation::Sigmoid
+    }
+
+    fn forward(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        _train: bool,
+    ) -> Result<ModelOutput> {
+        check_planes("cnn3", &self.input, planes, globals, false)?;
+        Ok(ModelOutput {
+            value: self.net.forward(planes)?.squeeze(1)?,
+            policy: None,
+        })
+    }
+}

@@ -1,0 +1,159 @@
+//! What every model reads and returns: input geometry, output activation,
+//! and [`ModelOutput`].
+
+use super::ModelError;
+use candle_core::{Result, Tensor};
+use serde::{Deserialize, Serialize};
+
+/// The input a model was built for: encoder planes `[C, H, W]` plus `G`
+/// global features per position.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InputShape {
+    /// `[C, H, W]`.
+    pub planes: [usize; 3],
+    /// Global features (`G`), 0 when the encoder has none.
+    #[serde(default)]
+    pub globals: usize,
+}
+
+impl InputShape {
+    pub fn new(planes: [usize; 3], globals: usize) -> Self {
+        InputShape { planes, globals }
+    }
+
+    /// `C*H*W`.
+    pub fn plane_len(&self) -> usize {
+        self.planes.iter().product()
+    }
+
+    /// `C*H*W + G`: the features of the flattened input an MLP reads.
+    pub fn features(&self) -> usize {
+        self.plane_len() + self.globals
+    }
+
+    /// Board points `H*W`: the length of a policy row.
+    pub fn points(&self) -> usize {
+        self.planes[1] * self.planes[2]
+    }
+
+    pub(crate) fn validate(&self, model: &str) -> std::result::Result<(), ModelError> {
+        if self.planes.contains(&0) {
+            return Err(ModelError::field(
+                model,
+                "input.planes",
+                format!("needs [C, H, W] all > 0, got {:?}", self.planes),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The squashing applied to a model's value output.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutputActivation {
+    /// A value in (0, 1), the scale of dataset labels (1 win, 0.5 draw, 0 loss).
+    Sigmoid,
+    /// A value in (-1, 1).
+    Tanh,
+    /// The raw linear output (the Tic-tac-toe MLPs, trained on -1..1).
+    #[default]
+    Identity,
+}
+
+impl OutputActivation {
+    pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
+        match self {
+            OutputActivation::Sigmoid => candle_nn::ops::sigmoid(x),
+            OutputActivation::Tanh => x.tanh(),
+            OutputActivation::Identity => Ok(x.clone()),
+        }
+    }
+
+    /// Maps a result in `[0, 1]` (1 win, 0.5 draw, 0 loss) to this output's scale.
+    pub fn target(&self, label01: f32) -> f32 {
+        match self {
+            OutputActivation::Sigmoid => label01,
+            _ => 2.0 * label01 - 1.0,
+        }
+    }
+
+    /// Maps an output of this scale to `[-1, 1]` (the evaluators' scale).
+    pub fn to_symmetric(&self, v: f32) -> f32 {
+        match self {
+            OutputActivation::Sigmoid => 2.0 * v - 1.0,
+            _ => v,
+        }
+    }
+
+    /// The output of an even position: 0.5 for sigmoid, else 0.
+    pub fn center(&self) -> f32 {
+        match self {
+            OutputActivation::Sigmoid => 0.5,
+            _ => 0.0,
+        }
+    }
+}
+
+/// What a model returns for a batch of `B` positions.
+#[derive(Clone, Debug)]
+pub struct ModelOutput {
+    /// `[B]`: one value per position, on the config's output scale.
+    pub value: Tensor,
+    /// `[B, H*W]`: move preferences (logits) per board point, row-major,
+    /// for models with a policy head.
+    pub policy: Option<Tensor>,
+}
+
+/// Checks planes `[B, C, H, W]` (and globals `[B, G]`) against `input`;
+/// `any_board` accepts any `H, W` (the MDRNN).
+pub(crate) fn check_planes(
+    model: &str,
+    input: &InputShape,
+    planes: &Tensor,
+    globals: Option<&Tensor>,
+    any_board: bool,
+) -> Result<()> {
+    let d = planes.dims();
+    let ok = d.len() == 4
+        && d[1] == input.planes[0]
+        && (any_board || d[2..] == input.planes[1..])
+        && d[2] > 0
+        && d[3] > 0;
+    if !ok {
+        candle_core::bail!(
+            "{model}: planes must be [B, {}, {}, {}], got {d:?}",
+            input.planes[0],
+            if any_board {
+                "H".into()
+            } else {
+                input.planes[1].to_string()
+            },
+            if any_board {
+                "W".into()
+            } else {
+                input.planes[2].to_string()
+            },
+        );
+    }
+    check_globals(model, input.globals, d[0], globals)
+}
+
+pub(crate) fn check_globals(
+    model: &str,
+    expected: usize,
+    batch: usize,
+    globals: Option<&Tensor>,
+) -> Result<()> {
+    match (globals, expected) {
+        (None, 0) => Ok(()),
+        (Some(g), n) if g.dims() == [batch, n] => Ok(()),
+        (Some(g), 0) if g.dims() == [batch, 0] => Ok(()),
+        (g, n) => candle_core::bail!(
+            "{model}: globals must be [B={batch}, {n}]{}, got {:?}",
+            if n == 0 { " or absent" } else { "" },
+            g.map(|g| g.dims().to_vec())
+        ),
+    }
+}

@@ -1,0 +1,325 @@
+//! A residual convolutional network (AlphaZero / KataGo shape) with a value
+//! head and an optional policy head, for any board size.
+//!
+//! ```text
+//! planes [B, C, H, W]
+//!   stem:     conv3x3 C->ch (padding 1, no bias) -> BN -> relu
+//!   blocks.i: x + BN(conv3x3(relu(BN(conv3x3(x))))) -> relu      (i < blocks)
+//!   value:    conv1x1 ch->1 -> BN -> relu -> flatten [B, H*W] ++ globals [B, G]
+//!             -> fc1 (value_hidden) -> relu -> fc2 (1) -> output activation   [B]
+//!   policy:   conv1x1 ch->2 -> BN -> relu -> flatten [B, 2*H*W] -> fc (H*W)   [B, H*W]
+//! ```
+//!
+//! Tensor names (PyTorch layouts: `nn.Conv2d` weight `[out, in, kh, kw]`,
+//! `nn.Linear` `[out, in]`, `nn.BatchNorm2d` `weight`, `bias`,
+//! `running_mean`, `running_var`, each `[channels]`):
+//!
+//! | name | shape |
+//! | --- | --- |
+//! | `stem.conv.weight` | `[ch, C, 3, 3]` |
+//! | `stem.bn.{weight,bias,running_mean,running_var}` | `[ch]` |
+//! | `blocks.{i}.conv1.weight`, `blocks.{i}.conv2.weight` | `[ch, ch, 3, 3]` |
+//! | `blocks.{i}.bn1.*`, `blocks.{i}.bn2.*` | `[ch]` |
+//! | `value.conv.weight` | `[1, ch, 1, 1]` |
+//! | `value.bn.*` | `[1]` |
+//! | `value.fc1.weight` / `value.fc1.bias` | `[value_hidden, H*W + G]` / `[value_hidden]` |
+//! | `value.fc2.weight` / `value.fc2.bias` | `[1, value_hidden]` / `[1]` |
+//! | `policy.conv.weight` | `[2, ch, 1, 1]` (with `policy: true`) |
+//! | `policy.bn.*` | `[2]` |
+//! | `policy.fc.weight` / `policy.fc.bias` | `[H*W, 2*H*W]` / `[H*W]` |
+//!
+//! Batch norm: eps 1e-5, momentum 0.1 (PyTorch's defaults). `train: true`
+//! normalises with the batch's statistics and updates the running ones,
+//! which are variables saved with the weights (and left out of the
+//! optimizer, see [`super::trainable_vars`]); `train: false` uses the
+//! running statistics.
+
+use super::init::{fan_in_bound, Draw, TensorInit};
+use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::{ModelError, ValueNet};
+use candle_core::{Result, Tensor};
+use candle_nn::{
+    BatchNorm, BatchNormConfig, Conv2d, Conv2dConfig, Init, Linear, Module, ModuleT, VarBuilder,
+};
+use serde::{Deserialize, Serialize};
+
+fn sigmoid() -> OutputActivation {
+    OutputActivation::Sigmoid
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResNetConfig {
+    pub input: InputShape,
+    /// Residual blocks (0 allowed: stem and heads only).
+    pub blocks: usize,
+    /// Channels of the stem and every block.
+    pub channels: usize,
+    /// Units of the value head's hidden layer.
+    pub value_hidden: usize,
+    /// With a policy head (default false).
+    #[serde(default)]
+    pub policy: bool,
+    /// Default sigmoid.
+    #[serde(default = "sigmoid")]
+    pub output: OutputActivation,
+}
+
+const BN_EPS: f64 = 1e-5;
+const BN_MOMENTUM: f64 = 0.1;
+const POLICY_FILTERS: usize = 2;
+const BN_PARTS: [&str; 4] = ["weight", "bias", "running_mean", "running_var"];
+
+impl ResNetConfig {
+    fn preset(input: InputShape, blocks: usize, channels: usize, value_hidden: usize) -> Self {
+        ResNetConfig {
+            input,
+            blocks,
+            channels,
+            value_hidden,
+            policy: false,
+            output: OutputActivation::Sigmoid,
+        }
+    }
+
+    /// 2 blocks of 32 channels, value head 64: tests and quick experiments.
+    pub fn tiny(input: InputShape) -> Self {
+        Self::preset(input, 2, 32, 64)
+    }
+
+    /// 6 blocks of 64 channels, value head 128.
+    pub fn small(input: InputShape) -> Self {
+        Self::preset(input, 6, 64, 128)
+    }
+
+    /// 20 blocks of 256 channels, value head 256 (KataGo's b20c256 trunk).
+    pub fn large(input: InputShape) -> Self {
+        Self::preset(input, 20, 256, 256)
+    }
+
+    pub fn validate(&self) -> std::result::Result<(), ModelError> {
+        self.input.validate("resnet")?;
+        if self.channels == 0 {
+            return Err(ModelError::field("resnet", "channels", "must be > 0"));
+        }
+        if self.value_hidden == 0 {
+            return Err(ModelError::field("resnet", "value_hidden", "must be > 0"));
+        }
+        Ok(())
+    }
+
+    pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
+        self.init_plan()
+            .into_iter()
+            .map(|t| (t.name, t.shape))
+            .collect()
+    }
+
+    /// Convolutions and linear layers uniform in `+-1/sqrt(fan_in)`
+    /// (PyTorch's bounds); batch norm scale 1, shift 0, running mean 0 and
+    /// variance 1.
+    pub fn init_plan(&self) -> Vec<TensorInit> {
+        let [c, _, _] = self.input.planes;
+        let ch = self.channels;
+        let hw = self.input.points();
+        let mut v = Vec::new();
+        let conv = |v: &mut Vec<TensorInit>, name: String, out: usize, inp: usize, k: usize| {
+            v.push(TensorInit::new(
+                name,
+                vec![out, inp, k, k],
+                Draw::Uniform(fan_in_bound(inp * k * k)),
+            ));
+        };
+        let bn = |v: &mut Vec<TensorInit>, prefix: &str, n: usize| {
+            for (part, c) in BN_PARTS.iter().zip([1.0, 0.0, 0.0, 1.0]) {
+                v.push(TensorInit::new(
+                    format!("{prefix}.{part}"),
+                    vec![n],
+                    Draw::Const(c),
+                ));
+            }
+        };
+        let linear = |v: &mut Vec<TensorInit>, prefix: &str, out: usize, inp: usize| {
+            let a = fan_in_bound(inp);
+            v.push(TensorInit::new(
+                format!("{prefix}.weight"),
+                vec![out, inp],
+                Draw::Uniform(a),
+            ));
+            v.push(TensorInit::new(
+                format!("{prefix}.bias"),
+                vec![out],
+                Draw::Uniform(a),
+            ));
+        };
+        conv(&mut v, "stem.conv.weight".into(), ch, c, 3);
+        bn(&mut v, "stem.bn", ch);
+        for i in 0..self.blocks {
+            conv(&mut v, format!("blocks.{i}.conv1.weight"), ch, ch, 3);
+            bn(&mut v, &format!("blocks.{i}.bn1"), ch);
+            conv(&mut v, format!("blocks.{i}.conv2.weight"), ch, ch, 3);
+            bn(&mut v, &format!("blocks.{i}.bn2"), ch);
+        }
+        conv(&mut v, "value.conv.weight".into(), 1, ch, 1);
+        bn(&mut v, "value.bn", 1);
+        linear(
+            &mut v,
+            "value.fc1",
+            self.value_hidden,
+            hw + self.input.globals,
+        );
+        linear(&mut v, "value.fc2", 1, self.value_hidden);
+        if self.policy {
+            conv(&mut v, "policy.conv.weight".into(), POLICY_FILTERS, ch, 1);
+            bn(&mut v, "policy.bn", POLICY_FILTERS);
+            linear(&mut v, "policy.fc", hw, POLICY_FILTERS * hw);
+        }
+        v
+    }
+}
+
+/// A convolution without bias followed by batch norm.
+struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn new(inp: usize, out: usize, k: usize, vb: VarBuilder, conv: &str, bn: &str) -> Result<Self> {
+        let a = fan_in_bound(inp * k * k) as f64;
+        let w = vb.get_with_hints(
+            (out, inp, k, k),
+            &format!("{conv}.weight"),
+            Init::Uniform { lo: -a, up: a },
+        )?;
+        let cfg = Conv2dConfig {
+            padding: k / 2,
+            ..Default::default()
+        };
+        let bn_cfg = BatchNormConfig {
+            eps: BN_EPS,
+            remove_mean: true,
+            affine: true,
+            momentum: BN_MOMENTUM,
+        };
+        Ok(ConvBn {
+            conv: Conv2d::new(w, None, cfg),
+            bn: candle_nn::batch_norm(out, bn_cfg, vb.pp(bn))?,
+        })
+    }
+
+    fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        self.bn.forward_t(&self.conv.forward(x)?, train)
+    }
+}
+
+fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Linear> {
+    let a = fan_in_bound(inp) as f64;
+    let init = Init::Uniform { lo: -a, up: a };
+    let w = vb.get_with_hints((out, inp), "weight", init)?;
+    let b = vb.get_with_hints(out, "bias", init)?;
+    Ok(Linear::new(w, Some(b)))
+}
+
+struct Block {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+/// The residual network; see the module docs.
+pub struct ResNet {
+    stem: ConvBn,
+    blocks: Vec<Block>,
+    value_conv: ConvBn,
+    value_fc1: Linear,
+    value_fc2: Linear,
+    policy: Option<(ConvBn, Linear)>,
+    input: InputShape,
+    output: OutputActivation,
+}
+
+impl ResNet {
+    pub fn new(cfg: &ResNetConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
+        cfg.validate()?;
+        let [c, _, _] = cfg.input.planes;
+        let ch = cfg.channels;
+        let hw = cfg.input.points();
+        let stem = ConvBn::new(c, ch, 3, vb.pp("stem"), "conv", "bn")?;
+        let blocks = (0..cfg.blocks)
+            .map(|i| {
+                let vb = vb.pp(format!("blocks.{i}"));
+                Ok(Block {
+                    a: ConvBn::new(ch, ch, 3, vb.clone(), "conv1", "bn1")?,
+                    b: ConvBn::new(ch, ch, 3, vb, "conv2", "bn2")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let vv = vb.pp("value");
+        let value_conv = ConvBn::new(ch, 1, 1, vv.clone(), "conv", "bn")?;
+        let value_fc1 = linear(hw + cfg.input.globals, cfg.value_hidden, vv.pp("fc1"))?;
+        let value_fc2 = linear(cfg.value_hidden, 1, vv.pp("fc2"))?;
+        let policy = cfg
+            .policy
+            .then(|| -> Result<_> {
+                let vp = vb.pp("policy");
+                Ok((
+                    ConvBn::new(ch, POLICY_FILTERS, 1, vp.clone(), "conv", "bn")?,
+                    linear(POLICY_FILTERS * hw, hw, vp.pp("fc"))?,
+                ))
+            })
+            .transpose()?;
+        Ok(ResNet {
+            stem,
+            blocks,
+            value_conv,
+            value_fc1,
+            value_fc2,
+            policy,
+            input: cfg.input,
+            output: cfg.output,
+        })
+    }
+}
+
+impl ValueNet for ResNet {
+    fn output(&self) -> OutputActivation {
+        self.output
+    }
+
+    fn forward(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        train: bool,
+    ) -> Result<ModelOutput> {
+        check_planes("resnet", &self.input, planes, globals, false)?;
+        let mut x = self.stem.forward(planes, train)?.relu()?;
+        for b in &self.blocks {
+            let y = b.a.forward(&x, train)?.relu()?;
+            let y = b.b.forward(&y, train)?;
+            x = (x + y)?.relu()?;
+        }
+        let v = self
+            .value_conv
+            .forward(&x, train)?
+            .relu()?
+            .flatten_from(1)?;
+        let v = match globals {
+            Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&v, g], 1)?,
+            _ => v,
+        };
+        let v = self.value_fc1.forward(&v)?.relu()?;
+        let v = self.value_fc2.forward(&v)?.squeeze(1)?;
+        let policy = match &self.policy {
+            Some((conv, fc)) => {
+                let p = conv.forward(&x, train)?.relu()?.flatten_from(1)?;
+                Some(fc.forward(&p)?)
+            }
+            None => None,
+        };
+        Ok(ModelOutput {
+            value: self.output.forward(&v)?,
+            policy,
+        })
+    }
+}
