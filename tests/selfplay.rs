@@ -382,3 +382,44 @@ fn bad_player_specs_name_the_key_and_value() {
         text(&o)
     );
 }
+
+#[test]
+fn dataset_option_encodes_every_position_of_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("run");
+    let summary = selfplay(
+        &dir,
+        &[
+            "--game",
+            "arimaa",
+            "--white",
+            "random-steps",
+            "--black",
+            "random-steps",
+            "--games",
+            "40",
+            "--chunk-games",
+            "16",
+            "--dataset",
+            "arimaa-20x8x8",
+        ],
+    );
+    let recs = records(&dir);
+    assert_eq!(recs.len(), 40);
+    // One row per position: every move's start plus the final position.
+    let positions: u64 = recs.iter().map(|r| r.plies as u64 + 1).sum();
+    let ds = plies::dataset::Dataset::open(dir.join("dataset")).unwrap();
+    assert_eq!(ds.num_rows(None), positions, "{summary}");
+    assert_eq!(summary["dataset"]["positions"], positions, "{summary}");
+    assert_eq!(summary["selfplay"]["games"], 40, "{summary}");
+    assert_eq!(ds.spec().encoder.name, "arimaa-20x8x8");
+    assert_eq!(ds.spec().encoder.shape, [20, 8, 8]);
+    assert_eq!(ds.verify().unwrap().rows, positions);
+    let ids: std::collections::BTreeSet<String> = ds
+        .rows(None)
+        .unwrap()
+        .into_iter()
+        .map(|r| r.game_id)
+        .collect();
+    assert_eq!(ids.len(), 40);
+}

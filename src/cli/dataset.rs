@@ -98,6 +98,21 @@ fn default_encoder(kind: GameKind) -> &'static str {
 }
 
 fn build(a: BuildArgs) -> anyhow::Result<ExitCode> {
+    let json = a.json;
+    let report = build_report(a)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report}");
+    }
+    if report.positions == 0 {
+        eprintln!("warning: no position passed the filters; the dataset is empty");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Builds the dataset `a` describes; the report is the caller's to print.
+fn build_report(a: BuildArgs) -> anyhow::Result<BuildReport> {
     let first = first_record_info(&a.records)?;
     let record_kind = match &first {
         Some((game, _)) => Some(
@@ -144,7 +159,7 @@ fn stones<G: RecordStart + StoneGrid>(
     a: BuildArgs,
     name: &str,
     size: Option<usize>,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<BuildReport> {
     let enc = stones_encoder::<G>(name, size.unwrap_or(G::DEFAULT_SIZE))?;
     run::<G>(a, Arc::from(enc), size)
 }
@@ -153,7 +168,7 @@ fn run<G: RecordStart>(
     a: BuildArgs,
     encoder: Arc<dyn Encoder<G>>,
     size: Option<usize>,
-) -> anyhow::Result<ExitCode> {
+) -> anyhow::Result<BuildReport> {
     let board_size = size.unwrap_or(G::DEFAULT_SIZE);
     let terminations = match &a.terminations {
         Some(list) => Terminations::parse(list, G::NAME)?,
@@ -192,15 +207,38 @@ fn run<G: RecordStart>(
     let report: BuildReport =
         build_dataset::<G>(&a.records, &a.out, encoder, board_size, &options, Some(&pb))?;
     pb.finish_and_clear();
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
-    } else {
-        println!("{report}");
-    }
-    if report.positions == 0 {
-        eprintln!("warning: no position passed the filters; the dataset is empty");
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(report)
+}
+
+/// The dataset of a self-play run: every finished game of its record files
+/// (terminations `all`), default split and folds; replaces a dataset
+/// already in `out` (it is derived from the records, which stay).
+pub fn build_from_selfplay(
+    records: Vec<PathBuf>,
+    out: PathBuf,
+    encoder: String,
+    last_plies: Option<u32>,
+    threads: Option<usize>,
+    quiet: bool,
+) -> anyhow::Result<BuildReport> {
+    build_report(BuildArgs {
+        game: None,
+        records,
+        encoder: Some(encoder),
+        out,
+        shard_rows: plies::dataset::DEFAULT_SHARD_ROWS,
+        last_plies,
+        min_rating: None,
+        terminations: Some("all".into()),
+        folds: plies::dataset::DEFAULT_FOLDS,
+        valid: 0.1,
+        test: 0.1,
+        threads,
+        force: true,
+        strict: true,
+        json: false,
+        quiet,
+    })
 }
 
 pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {

@@ -6,7 +6,7 @@ use anyhow::{bail, Context};
 use clap::Args;
 use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
 use plies::report::Table;
-use plies::selfplay::chunks::GAMES_DIR;
+use plies::selfplay::chunks::{chunk_count, chunk_path, GAMES_DIR};
 use plies::selfplay::run::{
     build_players, execute, prepare, setups_from_file, shipped_setups, summarise, Openings,
     SelfplayConfig, SelfplayGame, SelfplaySummary, Wdl, CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT,
@@ -64,7 +64,18 @@ pub struct SelfplayArgs {
     /// Start over in a directory holding another run.
     #[arg(long)]
     force: bool,
-    /// Print the summary as JSON instead of a table.
+    /// Also encode the records into a dataset with this encoder (e.g.
+    /// arimaa-6x8x8), in --dataset-out; rebuilt from all records on a resume.
+    #[arg(long, value_name = "ENCODER")]
+    dataset: Option<String>,
+    /// Where --dataset writes (default: OUT/dataset).
+    #[arg(long, requires = "dataset")]
+    dataset_out: Option<PathBuf>,
+    /// With --dataset: keep only the K positions nearest each game's end.
+    #[arg(long, requires = "dataset")]
+    last_plies: Option<u32>,
+    /// Print the summary as JSON instead of a table (with --dataset:
+    /// `{"selfplay": ..., "dataset": ...}`).
     #[arg(long)]
     json: bool,
     /// No progress bar.
@@ -161,8 +172,31 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let played = execute::<G>(&plan, &cfg, &openings, threads, &|_| pb.inc(1))?;
     pb.finish_and_clear();
     let summary = summarise(&a.out, &cfg, played, threads, plan.chunks_done)?;
+    let dataset = match &a.dataset {
+        Some(encoder) => {
+            let out = a
+                .dataset_out
+                .clone()
+                .unwrap_or_else(|| a.out.join("dataset"));
+            let threads = (a.threads > 0).then_some(a.threads);
+            let records = chunk_files(&a.out, &cfg);
+            Some(super::dataset::build_from_selfplay(
+                records,
+                out,
+                encoder.clone(),
+                a.last_plies,
+                threads,
+                a.quiet,
+            )?)
+        }
+        None => None,
+    };
     if a.json {
-        println!("{}", serde_json::to_string_pretty(&summary)?);
+        let json = match &dataset {
+            Some(report) => serde_json::json!({ "selfplay": summary, "dataset": report }),
+            None => serde_json::to_value(&summary)?,
+        };
+        println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(ExitCode::SUCCESS);
     }
     print!("{}", render(&summary, G::NAME == Arimaa::NAME));
@@ -170,7 +204,18 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
         "\nwrote {}/{GAMES_DIR}/part-*.jsonl, {CONFIG_FILE} and {SUMMARY_FILE}",
         a.out.display()
     );
+    if let Some(report) = dataset {
+        println!("\n{report}");
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The run's record files, in game order.
+fn chunk_files(out: &std::path::Path, cfg: &SelfplayConfig) -> Vec<PathBuf> {
+    let dir = out.join(GAMES_DIR);
+    (0..chunk_count(cfg.games, cfg.chunk_games))
+        .map(|c| chunk_path(&dir, c))
+        .collect()
 }
 
 fn wdl_row(name: &str, player: &str, r: &Wdl) -> Vec<String> {
