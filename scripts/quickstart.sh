@@ -53,4 +53,13 @@ $P import --game arimaa data/arimaa/allgames2002.txt data/arimaa/fake_archive.tx
   --out "$OUT/arimaa-games" --show 3
 $P bench movegen --game arimaa data/arimaa/bench_positions.txt
 
+step "arimaa: a dataset of the archive games (the study's filters), then self-play into a dataset"
+$P dataset build --records "$OUT/arimaa-games/games.jsonl" --encoder arimaa-6x8x8 \
+  --last-plies 160 --out "$OUT/arimaa-archive-ds" --force --quiet
+$P selfplay --game arimaa --white random-steps --black alphabeta:depth=1,eval=material \
+  --epsilon 0.1 --alternate --games 200 --seed 1 --out "$OUT/arimaa-selfplay" --force --quiet \
+  --dataset arimaa-20x8x8
+$P dataset stats "$OUT/arimaa-selfplay/dataset"
+$P bench loader --data "$OUT/arimaa-selfplay/dataset" --batch 256 --train-steps 10 --no-python
+
 printf '\nDone. Plots: %s/exp2/equity.png, %s/exp1/equity.png\n' "$OUT" "$OUT"
