@@ -422,4 +422,15 @@ fn dataset_option_encodes_every_position_of_the_run() {
         .map(|r| r.game_id)
         .collect();
     assert_eq!(ids.len(), 40);
+    let png = tmp.path().join("heights.png");
+    let o = plies(&[
+        "dataset",
+        "stats",
+        dir.join("dataset").to_str().unwrap(),
+        "--plot",
+        png.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(text(&o).contains("plies to end"), "{}", text(&o));
+    assert_eq!(&std::fs::read(&png).unwrap()[..4], b"\x89PNG");
 }

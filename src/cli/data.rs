@@ -28,6 +28,9 @@ pub enum DataCmd {
         dir: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Also draw rows per plies-to-end (PNG, or SVG for a .svg name).
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
     },
     /// Print the rows of a dataset as JSON lines, in stored order: the
     /// fields of a row as the Rust reader returns it plus every other
@@ -129,7 +132,7 @@ pub fn run(cmd: DataCmd) -> anyhow::Result<ExitCode> {
         DataCmd::Generate(a) => generate(a),
         DataCmd::Dump(a) => dump(a),
         DataCmd::Verify { dir, json } => verify(&dir, json),
-        DataCmd::Stats { dir, json } => stats(&dir, json),
+        DataCmd::Stats { dir, json, plot } => stats(&dir, json, plot.as_deref()),
     }
 }
 
@@ -167,9 +170,17 @@ pub fn verify(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
 }
 
 /// `plies data stats` / `plies dataset stats`.
-pub fn stats(dir: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+pub fn stats(
+    dir: &std::path::Path,
+    json: bool,
+    plot: Option<&std::path::Path>,
+) -> anyhow::Result<ExitCode> {
     let ds = Dataset::open(dir)?;
     let s = ds.stats()?;
+    if let Some(path) = plot {
+        height_chart(&s, dir).write(path)?;
+        eprintln!("wrote {}", path.display());
+    }
     if json {
         println!("{}", serde_json::to_string_pretty(&s)?);
     } else {
@@ -296,4 +307,41 @@ fn arrow_cell(col: &dyn arrow_array::Array, i: usize) -> anyhow::Result<serde_js
         T::List(_) => list(col.as_list::<i32>().value(i))?,
         other => bail!("type {other} is not supported by `plies data dump`"),
     })
+}
+
+/// Rows per plies-to-end bucket, the dataset's "height" profile.
+fn height_chart(s: &plies::dataset::Stats, dir: &std::path::Path) -> HeightChart {
+    let points = s
+        .heights
+        .iter()
+        .map(|b| ((b.from + b.to) as f64 / 2.0, b.rows as f64));
+    HeightChart(
+        plies::report::LineChart::new(
+            format!(
+                "{} ({}): rows by plies to the end",
+                dir.display(),
+                s.encoder
+            ),
+            "plies to the end of the game",
+            "rows",
+        )
+        .with_series("rows", points),
+    )
+}
+
+struct HeightChart(plies::report::LineChart);
+
+impl HeightChart {
+    /// PNG, or SVG when the name ends in `.svg`.
+    fn write(&self, path: &std::path::Path) -> anyhow::Result<()> {
+        let svg = path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"));
+        if svg {
+            self.0.write_svg(path)?;
+        } else {
+            self.0.write_png(path)?;
+        }
+        Ok(())
+    }
 }

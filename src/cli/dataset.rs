@@ -30,6 +30,9 @@ pub enum DatasetCmd {
         dir: PathBuf,
         #[arg(long)]
         json: bool,
+        /// Also draw rows per plies-to-end (PNG, or SVG for a .svg name).
+        #[arg(long, value_name = "FILE")]
+        plot: Option<PathBuf>,
     },
 }
 
@@ -245,6 +248,6 @@ pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         DatasetCmd::Build(a) => build(a),
         DatasetCmd::Verify { dir, json } => super::data::verify(&dir, json),
-        DatasetCmd::Stats { dir, json } => super::data::stats(&dir, json),
+        DatasetCmd::Stats { dir, json, plot } => super::data::stats(&dir, json, plot.as_deref()),
     }
 }
