@@ -14,6 +14,15 @@ fn main() -> std::process::ExitCode {
             .unwrap_or(1);
         std::env::set_var("RAYON_NUM_THREADS", n.to_string());
     }
+    // candle's element-wise ops run on a second pool of spinning worker
+    // threads: they take cores from the matrix products (rayon's pool), and
+    // the caller spins until a descheduled worker finishes (30-40% of a
+    // cnn3 training profile on 2 busy cores). Element-wise work is memory
+    // bound: run it on the calling thread unless asked otherwise.
+    if std::env::var_os("CANDLE_NUM_THREADS").is_none() {
+        std::env::set_var("CANDLE_NUM_THREADS", "1");
+    }
+    plies::model::kernels::keep_freed_memory();
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("PLIES_LOG")

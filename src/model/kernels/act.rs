@@ -23,6 +23,7 @@ pub enum Act {
 pub(crate) const PAR_CHUNK: usize = 1 << 15;
 
 #[inline(always)]
+#[allow(clippy::excessive_precision)] // Eigen's coefficients as published
 fn tanh1(x: f32) -> f32 {
     const CLAMP: f32 = 7.905_311;
     const A1: f32 = 4.893_524_6e-3;
@@ -36,7 +37,7 @@ fn tanh1(x: f32) -> f32 {
     const B2: f32 = 2.268_434_6e-3;
     const B4: f32 = 1.185_347_1e-4;
     const B6: f32 = 1.198_258_4e-6;
-    let c = x.max(-CLAMP).min(CLAMP);
+    let c = x.clamp(-CLAMP, CLAMP);
     let x2 = c * c;
     let mut p = x2 * A13 + A11;
     p = p * x2 + A9;

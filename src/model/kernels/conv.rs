@@ -90,7 +90,46 @@ where
     }
 }
 
+/// `dst = src` for short rows: fixed-size moves for the common widths.
+#[inline(always)]
+fn copy_row(dst: &mut [f32], src: &[f32]) {
+    macro_rules! fixed {
+        ($($n:literal)*) => {
+            match dst.len() {
+                $($n => {
+                    let s: &[f32; $n] = src.try_into().expect("equal lengths");
+                    let d: &mut [f32; $n] = dst.try_into().expect("equal lengths");
+                    *d = *s;
+                })*
+                _ => dst.copy_from_slice(src),
+            }
+        };
+    }
+    fixed!(1 2 3 4 5 6 7 8)
+}
+
+/// [`im2col_into`] without padding: every kernel row is one slice copy.
+fn im2col_valid(g: &Geom, x: &[f32], cols: &mut [f32]) {
+    let (k, p) = (g.k(), g.points());
+    let plane = g.h * g.w;
+    per_sample(cols, p * k, |b, out| {
+        let xb = &x[b * g.c * plane..(b + 1) * g.c * plane];
+        for (i, row) in out.chunks_exact_mut(k).enumerate() {
+            let (oy, ox) = (i / g.ow, i % g.ow);
+            for (c, dst) in row.chunks_exact_mut(g.kh * g.kw).enumerate() {
+                let xc = &xb[c * plane + oy * g.w + ox..];
+                for (ky, d) in dst.chunks_exact_mut(g.kw).enumerate() {
+                    copy_row(d, &xc[ky * g.w..ky * g.w + g.kw]);
+                }
+            }
+        }
+    });
+}
+
 fn im2col_into(g: &Geom, x: &[f32], cols: &mut [f32]) {
+    if g.pad == [0; 4] {
+        return im2col_valid(g, x, cols);
+    }
     let (k, p) = (g.k(), g.points());
     let plane = g.h * g.w;
     per_sample(cols, p * k, |b, out| {
@@ -154,8 +193,8 @@ fn transpose_batched(src: &[f32], dst: &mut [f32], rows: usize, cols: usize) {
     per_sample(dst, n, |b, d| {
         let s = &src[b * n..(b + 1) * n];
         for (r, row) in s.chunks_exact(cols).enumerate() {
-            for (c, &v) in row.iter().enumerate() {
-                d[c * rows + r] = v;
+            for (d, &v) in d[r..].iter_mut().step_by(rows).zip(row) {
+                *d = v;
             }
         }
     });
@@ -369,7 +408,8 @@ mod tests {
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {
         let dev = Device::Cpu;
-        let cases: [(usize, [usize; 4], [usize; 2], [usize; 4]); 7] = [
+        type Case = (usize, [usize; 4], [usize; 2], [usize; 4]);
+        let cases: [Case; 7] = [
             // batch, [C, H, W, F], kernel, padding
             (3, [6, 8, 8, 5], [4, 4], [0; 4]),
             (2, [6, 8, 8, 4], [1, 8], [0; 4]),

@@ -20,6 +20,32 @@ pub use act::{activation, bias_act, tanh, Act};
 pub use conv::{conv2d_act, im2col};
 pub use linear::linear_act;
 
+/// Keeps freed memory in the process (glibc only; elsewhere a no-op).
+///
+/// glibc serves blocks over 128 KiB (up to 32 MiB, adaptively) with fresh `mmap`s and returns
+/// freed heap tops to the OS, so every training step of a batch-1024 network
+/// page-faults its activations, gradients and optimizer temporaries in
+/// again (a fifth of a cnn3 profile, in the kernel). Raising the mmap and
+/// trim thresholds once, at program start, lets `malloc` reuse that memory:
+/// training ran ~1.5x faster. The cost is a resident set that stays at its
+/// peak.
+pub fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        extern "C" {
+            fn mallopt(param: std::ffi::c_int, value: std::ffi::c_int) -> std::ffi::c_int;
+        }
+        const M_TRIM_THRESHOLD: std::ffi::c_int = -1;
+        const M_MMAP_THRESHOLD: std::ffi::c_int = -3;
+        // SAFETY: mallopt only changes allocator parameters; both values are
+        // in glibc's accepted ranges (the mmap threshold's cap is 32 MiB).
+        unsafe {
+            mallopt(M_MMAP_THRESHOLD, 32 << 20);
+            mallopt(M_TRIM_THRESHOLD, 1 << 30);
+        }
+    }
+}
+
 /// `dst[m, n] (+)= lhs[m, k] * rhs[k, n]` on strided f32 matrices
 /// (row stride, column stride), parallel on rayon's pool when large.
 #[allow(clippy::too_many_arguments)]
