@@ -13,6 +13,7 @@ mod matches;
 mod rules;
 mod selfplay;
 mod train;
+mod train_model;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -39,9 +40,9 @@ pub enum Command {
     /// Datasets from game records: build (filters, folds), verify, stats.
     #[command(subcommand)]
     Dataset(dataset::DatasetCmd),
-    /// Train a model (TD(lambda) over a dataset's games, or supervised).
-    #[command(subcommand)]
-    Train(train::TrainCmd),
+    /// Train a model: `plies train --data DIR --model CONFIG --out CKPT`
+    /// (any model, any dataset), or TD(lambda) / supervised Tic-tac-toe.
+    Train(train_model::TrainArgs),
     /// Play a match between two players and report equity and Elo.
     Match(matches::MatchArgs),
     /// Play one game between two players and show it move by move.
@@ -66,7 +67,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Rules(c) => rules::run(c),
         Command::Data(c) => data::run(c),
         Command::Dataset(c) => dataset::run_cmd(c),
-        Command::Train(c) => train::run(c),
+        Command::Train(c) => train_model::run(c),
         Command::Match(a) => matches::run_match(a),
         Command::Play(a) => matches::run_play(a),
         Command::Experiment(c) => experiment::run(c),

@@ -25,6 +25,9 @@ pub enum TrainCmd {
     Td(TdArgs),
     /// Supervised regression on the labels of a dataset, with candle.
     Supervised(SupervisedArgs),
+    /// The training engine: any model on any dataset (the same as `plies
+    /// train --data ...`).
+    Fit(super::train_model::FitArgs),
 }
 
 #[derive(Args)]
@@ -304,5 +307,6 @@ pub fn run(cmd: TrainCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         TrainCmd::Td(a) => run_td(a),
         TrainCmd::Supervised(a) => run_supervised(a),
+        TrainCmd::Fit(a) => super::train_model::run_fit(a),
     }
 }

@@ -1,7 +1,14 @@
-//! A serde mirror of candle-nn's `ParamsAdamW`.
+//! AdamW: a serde mirror of candle-nn's `ParamsAdamW`, and the optimizer
+//! itself with its state exposed (candle-nn's keeps its moments private, so
+//! a run could not be resumed exactly).
 
+use std::collections::HashMap;
+
+use candle_core::backprop::GradStore;
+use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
+use super::state::{key, step_tensor, OptimizerState, StateReader};
 use super::{non_negative, unit_interval, OptimError};
 
 /// Hyper-parameters of `candle_nn::AdamW` (the fields of
@@ -34,7 +41,7 @@ impl Default for AdamWConfig {
 impl AdamWConfig {
     /// Checks the hyper-parameters the way PyTorch does (lr, eps and weight
     /// decay finite and non-negative, betas in `[0, 1)`).
-    pub fn validate(&self) -> Result<(), OptimError> {
+    pub fn validate(&self) -> std::result::Result<(), OptimError> {
         const OWNER: &str = "AdamW";
         non_negative(OWNER, "lr", self.lr)?;
         unit_interval(OWNER, "beta1", self.beta1)?;
@@ -69,9 +76,160 @@ impl From<candle_nn::ParamsAdamW> for AdamWConfig {
     }
 }
 
+#[derive(Debug)]
+struct VarState {
+    var: Var,
+    m: Tensor,
+    v: Tensor,
+}
+
+/// AdamW, operation for operation the same as `candle_nn::AdamW` (and so
+/// `torch.optim.AdamW`), with [`AdamW::state`] / [`AdamW::load_state`].
+#[derive(Debug)]
+pub struct AdamW {
+    vars: Vec<VarState>,
+    config: AdamWConfig,
+    step_t: usize,
+}
+
+impl AdamW {
+    /// The current hyper-parameters.
+    pub fn config(&self) -> &AdamWConfig {
+        &self.config
+    }
+
+    /// Steps taken.
+    pub fn step_count(&self) -> usize {
+        self.step_t
+    }
+
+    /// The moments as `"<var index>.exp_avg"` / `".exp_avg_sq"`, and the
+    /// step count as `"step"`.
+    pub fn state(&self) -> Result<OptimizerState> {
+        let mut out = vec![("step".to_string(), step_tensor(self.step_t)?)];
+        for (i, s) in self.vars.iter().enumerate() {
+            out.push((key(i, "exp_avg"), s.m.clone()));
+            out.push((key(i, "exp_avg_sq"), s.v.clone()));
+        }
+        Ok(out)
+    }
+
+    /// Restores state saved by [`AdamW::state`] (all checked first).
+    pub fn load_state(&mut self, state: &HashMap<String, Tensor>) -> Result<()> {
+        let mut reader = StateReader::new(state);
+        let step = reader.step()?;
+        let mut new = Vec::with_capacity(self.vars.len());
+        for (i, s) in self.vars.iter().enumerate() {
+            new.push((
+                reader.required(i, "exp_avg", &s.var)?,
+                reader.required(i, "exp_avg_sq", &s.var)?,
+            ));
+        }
+        reader.finish("AdamW")?;
+        self.step_t = step;
+        for (s, (m, v)) in self.vars.iter_mut().zip(new) {
+            s.m = m;
+            s.v = v;
+        }
+        Ok(())
+    }
+}
+
+impl candle_nn::Optimizer for AdamW {
+    type Config = AdamWConfig;
+
+    fn new(vars: Vec<Var>, config: AdamWConfig) -> Result<Self> {
+        config.validate()?;
+        let vars = vars
+            .into_iter()
+            .filter(|v| v.dtype().is_float())
+            .map(|var| {
+                let zeros = var.as_tensor().zeros_like()?;
+                Ok(VarState {
+                    m: zeros.clone(),
+                    v: zeros,
+                    var,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Self {
+            vars,
+            config,
+            step_t: 0,
+        })
+    }
+
+    fn step(&mut self, grads: &GradStore) -> Result<()> {
+        self.step_t += 1;
+        let AdamWConfig {
+            lr,
+            beta1,
+            beta2,
+            eps,
+            weight_decay,
+        } = self.config;
+        let lr_lambda = lr * weight_decay;
+        let t = i32::try_from(self.step_t).unwrap_or(i32::MAX);
+        let scale_m = 1f64 / (1f64 - beta1.powi(t));
+        let scale_v = 1f64 / (1f64 - beta2.powi(t));
+        for s in self.vars.iter_mut() {
+            let Some(g) = grads.get(&s.var) else {
+                continue;
+            };
+            let g = g.detach();
+            let next_m = ((&s.m * beta1)? + (&g * (1.0 - beta1))?)?;
+            let next_v = ((&s.v * beta2)? + (g.sqr()? * (1.0 - beta2))?)?;
+            let m_hat = (&next_m * scale_m)?;
+            let v_hat = (&next_v * scale_v)?;
+            let theta = s.var.as_tensor().detach();
+            let next_theta = (theta * (1f64 - lr_lambda))?;
+            let adjusted = (m_hat / (v_hat.sqrt()? + eps)?)?;
+            let next_theta = (next_theta - (adjusted * lr)?)?;
+            s.m = next_m;
+            s.v = next_v;
+            s.var.set(&next_theta)?;
+        }
+        Ok(())
+    }
+
+    fn learning_rate(&self) -> f64 {
+        self.config.lr
+    }
+
+    fn set_learning_rate(&mut self, lr: f64) {
+        self.config.lr = lr;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use candle_core::{DType, Device};
+    use candle_nn::Optimizer;
+
+    #[test]
+    fn same_steps_as_candle_nn() -> Result<()> {
+        let init = Tensor::new(&[[0.5f32, -1.0, 2.0], [0.1, 0.0, -0.3]], &Device::Cpu)?;
+        let a = Var::from_tensor(&init)?;
+        let b = Var::from_tensor(&init)?;
+        let cfg = AdamWConfig {
+            lr: 0.05,
+            weight_decay: 0.1,
+            ..Default::default()
+        };
+        let mut ours = AdamW::new(vec![a.clone()], cfg)?;
+        let mut theirs = candle_nn::AdamW::new(vec![b.clone()], cfg.into())?;
+        for _ in 0..5 {
+            ours.backward_step(&(a.as_tensor().sqr()?.sum_all()? + a.as_tensor().sum_all()?)?)?;
+            theirs.backward_step(&(b.as_tensor().sqr()?.sum_all()? + b.as_tensor().sum_all()?)?)?;
+        }
+        assert_eq!(
+            a.flatten_all()?.to_vec1::<f32>()?,
+            b.flatten_all()?.to_vec1::<f32>()?
+        );
+        assert_eq!(a.dtype(), DType::F32);
+        Ok(())
+    }
 
     #[test]
     fn defaults_match_candle_and_round_trip() {

@@ -55,13 +55,15 @@ mod clip;
 mod momentum;
 mod rmsprop;
 mod schedule;
+mod state;
 
-pub use adamw::AdamWConfig;
+pub use adamw::{AdamW, AdamWConfig};
 pub use any::{AnyOptimizer, OptimizerConfig};
 pub use clip::{clip_grad_norm, grad_norm};
 pub use momentum::{Momentum, MomentumConfig};
 pub use rmsprop::{RmsProp, RmsPropConfig};
 pub use schedule::LrSchedule;
+pub use state::OptimizerState;
 
 /// A configuration value an optimizer, clipper or schedule cannot work with.
 ///
@@ -93,6 +95,15 @@ pub enum OptimError {
         momentum: f64,
         /// The dampening given.
         dampening: f64,
+    },
+    /// Saved optimizer state that does not fit the optimizer it is loaded
+    /// into (a missing or unexpected tensor, another shape or dtype).
+    #[error("optimizer state `{name}`: {why}")]
+    State {
+        /// The state tensor's name (`"<var index>.<buffer>"` or `"step"`).
+        name: String,
+        /// What was expected and what was found.
+        why: String,
     },
     /// A schedule length (step size, cosine period, warmup) of zero.
     #[error("invalid {name} for {owner}: must be at least 1")]

@@ -4,6 +4,9 @@ use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashMap;
+
+use super::state::{key, OptimizerState, StateReader};
 use super::{finite, non_negative, OptimError};
 
 /// Hyper-parameters of [`Momentum`], named as in `torch.optim.SGD`.
@@ -95,6 +98,35 @@ impl Momentum {
     /// The vars this optimizer updates.
     pub fn vars(&self) -> Vec<Var> {
         self.vars.iter().map(|s| s.var.clone()).collect()
+    }
+
+    /// The momentum buffers, as `"<var index>.momentum_buffer"` (vars that
+    /// have not had a gradient yet have none).
+    pub fn state(&self) -> Result<OptimizerState> {
+        Ok(self
+            .vars
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                s.buf
+                    .as_ref()
+                    .map(|b| (key(i, "momentum_buffer"), b.clone()))
+            })
+            .collect())
+    }
+
+    /// Restores buffers saved by [`Momentum::state`] (all checked first).
+    pub fn load_state(&mut self, state: &HashMap<String, Tensor>) -> Result<()> {
+        let mut reader = StateReader::new(state);
+        let mut bufs = Vec::with_capacity(self.vars.len());
+        for (i, s) in self.vars.iter().enumerate() {
+            bufs.push(reader.optional(i, "momentum_buffer", &s.var)?);
+        }
+        reader.finish("momentum")?;
+        for (s, b) in self.vars.iter_mut().zip(bufs) {
+            s.buf = b;
+        }
+        Ok(())
     }
 
     /// Adds a var (with an empty momentum buffer).

@@ -4,6 +4,9 @@ use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
+use std::collections::HashMap;
+
+use super::state::{key, OptimizerState, StateReader};
 use super::{non_negative, OptimError};
 
 /// Hyper-parameters of [`RmsProp`], named and defaulted as in
@@ -93,6 +96,48 @@ impl RmsProp {
     /// The vars this optimizer updates.
     pub fn vars(&self) -> Vec<Var> {
         self.vars.iter().map(|s| s.var.clone()).collect()
+    }
+
+    /// The state, as `"<var index>.square_avg"`, `".grad_avg"` (centered)
+    /// and `".momentum_buffer"` (momentum > 0).
+    pub fn state(&self) -> Result<OptimizerState> {
+        let mut out = Vec::new();
+        for (i, s) in self.vars.iter().enumerate() {
+            out.push((key(i, "square_avg"), s.square_avg.clone()));
+            if let Some(g) = &s.grad_avg {
+                out.push((key(i, "grad_avg"), g.clone()));
+            }
+            if let Some(b) = &s.buf {
+                out.push((key(i, "momentum_buffer"), b.clone()));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Restores state saved by [`RmsProp::state`] with the same config (all
+    /// checked first).
+    pub fn load_state(&mut self, state: &HashMap<String, Tensor>) -> Result<()> {
+        let mut reader = StateReader::new(state);
+        let mut new = Vec::with_capacity(self.vars.len());
+        for (i, s) in self.vars.iter().enumerate() {
+            let sq = reader.required(i, "square_avg", &s.var)?;
+            let ga = match s.grad_avg {
+                Some(_) => Some(reader.required(i, "grad_avg", &s.var)?),
+                None => None,
+            };
+            let buf = match s.buf {
+                Some(_) => Some(reader.required(i, "momentum_buffer", &s.var)?),
+                None => None,
+            };
+            new.push((sq, ga, buf));
+        }
+        reader.finish("RMSProp")?;
+        for (s, (sq, ga, buf)) in self.vars.iter_mut().zip(new) {
+            s.square_avg = sq;
+            s.grad_avg = ga;
+            s.buf = buf;
+        }
+        Ok(())
     }
 
     /// Adds a var, with zeroed state.

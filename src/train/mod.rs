@@ -3,12 +3,20 @@
 
 mod error;
 mod game_inputs;
+pub mod loss;
+pub mod metrics;
+pub mod regularize;
+pub mod run_state;
 mod supervised;
 mod td_candle;
 mod td_lambda;
+mod trainer;
 
 pub use error::TrainError;
 pub use game_inputs::{rows_to_td_game, TdGame};
 pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
 pub use td_candle::CandleTdLearner;
 pub use td_lambda::{TdConfig, TdLearner};
+pub use trainer::{
+    encoder_spec, fit, resolve_model, FitConfig, FitError, FitReport, ScheduleSpec, PRESETS,
+};

@@ -1,0 +1,271 @@
+//! `plies train --data DIR --model CONFIG --out CKPT ...` (also spelled
+//! `plies train fit ...`): the training engine of `plies::train::fit`.
+
+use super::train::TrainCmd;
+use anyhow::{bail, Context};
+use candle_core::Device;
+use clap::{Args, ValueEnum};
+use plies::dataset::Dataset;
+use plies::optim::{AdamWConfig, MomentumConfig, OptimizerConfig, RmsPropConfig};
+use plies::train::{fit, resolve_model, FitConfig, ScheduleSpec};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `plies train`: either a subcommand (`td`, `supervised`, `fit`) or the
+/// training engine's options directly.
+#[derive(Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct TrainArgs {
+    #[command(subcommand)]
+    cmd: Option<TrainCmd>,
+    #[command(flatten)]
+    fit: FitArgs,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum OptName {
+    Sgd,
+    Momentum,
+    Nesterov,
+    Rmsprop,
+    Adamw,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum LossName {
+    Mse,
+    Bce,
+}
+
+/// Train any model on any dataset: streamed batches, validation each
+/// epoch, metrics files, the best checkpoint, early stopping, exact resume.
+#[derive(Args, Clone, Debug)]
+pub struct FitArgs {
+    /// Dataset directory (manifest.json + shards), e.g. from `plies dataset
+    /// build` or `plies selfplay --dataset`.
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Model: a preset (linear, mlp, cnn3, resnet-tiny, resnet-small,
+    /// mdrnn; the input shape comes from the dataset), a JSON file of a
+    /// model config, or a checkpoint directory to continue training from.
+    #[arg(long)]
+    model: Option<String>,
+    /// Output directory: the last epoch's model, best/, metrics.csv,
+    /// metrics.jsonl, run-state/.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    #[arg(long, value_enum, default_value = "adamw")]
+    optimizer: OptName,
+    /// Learning rate (default: 0.001 for adamw, 0.01 otherwise).
+    #[arg(long)]
+    lr: Option<f64>,
+    /// Momentum (momentum, nesterov; rmsprop's momentum buffer too).
+    #[arg(long)]
+    momentum: Option<f64>,
+    /// Optimizer weight decay (L2 through the optimizer; AdamW's is
+    /// decoupled). Default: the optimizer's (adamw 0.01, others 0).
+    #[arg(long)]
+    weight_decay: Option<f64>,
+    /// AdamW betas.
+    #[arg(long)]
+    beta1: Option<f64>,
+    #[arg(long)]
+    beta2: Option<f64>,
+    /// RMSProp smoothing constant.
+    #[arg(long)]
+    alpha: Option<f64>,
+    /// Epsilon of adamw and rmsprop.
+    #[arg(long)]
+    eps: Option<f64>,
+    #[arg(long, default_value_t = 10)]
+    epochs: usize,
+    #[arg(long, default_value_t = 256)]
+    batch: usize,
+    /// Seed of the initial weights and of the batch order.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// cpu, cuda, cuda:N or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    #[arg(long, value_enum, default_value = "mse")]
+    loss: LossName,
+    /// L1 penalty on weight matrices and kernels (not biases).
+    #[arg(long, default_value_t = 0.0)]
+    l1: f64,
+    /// L2 penalty on weight matrices and kernels (not biases).
+    #[arg(long, default_value_t = 0.0)]
+    l2: f64,
+    /// Clip the global gradient norm to this.
+    #[arg(long)]
+    clip: Option<f64>,
+    /// constant, step:EPOCHS[:GAMMA] or cosine[:ETA_MIN].
+    #[arg(long, default_value = "constant")]
+    schedule: String,
+    /// Linear warmup over this many steps (from a third of the rate).
+    #[arg(long, default_value_t = 0)]
+    warmup: usize,
+    /// Stop after this many epochs without a better validation loss.
+    #[arg(long)]
+    patience: Option<usize>,
+    /// Shuffle buffer of the streaming loader, in rows.
+    #[arg(long, default_value_t = 65_536)]
+    buffer_rows: usize,
+    /// Save the run state every this many steps (0: at epoch ends only).
+    #[arg(long, default_value_t = 200)]
+    save_every: u64,
+    /// Continue the run saved in OUT/run-state (a fresh start if none).
+    #[arg(long)]
+    resume: bool,
+    /// Start over even if OUT holds a run.
+    #[arg(long, conflicts_with = "resume")]
+    overwrite: bool,
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Parses `--device`; a device this binary was not built for is a clear
+/// error.
+pub fn parse_device(s: &str) -> anyhow::Result<Device> {
+    let cuda = |n: usize| -> anyhow::Result<Device> {
+        if !candle_core::utils::cuda_is_available() {
+            bail!("--device {s}: this plies binary was built without CUDA support (build it with candle's `cuda` feature), use --device cpu");
+        }
+        Device::new_cuda(n).with_context(|| format!("--device {s}"))
+    };
+    Ok(match s {
+        "cpu" => Device::Cpu,
+        "cuda" => cuda(0)?,
+        "metal" => {
+            if !candle_core::utils::metal_is_available() {
+                bail!("--device metal: this plies binary was built without Metal support, use --device cpu");
+            }
+            Device::new_metal(0).context("--device metal")?
+        }
+        _ => match s.strip_prefix("cuda:").map(str::parse::<usize>) {
+            Some(Ok(n)) => cuda(n)?,
+            _ => bail!("--device {s}: expected cpu, cuda, cuda:N or metal"),
+        },
+    })
+}
+
+fn optimizer(a: &FitArgs) -> OptimizerConfig {
+    match a.optimizer {
+        OptName::Sgd => OptimizerConfig::Sgd {
+            lr: a.lr.unwrap_or(0.01),
+        },
+        OptName::Momentum | OptName::Nesterov => {
+            let d = MomentumConfig::default();
+            OptimizerConfig::Momentum(MomentumConfig {
+                lr: a.lr.unwrap_or(d.lr),
+                momentum: a.momentum.unwrap_or(d.momentum),
+                dampening: 0.0,
+                weight_decay: a.weight_decay.unwrap_or(d.weight_decay),
+                nesterov: matches!(a.optimizer, OptName::Nesterov),
+            })
+        }
+        OptName::Rmsprop => {
+            let d = RmsPropConfig::default();
+            OptimizerConfig::RmsProp(RmsPropConfig {
+                lr: a.lr.unwrap_or(d.lr),
+                alpha: a.alpha.unwrap_or(d.alpha),
+                eps: a.eps.unwrap_or(d.eps),
+                weight_decay: a.weight_decay.unwrap_or(d.weight_decay),
+                momentum: a.momentum.unwrap_or(d.momentum),
+                centered: false,
+            })
+        }
+        OptName::Adamw => {
+            let d = AdamWConfig::default();
+            OptimizerConfig::AdamW(AdamWConfig {
+                lr: a.lr.unwrap_or(d.lr),
+                beta1: a.beta1.unwrap_or(d.beta1),
+                beta2: a.beta2.unwrap_or(d.beta2),
+                eps: a.eps.unwrap_or(d.eps),
+                weight_decay: a.weight_decay.unwrap_or(d.weight_decay),
+            })
+        }
+    }
+}
+
+/// `plies train ...`: a subcommand, or the engine.
+pub fn run(a: TrainArgs) -> anyhow::Result<ExitCode> {
+    match a.cmd {
+        Some(cmd) => super::train::run(cmd),
+        None => run_fit(a.fit),
+    }
+}
+
+/// Runs the training engine.
+pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
+    let need = |name: &str| {
+        anyhow::anyhow!("plies train: --{name} is required (or a subcommand: td, supervised, fit); see plies train --help")
+    };
+    let data = a.data.clone().ok_or_else(|| need("data"))?;
+    let model_spec = a.model.clone().ok_or_else(|| need("model"))?;
+    let out = a.out.clone().ok_or_else(|| need("out"))?;
+    let device = parse_device(&a.device)?;
+    let dataset = Dataset::open(&data)?;
+    let (model, init_weights) = resolve_model(&model_spec, &dataset)?;
+    let schedule = ScheduleSpec::parse(&a.schedule)?;
+    let cfg = FitConfig {
+        data: data.clone(),
+        out: out.clone(),
+        model,
+        model_source: model_spec,
+        init_weights,
+        optimizer: optimizer(&a),
+        loss: match a.loss {
+            LossName::Mse => plies::train::loss::LossKind::Mse,
+            LossName::Bce => plies::train::loss::LossKind::Bce,
+        },
+        l1: a.l1,
+        l2: a.l2,
+        clip: a.clip,
+        schedule,
+        warmup_steps: a.warmup,
+        epochs: a.epochs,
+        batch_size: a.batch,
+        buffer_rows: a.buffer_rows,
+        seed: a.seed,
+        patience: a.patience,
+        save_every: a.save_every,
+        device_name: a.device.clone(),
+        resume: a.resume,
+        overwrite: a.overwrite,
+        quiet: a.quiet,
+    };
+    if !a.quiet {
+        eprintln!(
+            "training {} on {} ({} train / {} valid positions) with {} on {}",
+            cfg.model.describe(),
+            data.display(),
+            dataset.num_rows(Some(plies::dataset::Split::Train)),
+            dataset.num_rows(Some(plies::dataset::Split::Valid)),
+            cfg.optimizer.kind(),
+            a.device
+        );
+    }
+    let report = fit(&cfg, &device)?;
+    if report.already_finished && !a.quiet {
+        eprintln!("{}: the run had already finished", out.display());
+    }
+    println!("{}", report.table());
+    if report.stopped_early {
+        println!(
+            "stopped early: no better validation loss for {} epochs",
+            a.patience.unwrap_or(0)
+        );
+    }
+    if let (Some(e), Some(l)) = (report.best_epoch, report.best_valid_loss) {
+        println!(
+            "best epoch {e} (loss {l:.5}) in {}",
+            out.join("best").display()
+        );
+    }
+    println!(
+        "last model in {}; metrics in {}",
+        out.display(),
+        out.join("metrics.csv").display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
