@@ -12,6 +12,7 @@ pub mod arena;
 pub mod checkpoint;
 pub mod dataset;
 pub mod encode;
+pub mod eval;
 pub mod experiment;
 pub mod game;
 pub mod infer;

@@ -7,6 +7,7 @@ mod bench_playouts;
 mod data;
 mod dataset;
 mod engine;
+mod evaluate;
 mod experiment;
 mod import;
 mod matches;
@@ -60,6 +61,8 @@ pub enum Command {
     Import(import::ImportArgs),
     /// Self-play: games between two players as resumable JSONL game records.
     Selfplay(selfplay::SelfplayArgs),
+    /// Accuracy, MSE and the height plot of checkpoints and baselines on a dataset split.
+    Evaluate(evaluate::EvaluateArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -75,6 +78,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Bench(c) => bench::run(c),
         Command::Import(a) => import::run(a),
         Command::Selfplay(a) => selfplay::run(a),
+        Command::Evaluate(a) => evaluate::run(a),
     }
 }
 

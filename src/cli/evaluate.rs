@@ -1,0 +1,225 @@
+//! `plies evaluate`: accuracy, MSE, MAE and R^2 of checkpoints and material
+//! baselines on a dataset split, with the height plot.
+
+use anyhow::{bail, Context};
+use candle_core::Device;
+use clap::Args;
+use plies::dataset::{Dataset, Split};
+use plies::eval::{
+    evaluate_checkpoint, evaluate_material, fit_k, material_rows, EvalReport, EvaluatorResult,
+    DEFAULT_K,
+};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct EvaluateArgs {
+    /// Checkpoint directory to evaluate (repeat for several).
+    #[arg(long)]
+    checkpoint: Vec<PathBuf>,
+    /// Baseline (Arimaa): `material` (sigmoid(k * material balance), plus the
+    /// `material-sign` rule) or `material-sign` alone; repeat or comma-separate.
+    #[arg(long, value_delimiter = ',', value_parser = ["material", "material-sign"])]
+    baseline: Vec<String>,
+    /// Dataset directory.
+    #[arg(long)]
+    data: PathBuf,
+    /// Split to evaluate: test, valid, train or all.
+    #[arg(long, default_value = "test")]
+    split: String,
+    /// Dataset whose train split fits the material baseline's k (default:
+    /// --data's train split when it has rows, else k = 0.22 per rabbit).
+    #[arg(long)]
+    fit_data: Option<PathBuf>,
+    /// Use this k (per rabbit of material balance) instead of fitting one.
+    #[arg(long)]
+    k: Option<f64>,
+    /// Report directory: metrics.json, by_height.csv, by_height_buckets.csv,
+    /// by_ply.csv, height.png, height.svg.
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// Device of the checkpoints' models: cpu, cuda, cuda:N or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Positions per model batch.
+    #[arg(long, default_value_t = 1024)]
+    batch: usize,
+    /// Print metrics.json instead of the table.
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_device(s: &str) -> anyhow::Result<Device> {
+    Ok(match s {
+        "cpu" => Device::Cpu,
+        "cuda" => Device::new_cuda(0)?,
+        "metal" => Device::new_metal(0)?,
+        _ => match s.strip_prefix("cuda:").map(str::parse::<usize>) {
+            Some(Ok(n)) => Device::new_cuda(n)?,
+            _ => bail!("--device {s}: expected cpu, cuda, cuda:N or metal"),
+        },
+    })
+}
+
+fn parse_split(s: &str) -> anyhow::Result<Option<Split>> {
+    if s == "all" {
+        return Ok(None);
+    }
+    s.parse::<Split>()
+        .map(Some)
+        .map_err(|_| anyhow::anyhow!("--split {s}: expected test, valid, train or all"))
+}
+
+fn unique_name(taken: &[EvaluatorResult], base: String) -> String {
+    let mut name = base.clone();
+    let mut i = 2;
+    while taken.iter().any(|r| r.name == name) {
+        name = format!("{base}-{i}");
+        i += 1;
+    }
+    name
+}
+
+/// The material baseline's k and where it came from.
+fn material_k(a: &EvaluateArgs, data: &Dataset) -> anyhow::Result<(f64, String)> {
+    if let Some(k) = a.k {
+        if !k.is_finite() {
+            bail!("--k {k}: expected a finite number");
+        }
+        return Ok((k, "given by --k".into()));
+    }
+    let (fit, explicit) = match &a.fit_data {
+        Some(dir) => (Dataset::open(dir)?, true),
+        None => (data.clone(), false),
+    };
+    if fit.num_rows(Some(Split::Train)) == 0 {
+        if explicit {
+            bail!(
+                "--fit-data {}: its train split has no rows to fit k on",
+                fit.dir().display()
+            );
+        }
+        return Ok((
+            DEFAULT_K,
+            format!(
+                "default (the train split of {} is empty)",
+                data.dir().display()
+            ),
+        ));
+    }
+    let rows = material_rows(&fit, Some(Split::Train))?;
+    match fit_k(&rows) {
+        Some(k) => Ok((
+            k,
+            format!(
+                "fitted on the train split of {} ({} rows)",
+                fit.dir().display(),
+                rows.len()
+            ),
+        )),
+        None => Ok((
+            DEFAULT_K,
+            format!(
+                "default (every balance in the train split of {} is level)",
+                fit.dir().display()
+            ),
+        )),
+    }
+}
+
+pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    if a.checkpoint.is_empty() && a.baseline.is_empty() {
+        bail!("nothing to evaluate: pass --checkpoint DIR and/or --baseline material");
+    }
+    let split = parse_split(&a.split)?;
+    let data = Dataset::open(&a.data)?;
+    let rows = data.num_rows(split);
+    if rows == 0 {
+        bail!(
+            "dataset {}: the {} split has no rows",
+            a.data.display(),
+            a.split
+        );
+    }
+    let mut results: Vec<EvaluatorResult> = Vec::new();
+    if !a.checkpoint.is_empty() {
+        let device = parse_device(&a.device)?;
+        for dir in &a.checkpoint {
+            let ckpt = plies::checkpoint::load(dir, None, None)
+                .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+            let metrics = evaluate_checkpoint(&ckpt, &data, split, &device, a.batch)?;
+            let base = dir
+                .file_name()
+                .map(|n| n.to_string_lossy().to_string())
+                .unwrap_or_else(|| "checkpoint".into());
+            results.push(EvaluatorResult {
+                name: unique_name(&results, base),
+                description: format!(
+                    "checkpoint {} ({}, {})",
+                    dir.display(),
+                    ckpt.config.model.kind(),
+                    ckpt.config.encoder.name
+                ),
+                metrics,
+            });
+        }
+    }
+    let want = |b: &str| a.baseline.iter().any(|x| x == b);
+    if want("material") || want("material-sign") {
+        let rows = material_rows(&data, split)?;
+        if want("material") {
+            let (k, how) = material_k(&a, &data)?;
+            let (fitted, _) = evaluate_material(&rows, k);
+            results.push(EvaluatorResult {
+                name: "material".into(),
+                description: format!(
+                    "sigmoid(k * material balance in rabbits), k = {k:.4} per rabbit, {how}"
+                ),
+                metrics: fitted,
+            });
+        }
+        let (_, sign) = evaluate_material(&rows, DEFAULT_K);
+        results.push(EvaluatorResult {
+            name: "material-sign".into(),
+            description: "1 when ahead in material, 0 behind, 0.5 level".into(),
+            metrics: sign,
+        });
+    }
+    let report = EvalReport {
+        dataset: display_name(&a.data),
+        game: data.spec().game,
+        split: a.split.clone(),
+        results,
+    };
+    if let Some(out) = &a.out {
+        report.write(out)?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        println!(
+            "{} ({} split, {} positions, {} encoder)\n",
+            a.data.display(),
+            a.split,
+            rows,
+            data.spec().encoder.name
+        );
+        println!("{}", report.table());
+        for r in &report.results {
+            println!("{}: {}", r.name, r.description);
+        }
+        println!(
+            "Acc counts decisive positions only (draws left out; a prediction of 0.5 counts half)."
+        );
+        if let Some(out) = &a.out {
+            println!("wrote {}/{{metrics.json,by_height.csv,by_height_buckets.csv,by_ply.csv,height.png,height.svg}}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn display_name(p: &Path) -> String {
+    p.file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| p.display().to_string())
+}

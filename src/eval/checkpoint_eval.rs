@@ -1,0 +1,132 @@
+//! Predictions of a checkpoint's model over a dataset split, in batches on
+//! any candle device, gathered into [`GroupedMetrics`].
+
+use super::{EvalError, GroupedMetrics};
+use crate::checkpoint::Checkpoint;
+use crate::dataset::{Dataset, Split, StreamConfig, StreamLoader};
+use crate::encode::Perspective;
+use crate::model::OutputActivation;
+use candle_core::Device;
+
+/// Refuses a checkpoint whose game or encoder (name and version) is not the
+/// dataset's, naming both.
+pub fn check_compatible(ckpt: &Checkpoint, dataset: &Dataset) -> Result<(), EvalError> {
+    let spec = dataset.spec();
+    if ckpt.config.game != spec.game {
+        return Err(EvalError::GameMismatch {
+            what: format!("checkpoint {}", ckpt.dir.display()),
+            expected: ckpt.config.game.clone(),
+            dataset: dataset.dir().to_path_buf(),
+            found: spec.game,
+        });
+    }
+    let enc = &ckpt.config.encoder;
+    if enc.name != spec.encoder.name || enc.version != spec.encoder.version {
+        return Err(EvalError::EncoderMismatch {
+            checkpoint: ckpt.dir.clone(),
+            checkpoint_encoder: enc.name.clone(),
+            checkpoint_version: enc.version,
+            dataset: dataset.dir().to_path_buf(),
+            dataset_encoder: spec.encoder.name,
+            dataset_version: spec.encoder.version,
+        });
+    }
+    Ok(())
+}
+
+/// A model output on `output`'s scale as a probability of winning for the
+/// side to move (`side_to_move` 0 = first player).
+pub fn to_label_scale(
+    value: f32,
+    output: OutputActivation,
+    perspective: Perspective,
+    side_to_move: u8,
+) -> f32 {
+    let p = match output {
+        OutputActivation::Sigmoid => value,
+        OutputActivation::Tanh => (value + 1.0) / 2.0,
+        OutputActivation::Identity => ((value + 1.0) / 2.0).clamp(0.0, 1.0),
+    };
+    match perspective {
+        Perspective::FirstPlayer if side_to_move == 1 => 1.0 - p,
+        _ => p,
+    }
+}
+
+/// Runs the checkpoint's model over every row of `split` (every row for
+/// `None`) in batches of `batch` on `device`; `each` sees every row's
+/// prediction, label, ply and plies to the end.
+pub fn predict_checkpoint(
+    ckpt: &Checkpoint,
+    dataset: &Dataset,
+    split: Option<Split>,
+    device: &Device,
+    batch: usize,
+    mut each: impl FnMut(f32, f32, u32, u32),
+) -> Result<(), EvalError> {
+    check_compatible(ckpt, dataset)?;
+    if batch == 0 {
+        return Err(EvalError::InvalidArgument {
+            field: "batch",
+            expected: "at least 1".into(),
+            found: "0".into(),
+        });
+    }
+    let model = ckpt.model(device)?;
+    let output = model.output();
+    let perspective = ckpt.config.encoder.perspective;
+    let loader = StreamLoader::new(
+        dataset,
+        StreamConfig {
+            split,
+            batch_size: batch,
+            buffer_rows: batch,
+            ..StreamConfig::default()
+        },
+    )?;
+    for b in loader.epoch_tensors(0, device) {
+        let b = b?;
+        let values = model
+            .value(&b.planes, b.globals.as_ref())?
+            .flatten_all()?
+            .to_dtype(candle_core::DType::F32)?
+            .to_vec1::<f32>()?;
+        let labels = b.labels.flatten_all()?.to_vec1::<f32>()?;
+        for i in 0..b.len {
+            let p = to_label_scale(values[i], output, perspective, b.side_to_move[i]);
+            each(p, labels[i], b.ply[i], b.plies_to_end[i]);
+        }
+    }
+    Ok(())
+}
+
+/// [`predict_checkpoint`] gathered into metrics.
+pub fn evaluate_checkpoint(
+    ckpt: &Checkpoint,
+    dataset: &Dataset,
+    split: Option<Split>,
+    device: &Device,
+    batch: usize,
+) -> Result<GroupedMetrics, EvalError> {
+    let mut m = GroupedMetrics::default();
+    predict_checkpoint(ckpt, dataset, split, device, batch, |p, y, ply, h| {
+        m.push(p, y, ply, h)
+    })?;
+    Ok(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scales_and_perspective() {
+        let s = Perspective::SideToMove;
+        assert_eq!(to_label_scale(0.7, OutputActivation::Sigmoid, s, 1), 0.7);
+        assert_eq!(to_label_scale(0.5, OutputActivation::Tanh, s, 0), 0.75);
+        assert_eq!(to_label_scale(3.0, OutputActivation::Identity, s, 0), 1.0);
+        let f = Perspective::FirstPlayer;
+        assert_eq!(to_label_scale(0.5, OutputActivation::Tanh, f, 1), 0.25);
+        assert_eq!(to_label_scale(0.5, OutputActivation::Tanh, f, 0), 0.75);
+    }
+}
