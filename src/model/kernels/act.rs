@@ -146,6 +146,11 @@ macro_rules! dispatch {
 }
 
 dispatch!(bias_act_seq(act: Act, x: &mut [f32], bias: Option<&[f32]>) => bias_act_body);
+
+/// [`bias_act`] on the calling thread only.
+pub(crate) fn bias_act_serial(act: Act, x: &mut [f32], bias: Option<&[f32]>) {
+    bias_act_seq(act, x, bias)
+}
 dispatch!(grad_seq(act: Act, g: &mut [f32], y: &[f32]) => grad_body);
 
 /// `x = act(x + bias)` in place; `x` is rows of `bias.len()` values (any

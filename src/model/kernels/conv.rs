@@ -7,8 +7,8 @@
 //! is one product `g^T x cols`; the input gradient (`g x w`, then col2im) is
 //! computed only when the input tracks a gradient.
 
-use super::act::{act_grad, bias_act, f32_slice, to_f32_vec, with_f32, Act, PAR_CHUNK};
-use super::{col_sums, sgemm};
+use super::act::{act_grad, bias_act_serial, f32_slice, to_f32_vec, with_f32, Act, PAR_CHUNK};
+use super::{col_sums, sgemm, sgemm_on};
 use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -108,12 +108,12 @@ fn copy_row(dst: &mut [f32], src: &[f32]) {
     fixed!(1 2 3 4 5 6 7 8)
 }
 
-/// [`im2col_into`] without padding: every kernel row is one slice copy.
-fn im2col_valid(g: &Geom, x: &[f32], cols: &mut [f32]) {
-    let (k, p) = (g.k(), g.points());
+/// One sample's im2col rows `[P, K]` from its planes `xb [C, H, W]`.
+fn im2col_sample(g: &Geom, xb: &[f32], out: &mut [f32]) {
+    let k = g.k();
     let plane = g.h * g.w;
-    per_sample(cols, p * k, |b, out| {
-        let xb = &x[b * g.c * plane..(b + 1) * g.c * plane];
+    if g.pad == [0; 4] {
+        // Valid convolution: every kernel row is one slice copy.
         for (i, row) in out.chunks_exact_mut(k).enumerate() {
             let (oy, ox) = (i / g.ow, i % g.ow);
             for (c, dst) in row.chunks_exact_mut(g.kh * g.kw).enumerate() {
@@ -123,41 +123,39 @@ fn im2col_valid(g: &Geom, x: &[f32], cols: &mut [f32]) {
                 }
             }
         }
-    });
-}
-
-fn im2col_into(g: &Geom, x: &[f32], cols: &mut [f32]) {
-    if g.pad == [0; 4] {
-        return im2col_valid(g, x, cols);
+        return;
     }
-    let (k, p) = (g.k(), g.points());
-    let plane = g.h * g.w;
-    per_sample(cols, p * k, |b, out| {
-        let xb = &x[b * g.c * plane..(b + 1) * g.c * plane];
-        for oy in 0..g.oh {
-            let (ky0, ky1) = Geom::range(oy, g.pad[0], g.kh, g.h);
-            for ox in 0..g.ow {
-                let (kx0, kx1) = Geom::range(ox, g.pad[2], g.kw, g.w);
-                let row = &mut out[(oy * g.ow + ox) * k..][..k];
-                for c in 0..g.c {
-                    let xc = &xb[c * plane..(c + 1) * plane];
-                    for ky in 0..g.kh {
-                        let dst = &mut row[(c * g.kh + ky) * g.kw..][..g.kw];
-                        if ky < ky0 || ky >= ky1 {
-                            dst.fill(0.0);
-                            continue;
-                        }
-                        let iy = oy + ky - g.pad[0];
-                        let src = &xc[iy * g.w..(iy + 1) * g.w];
-                        dst[..kx0].fill(0.0);
-                        for kx in kx0..kx1 {
-                            dst[kx] = src[ox + kx - g.pad[2]];
-                        }
-                        dst[kx1..].fill(0.0);
+    for oy in 0..g.oh {
+        let (ky0, ky1) = Geom::range(oy, g.pad[0], g.kh, g.h);
+        for ox in 0..g.ow {
+            let (kx0, kx1) = Geom::range(ox, g.pad[2], g.kw, g.w);
+            let row = &mut out[(oy * g.ow + ox) * k..][..k];
+            for c in 0..g.c {
+                let xc = &xb[c * plane..(c + 1) * plane];
+                for ky in 0..g.kh {
+                    let dst = &mut row[(c * g.kh + ky) * g.kw..][..g.kw];
+                    if ky < ky0 || ky >= ky1 {
+                        dst.fill(0.0);
+                        continue;
                     }
+                    let iy = oy + ky - g.pad[0];
+                    let src = &xc[iy * g.w..(iy + 1) * g.w];
+                    dst[..kx0].fill(0.0);
+                    for kx in kx0..kx1 {
+                        dst[kx] = src[ox + kx - g.pad[2]];
+                    }
+                    dst[kx1..].fill(0.0);
                 }
             }
         }
+    }
+}
+
+fn im2col_into(g: &Geom, x: &[f32], cols: &mut [f32]) {
+    let (k, p) = (g.k(), g.points());
+    let n = g.c * g.h * g.w;
+    per_sample(cols, p * k, |b, out| {
+        im2col_sample(g, &x[b * n..(b + 1) * n], out)
     });
 }
 
@@ -187,18 +185,26 @@ fn col2im_into(g: &Geom, cols: &[f32], dx: &mut [f32]) {
     });
 }
 
+/// `[rows, cols]` -> `[cols, rows]`.
+fn transpose(s: &[f32], d: &mut [f32], rows: usize, cols: usize) {
+    for (r, row) in s.chunks_exact(cols).enumerate() {
+        for (d, &v) in d[r..].iter_mut().step_by(rows).zip(row) {
+            *d = v;
+        }
+    }
+}
+
 /// `[B, rows, cols]` -> `[B, cols, rows]`.
 fn transpose_batched(src: &[f32], dst: &mut [f32], rows: usize, cols: usize) {
     let n = rows * cols;
     per_sample(dst, n, |b, d| {
-        let s = &src[b * n..(b + 1) * n];
-        for (r, row) in s.chunks_exact(cols).enumerate() {
-            for (d, &v) in d[r..].iter_mut().step_by(rows).zip(row) {
-                *d = v;
-            }
-        }
+        transpose(&src[b * n..(b + 1) * n], d, rows, cols)
     });
 }
+
+/// Samples per block of the forward pass: a block's im2col rows, product
+/// and output stay in the core's cache, and blocks run in parallel.
+const FWD_BLOCK: usize = 32;
 
 /// The im2col matrix `[B*oh*ow, C*kh*kw]` of planes `x [B, C, H, W]` for a
 /// `kh x kw` kernel, stride 1 and zero padding `[top, bottom, left, right]`:
@@ -241,26 +247,52 @@ impl CustomOp3 for Conv2dAct {
         if bias.len() != g.f {
             candle_core::bail!("conv2d: bias {:?} for {} filters", l3.dims(), g.f);
         }
-        let (k, p) = (g.k(), g.points());
+        let (k, p, f) = (g.k(), g.points(), g.f);
+        let n = g.c * g.h * g.w;
         let mut cols = vec![0f32; g.b * p * k];
-        im2col_into(&g, x, &mut cols);
-        let mut tmp = vec![0f32; g.b * p * g.f];
-        // tmp[B*P, F] = cols[B*P, K] * w^T[K, F]
-        sgemm(
-            g.b * p,
-            g.f,
-            k,
-            &mut tmp,
-            g.f,
-            false,
-            &cols,
-            (k, 1),
-            w,
-            (1, k),
-        );
-        bias_act(self.act, &mut tmp, Some(bias));
-        let mut y = vec![0f32; g.b * p * g.f];
-        transpose_batched(&tmp, &mut y, p, g.f);
+        let mut y = vec![0f32; g.b * p * f];
+        // Per block of samples: im2col, tmp[rows, F] = cols[rows, K] *
+        // w^T[K, F], bias and activation, then [P, F] -> [F, P] per sample.
+        let block = |i: usize, cols: &mut [f32], y: &mut [f32]| {
+            let nb = y.len() / (p * f);
+            for s in 0..nb {
+                let b = i * FWD_BLOCK + s;
+                im2col_sample(
+                    &g,
+                    &x[b * n..(b + 1) * n],
+                    &mut cols[s * p * k..(s + 1) * p * k],
+                );
+            }
+            let mut tmp = vec![0f32; nb * p * f];
+            sgemm_on(
+                false,
+                nb * p,
+                f,
+                k,
+                &mut tmp,
+                f,
+                false,
+                cols,
+                (k, 1),
+                w,
+                (1, k),
+            );
+            bias_act_serial(self.act, &mut tmp, Some(bias));
+            for (t, ys) in tmp.chunks_exact(p * f).zip(y.chunks_exact_mut(p * f)) {
+                transpose(t, ys, p, f);
+            }
+        };
+        let (cb, yb) = (FWD_BLOCK * p * k, FWD_BLOCK * p * f);
+        if g.b > FWD_BLOCK && rayon::current_num_threads() > 1 {
+            cols.par_chunks_mut(cb)
+                .zip(y.par_chunks_mut(yb))
+                .enumerate()
+                .for_each(|(i, (c, y))| block(i, c, y));
+        } else {
+            for (i, (c, y)) in cols.chunks_mut(cb).zip(y.chunks_mut(yb)).enumerate() {
+                block(i, c, y);
+            }
+        }
         if let Ok(mut slot) = self.cols.lock() {
             *slot = Some(cols);
         }

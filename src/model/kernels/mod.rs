@@ -57,6 +57,38 @@ pub(crate) fn sgemm(
     dst_rs: usize,
     accumulate: bool,
     lhs: &[f32],
+    lhs_strides: (usize, usize),
+    rhs: &[f32],
+    rhs_strides: (usize, usize),
+) {
+    let threads = rayon::current_num_threads();
+    let parallel = threads > 1 && m * n * k >= 1 << 17;
+    sgemm_on(
+        parallel,
+        m,
+        n,
+        k,
+        dst,
+        dst_rs,
+        accumulate,
+        lhs,
+        lhs_strides,
+        rhs,
+        rhs_strides,
+    )
+}
+
+/// [`sgemm`] on rayon's pool (`parallel`) or on the calling thread only.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sgemm_on(
+    parallel: bool,
+    m: usize,
+    n: usize,
+    k: usize,
+    dst: &mut [f32],
+    dst_rs: usize,
+    accumulate: bool,
+    lhs: &[f32],
     (lhs_rs, lhs_cs): (usize, usize),
     rhs: &[f32],
     (rhs_rs, rhs_cs): (usize, usize),
@@ -75,9 +107,8 @@ pub(crate) fn sgemm(
     }
     assert!(lhs.len() > (m - 1) * lhs_rs + (k - 1) * lhs_cs);
     assert!(rhs.len() > (k - 1) * rhs_rs + (n - 1) * rhs_cs);
-    let threads = rayon::current_num_threads();
-    let parallelism = if threads > 1 && m * n * k >= 1 << 17 {
-        gemm::Parallelism::Rayon(threads)
+    let parallelism = if parallel {
+        gemm::Parallelism::Rayon(rayon::current_num_threads())
     } else {
         gemm::Parallelism::None
     };
