@@ -9,7 +9,7 @@ use plies::eval::{
     evaluate_checkpoint, evaluate_material, fit_k, material_rows, EvalReport, EvaluatorResult,
     DEFAULT_K,
 };
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
@@ -186,7 +186,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
         });
     }
     let report = EvalReport {
-        dataset: display_name(&a.data),
+        dataset: a.data.display().to_string(),
         game: data.spec().game,
         split: a.split.clone(),
         results,
@@ -216,10 +216,4 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn display_name(p: &Path) -> String {
-    p.file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| p.display().to_string())
 }
