@@ -6,6 +6,14 @@ mod cli;
 use clap::Parser;
 
 fn main() -> std::process::ExitCode {
+    // Output piped into `head` and the like: end quietly when the reader
+    // goes away, as other command-line tools do, instead of panicking on
+    // the failed write.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     // candle asks the OS for the core count on every matrix product unless
     // this is set; fix it once, before any thread pool starts.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
