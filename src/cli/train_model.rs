@@ -19,7 +19,7 @@ pub struct TrainArgs {
     #[command(subcommand)]
     cmd: Option<TrainCmd>,
     #[command(flatten)]
-    fit: FitArgs,
+    fit: Box<FitArgs>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -191,7 +191,7 @@ fn optimizer(a: &FitArgs) -> OptimizerConfig {
 pub fn run(a: TrainArgs) -> anyhow::Result<ExitCode> {
     match a.cmd {
         Some(cmd) => super::train::run(cmd),
-        None => run_fit(a.fit),
+        None => run_fit(*a.fit),
     }
 }
 

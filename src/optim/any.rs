@@ -352,7 +352,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("plies-optim-state-{}", std::process::id()));
         std::fs::create_dir_all(&dir)?;
         let loss = |w: &Var, k: f64| -> Result<Tensor> {
-            ((w.as_tensor().sqr()? * k)?.sum_all()? + w.as_tensor().sin()?.sum_all()?)
+            (w.as_tensor().sqr()? * k)?.sum_all()? + w.as_tensor().sin()?.sum_all()?
         };
         for cfg in cfgs {
             let init = Tensor::new(&[[0.3f32, -1.2], [2.0, 0.7]], &Device::Cpu)?;

@@ -74,18 +74,30 @@ pub enum FitError {
     #[error("the loss is not finite at step {step} (epoch {epoch}); lower the learning rate or clip gradients (--clip)")]
     NotFinite { step: u64, epoch: u64 },
     #[error(transparent)]
-    Dataset(#[from] DatasetError),
+    Dataset(Box<DatasetError>),
     #[error(transparent)]
-    Stream(#[from] StreamError),
+    Stream(Box<StreamError>),
     #[error(transparent)]
-    Checkpoint(#[from] CheckpointError),
+    Checkpoint(Box<CheckpointError>),
     #[error(transparent)]
-    RunState(#[from] RunStateError),
+    RunState(Box<RunStateError>),
     #[error(transparent)]
-    ModelBuild(#[from] ModelError),
+    ModelBuild(Box<ModelError>),
     #[error(transparent)]
-    Candle(#[from] candle_core::Error),
+    Candle(Box<candle_core::Error>),
 }
+
+macro_rules! boxed_from {
+    ($($t:ty => $v:ident),*) => {$(
+        impl From<$t> for FitError {
+            fn from(e: $t) -> Self {
+                FitError::$v(Box::new(e))
+            }
+        }
+    )*};
+}
+boxed_from!(DatasetError => Dataset, StreamError => Stream, CheckpointError => Checkpoint,
+    RunStateError => RunState, ModelError => ModelBuild, candle_core::Error => Candle);
 
 /// The learning-rate schedule, in epochs where it has a length.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -610,7 +622,7 @@ pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
     seeded_init(
         &varmap,
         &cfg.model,
-        &mut seeded_rng(cfg.seed, 0x6d6f_6465_6c),
+        &mut seeded_rng(cfg.seed, 0x6d6f_6465),
         device,
     )?;
     if let Some(w) = &cfg.init_weights {
