@@ -88,6 +88,11 @@ pub enum StreamError {
 pub struct StreamConfig {
     /// Split to serve; `None` serves every row (default: train).
     pub split: Option<Split>,
+    /// Cross-validation folds to serve (the `fold` column), together with
+    /// the split filter; `None` serves every fold (default). With a fold
+    /// filter the row count is taken by one pass over the shards when the
+    /// loader is built.
+    pub folds: Option<Vec<u8>>,
     /// Rows per batch (default 1024).
     pub batch_size: usize,
     /// Shuffle buffer capacity in rows, at least `batch_size` (default 65536).
@@ -113,6 +118,7 @@ impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
             split: Some(Split::Train),
+            folds: None,
             batch_size: 1024,
             buffer_rows: 65_536,
             seed: 0,
@@ -252,6 +258,31 @@ impl StreamLoader {
             });
         }
         let manifest = dataset.manifest();
+        if let Some(folds) = &cfg.folds {
+            let k = manifest.folds.k;
+            if let Some(f) = folds.iter().find(|&&f| f >= k) {
+                return Err(StreamError::InvalidArgument {
+                    field: "folds",
+                    expected: format!("folds below the dataset's k = {k}"),
+                    found: f.to_string(),
+                });
+            }
+        }
+        let rows = match &cfg.folds {
+            None => dataset.num_rows(cfg.split),
+            Some(folds) => {
+                let want = cfg.split.map(Split::as_str);
+                let counts = dataset.map_shards(cfg.split, |cols| {
+                    Ok((0..cols.len())
+                        .filter(|&i| {
+                            want.is_none_or(|w| cols.split.value(i) == w)
+                                && folds.contains(&cols.fold.value(i))
+                        })
+                        .count() as u64)
+                })?;
+                counts.into_iter().flatten().sum()
+            }
+        };
         let shards = (0..manifest.shards.len())
             .filter(|&i| match cfg.split {
                 Some(s) => manifest.shards[i].rows_per_split[s] > 0,
@@ -261,7 +292,7 @@ impl StreamLoader {
         let encoder = &manifest.encoder;
         Ok(StreamLoader {
             dataset: Arc::new(dataset.clone()),
-            rows: dataset.num_rows(cfg.split),
+            rows,
             shape: encoder.shape,
             planes_len: encoder.planes_len(),
             globals_len: encoder.globals,
@@ -456,8 +487,13 @@ fn decode_shard(
             if want.is_some_and(|w| cols.split.value(i) != w) {
                 continue;
             }
-            chunk.push_from(&cols, i);
             found += 1;
+            if let Some(folds) = &cfg.folds {
+                if !folds.contains(&cols.fold.value(i)) {
+                    continue;
+                }
+            }
+            chunk.push_from(&cols, i);
             if chunk.len() == cfg.chunk_rows {
                 let full = std::mem::take(&mut chunk);
                 if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(full))).is_err() {
@@ -790,6 +826,74 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn fold_filter_serves_the_listed_folds_only_each_row_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let ds = write(dir.path());
+        let k = ds.manifest().folds.k;
+        assert!(k >= 3);
+        let key = |r: &PositionRow| r.globals[0] as u32;
+        for split in [Some(Split::Train), Some(Split::Valid), None] {
+            let all = ds.rows(split).unwrap();
+            for folds in [vec![0u8], vec![1, 2], (0..k).collect::<Vec<u8>>()] {
+                let mut expected: Vec<u32> = all
+                    .iter()
+                    .filter(|r| folds.contains(&crate::dataset::fold_of(&r.game_id, k)))
+                    .map(key)
+                    .collect();
+                expected.sort();
+                let mut others: Vec<u32> = all
+                    .iter()
+                    .filter(|r| !folds.contains(&crate::dataset::fold_of(&r.game_id, k)))
+                    .map(key)
+                    .collect();
+                others.sort();
+                let c = StreamConfig {
+                    folds: Some(folds.clone()),
+                    ..cfg(split, 7, 50)
+                };
+                let loader = StreamLoader::new(&ds, c).unwrap();
+                assert_eq!(loader.len() as usize, expected.len(), "{split:?} {folds:?}");
+                for epoch in 0..2 {
+                    let batches = collect(&loader, epoch);
+                    assert_eq!(batches.len() as u64, loader.num_batches());
+                    let got: Vec<u32> = row_keys(&batches).into_iter().map(|k| k.0).collect();
+                    assert_eq!(got, expected, "split {split:?} folds {folds:?}");
+                    assert!(got.iter().all(|g| others.binary_search(g).is_err()));
+                }
+            }
+        }
+        // The held-out fold and the other folds partition the split.
+        let train = |folds: Vec<u8>| {
+            let c = StreamConfig {
+                folds: Some(folds),
+                ..cfg(Some(Split::Train), 7, 50)
+            };
+            let l = StreamLoader::new(&ds, c).unwrap();
+            let mut v: Vec<u32> = row_keys(&collect(&l, 0)).into_iter().map(|k| k.0).collect();
+            v.sort();
+            v
+        };
+        let held = train(vec![0]);
+        let rest = train((1..k).collect());
+        assert!(!held.is_empty() && !rest.is_empty());
+        assert!(held.iter().all(|h| rest.binary_search(h).is_err()));
+        assert_eq!(
+            held.len() + rest.len() as usize,
+            ds.num_rows(Some(Split::Train)) as usize
+        );
+        let e = StreamLoader::new(
+            &ds,
+            StreamConfig {
+                folds: Some(vec![k]),
+                ..cfg(None, 7, 50)
+            },
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("folds") && e.contains(&k.to_string()), "{e}");
     }
 
     #[test]
