@@ -93,6 +93,9 @@ pub struct StreamConfig {
     /// filter the row count is taken by one pass over the shards when the
     /// loader is built.
     pub folds: Option<Vec<u8>>,
+    /// Several splits at once (e.g. train and valid for cross-validation);
+    /// when set it replaces `split` (default `None`: `split` decides).
+    pub splits: Option<Vec<Split>>,
     /// Rows per batch (default 1024).
     pub batch_size: usize,
     /// Shuffle buffer capacity in rows, at least `batch_size` (default 65536).
@@ -114,11 +117,27 @@ pub struct StreamConfig {
     pub verify_sha256: bool,
 }
 
+impl StreamConfig {
+    /// The splits served (`None`: all rows): `splits`, else `split`.
+    pub fn wanted_splits(&self) -> Option<Vec<Split>> {
+        match &self.splits {
+            Some(v) => {
+                let mut v = v.clone();
+                v.sort();
+                v.dedup();
+                Some(v)
+            }
+            None => self.split.map(|s| vec![s]),
+        }
+    }
+}
+
 impl Default for StreamConfig {
     fn default() -> Self {
         StreamConfig {
             split: Some(Split::Train),
             folds: None,
+            splits: None,
             batch_size: 1024,
             buffer_rows: 65_536,
             seed: 0,
@@ -268,15 +287,22 @@ impl StreamLoader {
                 });
             }
         }
+        let wanted = cfg.wanted_splits();
+        let in_split = |name: &str| {
+            wanted
+                .as_ref()
+                .is_none_or(|w| w.iter().any(|s| s.as_str() == name))
+        };
         let rows = match &cfg.folds {
-            None => dataset.num_rows(cfg.split),
+            None => match &wanted {
+                None => dataset.num_rows(None),
+                Some(w) => w.iter().map(|&s| dataset.num_rows(Some(s))).sum(),
+            },
             Some(folds) => {
-                let want = cfg.split.map(Split::as_str);
-                let counts = dataset.map_shards(cfg.split, |cols| {
+                let counts = dataset.map_shards(None, |cols| {
                     Ok((0..cols.len())
                         .filter(|&i| {
-                            want.is_none_or(|w| cols.split.value(i) == w)
-                                && folds.contains(&cols.fold.value(i))
+                            in_split(cols.split.value(i)) && folds.contains(&cols.fold.value(i))
                         })
                         .count() as u64)
                 })?;
@@ -284,8 +310,8 @@ impl StreamLoader {
             }
         };
         let shards = (0..manifest.shards.len())
-            .filter(|&i| match cfg.split {
-                Some(s) => manifest.shards[i].rows_per_split[s] > 0,
+            .filter(|&i| match &wanted {
+                Some(w) => w.iter().any(|&s| manifest.shards[i].rows_per_split[s] > 0),
                 None => manifest.shards[i].rows > 0,
             })
             .collect();
@@ -476,7 +502,7 @@ fn decode_shard(
 ) -> Result<bool, DatasetError> {
     let path = ds.shard_path(shard);
     let batches = ds.read_shard_with(shard, cfg.verify_sha256)?;
-    let want = cfg.split.map(Split::as_str);
+    let wanted = cfg.wanted_splits();
     let mut chunk = Rows::default();
     let mut found = 0u64;
     let mut offset = 0;
@@ -484,8 +510,11 @@ fn decode_shard(
         let cols = Columns::new(batch, &path, shard, offset)?;
         offset += batch.num_rows();
         for i in 0..cols.len() {
-            if want.is_some_and(|w| cols.split.value(i) != w) {
-                continue;
+            if let Some(w) = &wanted {
+                let name = cols.split.value(i);
+                if !w.iter().any(|s| s.as_str() == name) {
+                    continue;
+                }
             }
             found += 1;
             if let Some(folds) = &cfg.folds {
@@ -502,12 +531,16 @@ fn decode_shard(
             }
         }
     }
-    if let Some(split) = cfg.split {
-        let expected = ds.manifest().shards[shard].rows_per_split[split];
+    if let Some(w) = &wanted {
+        let expected = w
+            .iter()
+            .map(|&s| ds.manifest().shards[shard].rows_per_split[s])
+            .sum();
         if found != expected {
+            let names: Vec<&str> = w.iter().map(|s| s.as_str()).collect();
             return Err(DatasetError::CountMismatch {
                 path,
-                what: format!("rows of split {}", split.as_str()),
+                what: format!("rows of split {}", names.join("+")),
                 expected,
                 found,
             });
@@ -835,8 +868,17 @@ mod tests {
         let k = ds.manifest().folds.k;
         assert!(k >= 3);
         let key = |r: &PositionRow| r.globals[0] as u32;
-        for split in [Some(Split::Train), Some(Split::Valid), None] {
-            let all = ds.rows(split).unwrap();
+        let train_valid = [Split::Train, Split::Valid];
+        for (split, splits) in [
+            (Some(Split::Train), None),
+            (Some(Split::Valid), None),
+            (None, None),
+            (Some(Split::Test), Some(train_valid.to_vec())),
+        ] {
+            let all: Vec<PositionRow> = match &splits {
+                None => ds.rows(split).unwrap(),
+                Some(v) => v.iter().flat_map(|&s| ds.rows(Some(s)).unwrap()).collect(),
+            };
             for folds in [vec![0u8], vec![1, 2], (0..k).collect::<Vec<u8>>()] {
                 let mut expected: Vec<u32> = all
                     .iter()
@@ -852,6 +894,7 @@ mod tests {
                 others.sort();
                 let c = StreamConfig {
                     folds: Some(folds.clone()),
+                    splits: splits.clone(),
                     ..cfg(split, 7, 50)
                 };
                 let loader = StreamLoader::new(&ds, c).unwrap();
