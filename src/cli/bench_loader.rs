@@ -64,16 +64,9 @@ pub struct LoaderBenchArgs {
     synthetic: Option<usize>,
 }
 
-fn parse_device(s: &str) -> anyhow::Result<Device> {
-    Ok(match s {
-        "cpu" => Device::Cpu,
-        "cuda" => Device::new_cuda(0)?,
-        "metal" => Device::new_metal(0)?,
-        _ => match s.strip_prefix("cuda:").map(str::parse::<usize>) {
-            Some(Ok(n)) => Device::new_cuda(n)?,
-            _ => bail!("--device {s}: expected cpu, cuda, cuda:N or metal"),
-        },
-    })
+/// Parses `--device` (see [`plies::util::parse_device`]).
+pub fn parse_device(s: &str) -> anyhow::Result<Device> {
+    Ok(plies::util::parse_device(s)?)
 }
 
 /// Peak resident memory of this process in bytes (Linux `VmHWM`).

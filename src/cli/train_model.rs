@@ -2,7 +2,6 @@
 //! `plies train fit ...`): the training engine of `plies::train::fit`.
 
 use super::train::TrainCmd;
-use anyhow::{bail, Context};
 use candle_core::Device;
 use clap::{Args, ValueEnum};
 use plies::dataset::Dataset;
@@ -123,29 +122,9 @@ pub struct FitArgs {
     quiet: bool,
 }
 
-/// Parses `--device`; a device this binary was not built for is a clear
-/// error.
+/// Parses `--device` (see [`plies::util::parse_device`]).
 pub fn parse_device(s: &str) -> anyhow::Result<Device> {
-    let cuda = |n: usize| -> anyhow::Result<Device> {
-        if !candle_core::utils::cuda_is_available() {
-            bail!("--device {s}: this plies binary was built without CUDA support (build it with candle's `cuda` feature), use --device cpu");
-        }
-        Device::new_cuda(n).with_context(|| format!("--device {s}"))
-    };
-    Ok(match s {
-        "cpu" => Device::Cpu,
-        "cuda" => cuda(0)?,
-        "metal" => {
-            if !candle_core::utils::metal_is_available() {
-                bail!("--device metal: this plies binary was built without Metal support, use --device cpu");
-            }
-            Device::new_metal(0).context("--device metal")?
-        }
-        _ => match s.strip_prefix("cuda:").map(str::parse::<usize>) {
-            Some(Ok(n)) => cuda(n)?,
-            _ => bail!("--device {s}: expected cpu, cuda, cuda:N or metal"),
-        },
-    })
+    Ok(plies::util::parse_device(s)?)
 }
 
 fn optimizer(a: &FitArgs) -> OptimizerConfig {
