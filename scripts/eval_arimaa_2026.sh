@@ -25,9 +25,9 @@ mkdir -p "$OUT"
 CKPTS=()
 for c in "$@"; do CKPTS+=(--checkpoint "$c"); done
 
-"$PLIES" import --game arimaa data/arimaa/eval/eval-2026-02.txt --out "$OUT/records"
+"$PLIES" import --game arimaa data/arimaa/eval/eval-2026-02.txt --out "$OUT/records" --force
 "$PLIES" import --game arimaa data/arimaa/allgames2002.txt data/arimaa/fake_archive.txt \
-    --out "$OUT/fit-records"
+    --out "$OUT/fit-records" --force
 "$PLIES" dataset build --records "$OUT/fit-records/games.jsonl" --encoder arimaa-6x8x8 \
     --terminations all --out "$OUT/fit-dataset" --force --quiet
 
