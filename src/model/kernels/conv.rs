@@ -90,38 +90,43 @@ where
     }
 }
 
-/// `dst = src` for short rows: fixed-size moves for the common widths.
-#[inline(always)]
-fn copy_row(dst: &mut [f32], src: &[f32]) {
-    macro_rules! fixed {
-        ($($n:literal)*) => {
-            match dst.len() {
-                $($n => {
-                    let s: &[f32; $n] = src.try_into().expect("equal lengths");
-                    let d: &mut [f32; $n] = dst.try_into().expect("equal lengths");
-                    *d = *s;
-                })*
-                _ => dst.copy_from_slice(src),
-            }
-        };
-    }
-    fixed!(1 2 3 4 5 6 7 8)
-}
-
 /// One sample's im2col rows `[P, K]` from its planes `xb [C, H, W]`.
 fn im2col_sample(g: &Geom, xb: &[f32], out: &mut [f32]) {
     let k = g.k();
     let plane = g.h * g.w;
     if g.pad == [0; 4] {
-        // Valid convolution: every kernel row is one slice copy.
-        for (i, row) in out.chunks_exact_mut(k).enumerate() {
-            let (oy, ox) = (i / g.ow, i % g.ow);
-            for (c, dst) in row.chunks_exact_mut(g.kh * g.kw).enumerate() {
-                let xc = &xb[c * plane + oy * g.w + ox..];
-                for (ky, d) in dst.chunks_exact_mut(g.kw).enumerate() {
-                    copy_row(d, &xc[ky * g.w..ky * g.w + g.kw]);
+        // Valid convolution: every kernel row is one copy of kw values.
+        assert!(xb.len() >= g.c * plane && out.len() >= g.points() * k);
+        let (xp, op) = (xb.as_ptr(), out.as_mut_ptr());
+        macro_rules! rows {
+            ($kw:expr) => {
+                for oy in 0..g.oh {
+                    for ox in 0..g.ow {
+                        let row = (oy * g.ow + ox) * k;
+                        for c in 0..g.c {
+                            for ky in 0..g.kh {
+                                let s = c * plane + (oy + ky) * g.w + ox;
+                                let d = row + (c * g.kh + ky) * g.kw;
+                                // SAFETY: oy + ky < h and ox + kw <= w (valid
+                                // padding), so s + kw <= (c + 1) * plane <=
+                                // xb.len(); d + kw <= (row / k + 1) * k <=
+                                // out.len() (asserted above). The slices are
+                                // distinct borrows, so they do not overlap.
+                                unsafe { std::ptr::copy_nonoverlapping(xp.add(s), op.add(d), $kw) };
+                            }
+                        }
+                    }
                 }
-            }
+            };
+        }
+        match g.kw {
+            1 => rows!(1),
+            2 => rows!(2),
+            3 => rows!(3),
+            4 => rows!(4),
+            5 => rows!(5),
+            8 => rows!(8),
+            kw => rows!(kw),
         }
         return;
     }
