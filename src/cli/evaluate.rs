@@ -141,10 +141,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
             let ckpt = plies::checkpoint::load(dir, None, None)
                 .with_context(|| format!("loading checkpoint {}", dir.display()))?;
             let metrics = evaluate_checkpoint(&ckpt, &data, split, &device, a.batch)?;
-            let base = dir
-                .file_name()
-                .map(|n| n.to_string_lossy().to_string())
-                .unwrap_or_else(|| "checkpoint".into());
+            let base = checkpoint_name(dir);
             results.push(EvaluatorResult {
                 name: unique_name(&results, base),
                 description: format!(
@@ -209,4 +206,18 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A short name for a checkpoint: its folder's name, or for a training
+/// run's `best/` and `last/` folders the run's name with that suffix.
+fn checkpoint_name(dir: &std::path::Path) -> String {
+    let name = |p: &std::path::Path| p.file_name().map(|n| n.to_string_lossy().to_string());
+    match name(dir).as_deref() {
+        Some(leaf @ ("best" | "last")) => match dir.parent().and_then(name) {
+            Some(run) => format!("{run}/{leaf}"),
+            None => leaf.to_string(),
+        },
+        Some(leaf) => leaf.to_string(),
+        None => "checkpoint".into(),
+    }
 }
