@@ -9,6 +9,7 @@ mod dataset;
 mod engine;
 mod evaluate;
 mod experiment;
+mod grid;
 mod import;
 mod matches;
 mod rules;
@@ -63,6 +64,9 @@ pub enum Command {
     Selfplay(selfplay::SelfplayArgs),
     /// Accuracy, MSE and the height plot of checkpoints and baselines on a dataset split.
     Evaluate(evaluate::EvaluateArgs),
+    /// Cross-validated grid search over dropout, regulariser, learning rule
+    /// and cnn3 kernel shape; the ranked table of Zaffetti's figure 4.
+    Grid(grid::GridArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -79,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(a) => import::run(a),
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
+        Command::Grid(a) => grid::run(a),
     }
 }
 

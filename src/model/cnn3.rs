@@ -42,6 +42,7 @@
 //! assert_eq!(net.forward(&x).unwrap().dims(), &[2, 1]);
 //! ```
 
+use super::dropout::Dropout;
 use super::kernels::{self, Act};
 use super::ModelError;
 use candle_core::{Result, Tensor};
@@ -70,6 +71,14 @@ pub struct Cnn3Config {
     pub hidden: usize,
     /// Output activation (default sigmoid).
     pub output: Cnn3Output,
+    /// Seeded dropout on the hidden layer's activations while training, in
+    /// `[0, 1)` (default 0: none; not written when 0).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dropout: f64,
+}
+
+fn is_zero(v: &f64) -> bool {
+    *v == 0.0
 }
 
 impl Default for Cnn3Config {
@@ -79,6 +88,7 @@ impl Default for Cnn3Config {
             kernel: [4, 4],
             hidden: 384,
             output: Cnn3Output::Sigmoid,
+            dropout: 0.0,
         }
     }
 }
@@ -92,6 +102,12 @@ impl Cnn3Config {
             return Err(ModelError::Config(format!(
                 "cnn3 needs filters, hidden units and input channels > 0, got filters {}, hidden {}, channels {c}",
                 self.filters, self.hidden
+            )));
+        }
+        if !(0.0..1.0).contains(&self.dropout) {
+            return Err(ModelError::Config(format!(
+                "cnn3 dropout must be in [0, 1), got {}",
+                self.dropout
             )));
         }
         if kh == 0 || kw == 0 || kh > h || kw > w {
@@ -140,6 +156,8 @@ pub struct Cnn3 {
     out: Linear,
     output: Cnn3Output,
     input: [usize; 3],
+    /// Seeded dropout on the hidden activations ([`super::dropout`]).
+    dropout: Dropout,
 }
 
 fn uniform(fan_in: usize) -> Init {
@@ -186,6 +204,7 @@ impl Cnn3 {
             out: linear(cfg.hidden, 1, vb.pp("out"))?,
             output: cfg.output,
             input,
+            dropout: Dropout::new(cfg.dropout, "hidden"),
         })
     }
 
@@ -219,6 +238,23 @@ impl Cnn3 {
             Cnn3Output::Relu => Act::Relu,
         };
         kernels::linear_act(&h, self.out.weight(), bias(&self.out)?, act)
+    }
+
+    /// [`Cnn3::forward`], with dropout on the hidden activations when
+    /// `train` (and a dropout rate > 0).
+    pub fn forward_t(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+        if !train || self.dropout.p() <= 0.0 {
+            return self.forward(x);
+        }
+        self.check_input(x)?;
+        let h = x.conv2d(&self.conv_weight, 0, 1, 1, 1)?;
+        let h = tanh(&h.broadcast_add(&self.conv_bias)?)?;
+        let h = tanh(&self.hidden.forward(&h.flatten_from(1)?)?)?;
+        let y = self.out.forward(&self.dropout.forward(&h, true)?)?;
+        match self.output {
+            Cnn3Output::Sigmoid => candle_nn::ops::sigmoid(&y),
+            Cnn3Output::Relu => y.relu(),
+        }
     }
 
     fn check_input(&self, x: &Tensor) -> Result<()> {

@@ -91,11 +91,11 @@ impl ValueNet for Cnn3Net {
         &self,
         planes: &Tensor,
         globals: Option<&Tensor>,
-        _train: bool,
+        train: bool,
     ) -> Result<ModelOutput> {
         check_planes("cnn3", &self.input, planes, globals, false)?;
         Ok(ModelOutput {
-            value: self.net.forward(planes)?.squeeze(1)?,
+            value: self.net.forward_t(planes, train)?.squeeze(1)?,
             policy: None,
         })
     }

@@ -14,6 +14,7 @@
 //! [`super::NativeMlp`]; [`MlpNetConfig`] (what `ModelConfig::Mlp` holds)
 //! adds dropout and the output activation.
 
+use super::dropout::Dropout;
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{check_globals, ModelOutput, OutputActivation};
 use super::{Activation, ModelError, ValueNet, WeightInit};
@@ -155,7 +156,8 @@ pub struct Mlp {
     hidden: Vec<Linear>,
     out: Linear,
     activation: Activation,
-    dropout: f64,
+    /// Seeded dropout after each hidden layer ([`super::dropout`]).
+    drops: Vec<Dropout>,
     output: OutputActivation,
     inputs: usize,
 }
@@ -189,7 +191,9 @@ impl Mlp {
             hidden,
             out,
             activation: cfg.activation,
-            dropout: cfg.dropout,
+            drops: (0..cfg.hidden.len())
+                .map(|i| Dropout::new(cfg.dropout, &format!("hidden.{i}")))
+                .collect(),
             output: cfg.output,
             inputs: cfg.inputs,
         })
@@ -198,11 +202,9 @@ impl Mlp {
     /// Values `[B]` of flattened inputs `[B, inputs]`.
     pub fn forward_flat(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         let mut h = x.clone();
-        for l in &self.hidden {
+        for (l, d) in self.hidden.iter().zip(&self.drops) {
             h = self.activation.forward(&l.forward(&h)?)?;
-            if train && self.dropout > 0.0 {
-                h = candle_nn::ops::dropout(&h, self.dropout as f32)?;
-            }
+            h = d.forward(&h, train)?;
         }
         self.output.forward(&self.out.forward(&h)?.squeeze(1)?)
     }

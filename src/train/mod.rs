@@ -10,6 +10,7 @@ pub mod run_state;
 mod supervised;
 mod td_candle;
 mod td_lambda;
+pub mod grid;
 mod trainer;
 
 pub use error::TrainError;
@@ -18,5 +19,6 @@ pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
 pub use td_candle::CandleTdLearner;
 pub use td_lambda::{TdConfig, TdLearner};
 pub use trainer::{
-    encoder_spec, fit, resolve_model, FitConfig, FitError, FitReport, ScheduleSpec, PRESETS,
+    encoder_spec, fit, fit_cv, resolve_model, CvFolds, FitConfig, FitError, FitReport,
+    ScheduleSpec, PRESETS,
 };

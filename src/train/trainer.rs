@@ -15,8 +15,13 @@
 //! buffer); the weights start from a seeded draw; the learning rate is a
 //! function of the step. With the same thread count (`RAYON_NUM_THREADS`)
 //! a CPU run killed at any moment and resumed ends with exactly the weights
-//! of an uninterrupted run. Dropout draws from candle's unseeded generator:
-//! runs of models with dropout > 0 are not repeatable.
+//! of an uninterrupted run. Dropout masks are a function of (seed, step,
+//! layer) ([`crate::model::dropout`]), so runs with dropout repeat and
+//! resume exactly too.
+//!
+//! Cross-validation ([`fit_cv`]): the train and valid splits together, cut
+//! by the dataset's `fold` column into the folds trained on and the folds
+//! validated on; the test split is never read.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -565,8 +570,27 @@ fn labels_for(
     }
 }
 
+/// Which rows a cross-validation run trains and validates on: the rows of
+/// the train and valid splits whose fold is in `train_folds`, resp.
+/// `valid_folds` (dataset folds, `0..k`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CvFolds {
+    pub train_folds: Vec<u8>,
+    pub valid_folds: Vec<u8>,
+}
+
 /// Trains `cfg.model` on `cfg.data` (see the module docs).
 pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
+    fit_cv(cfg, None, device)
+}
+
+/// [`fit`] on the folds `cv` of the train and valid splits (`None`: the
+/// train split, validated on the valid split).
+pub fn fit_cv(
+    cfg: &FitConfig,
+    cv: Option<&CvFolds>,
+    device: &Device,
+) -> Result<FitReport, FitError> {
     cfg.validate()?;
     let dataset = Dataset::open(&cfg.data)?;
     let spec = dataset.spec();
@@ -577,7 +601,10 @@ pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
             why: e.to_string(),
         })?;
     let encoder = encoder_spec(&spec.game, &spec.encoder);
-    let fingerprint = cfg.fingerprint(dataset.manifest_sha256());
+    let mut fingerprint = cfg.fingerprint(dataset.manifest_sha256());
+    if let (Some(cv), Some(obj)) = (cv, fingerprint.as_object_mut()) {
+        obj.insert("cv".into(), serde_json::json!(cv));
+    }
     let out = &cfg.out;
 
     // Where to start.
@@ -670,6 +697,11 @@ pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
     // Loaders.
     let stream = |split: Split| StreamConfig {
         split: Some(split),
+        splits: cv.map(|_| vec![Split::Train, Split::Valid]),
+        folds: cv.map(|c| match split {
+            Split::Train => c.train_folds.clone(),
+            _ => c.valid_folds.clone(),
+        }),
         batch_size: cfg.batch_size,
         buffer_rows: cfg.buffer_rows.max(cfg.batch_size),
         seed: cfg.seed,
@@ -680,7 +712,15 @@ pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
     if train.is_empty() {
         return Err(FitError::Invalid {
             field: "data",
-            why: format!("{}: the train split has no rows", cfg.data.display()),
+            why: format!(
+                "{}: the train split has no rows{}",
+                cfg.data.display(),
+                if cv.is_some() {
+                    " in the training folds"
+                } else {
+                    ""
+                }
+            ),
         });
     }
     let valid = StreamLoader::new(&dataset, stream(Split::Valid))?;
@@ -739,7 +779,9 @@ pub fn fit(cfg: &FitConfig, device: &Device) -> Result<FitReport, FitError> {
             lr = schedule.lr(base_lr, st.step as usize);
             opt.set_learning_rate(lr);
             let labels = labels_for(&b, encoder.perspective)?;
-            let out_v = net.forward(&b.planes, b.globals.as_ref(), true)?;
+            let out_v = crate::model::dropout::with_step(cfg.seed, st.step, || {
+                net.forward(&b.planes, b.globals.as_ref(), true)
+            })?;
             let data_loss = value_loss(cfg.loss, output, &out_v.value, &labels)?;
             let loss = match penalty(&pvars, cfg.l1, cfg.l2)? {
                 Some(p) => (&data_loss + p)?,
