@@ -1,0 +1,225 @@
+//! `plies grid` on a small Arimaa self-play dataset: a sampled grid of tiny
+//! cnn3 configurations x 2 folds x 1 epoch; the ranked table in CSV,
+//! Markdown and JSON agrees, a rerun skips finished runs, bad axis values
+//! are refused naming them. (That validation folds never reach training is
+//! the stream loader's fold-filter unit test.)
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn plies() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_plies"));
+    c.env("RAYON_NUM_THREADS", "2");
+    c
+}
+
+fn dataset(dir: &Path) -> PathBuf {
+    let out = dir.join("selfplay");
+    let o = plies()
+        .args(["selfplay", "--game", "arimaa", "--white", "random-steps"])
+        .args([
+            "--black",
+            "alphabeta:depth=1,eval=material",
+            "--games",
+            "150",
+        ])
+        .args([
+            "--seed",
+            "3",
+            "--dataset",
+            "arimaa-6x8x8",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    out.join("dataset")
+}
+
+fn grid_args(data: &Path, out: &Path) -> Vec<String> {
+    [
+        "grid",
+        "--data",
+        &data.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--folds",
+        "2",
+        "--epochs",
+        "1",
+        "--batch",
+        "64",
+        "--filters",
+        "4",
+        "--hidden",
+        "8",
+        "--dropout",
+        "0,0.25",
+        "--regularizer",
+        "l1,none",
+        "--optimizer",
+        "nesterov,sgd",
+        "--kernel",
+        "4x4,1x8",
+        "--sample",
+        "3",
+        "--seed",
+        "7",
+        "--jobs",
+        "2",
+        "--quiet",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
+}
+
+#[test]
+fn grid_ranks_sampled_configurations_and_resumes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path());
+    let out = tmp.path().join("grid");
+    let args = grid_args(&data, &out);
+    let o = plies().args(&args).output().unwrap();
+    let t = common::text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("6 runs trained, 0 finished before"), "{t}");
+
+    // JSON: one row per configuration, ranked by MSE.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("grid.json")).unwrap()).unwrap();
+    let rows = json["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 3);
+    let mse: Vec<f64> = rows.iter().map(|r| r["mse"].as_f64().unwrap()).collect();
+    assert!(mse.windows(2).all(|w| w[0] <= w[1]), "{mse:?}");
+    let ids: Vec<&str> = rows.iter().map(|r| r["id"].as_str().unwrap()).collect();
+    for (i, r) in rows.iter().enumerate() {
+        assert_eq!(r["rank"].as_u64(), Some(i as u64 + 1));
+        assert_eq!(r["folds"].as_u64(), Some(2));
+        let acc = r["accuracy"].as_f64().unwrap();
+        assert!((0.0..=1.0).contains(&acc));
+        assert!(r["mse_std"].as_f64().unwrap() >= 0.0);
+    }
+    let mut distinct = ids.clone();
+    distinct.sort();
+    distinct.dedup();
+    assert_eq!(distinct.len(), 3);
+
+    // CSV agrees with the JSON.
+    let csv = std::fs::read_to_string(out.join("grid.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert!(lines[0].starts_with("rank,config,dropout,regularizer,optimizer,kernel,mse"));
+    assert_eq!(lines.len(), 4);
+    for (line, r) in lines[1..].iter().zip(rows) {
+        let f: Vec<&str> = line.split(',').collect();
+        assert_eq!(f[1], r["id"].as_str().unwrap());
+        let m: f64 = f[6].parse().unwrap();
+        assert!((m - r["mse"].as_f64().unwrap()).abs() < 1e-12);
+    }
+    // Markdown agrees, in the same order.
+    let md = std::fs::read_to_string(out.join("grid.md")).unwrap();
+    let md_rows: Vec<&str> = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| rank") && !l.starts_with("| ---"))
+        .collect();
+    assert_eq!(md_rows.len(), 3);
+    for (l, r) in md_rows.iter().zip(rows) {
+        assert!(l.contains(r["id"].as_str().unwrap()), "{l}");
+        assert!(
+            l.contains(&format!("{:.4}", r["mse"].as_f64().unwrap())),
+            "{l}"
+        );
+    }
+    // The printed table has the same order.
+    let printed: Vec<usize> = ids.iter().map(|id| t.find(id).unwrap()).collect();
+    assert!(printed.windows(2).all(|w| w[0] < w[1]), "{t}");
+
+    // Per-run results: disjoint train and validation folds covering all.
+    for id in &ids {
+        let mut seen = Vec::new();
+        for f in 0..2 {
+            let dir = out.join("runs").join(id).join(format!("fold-{f}"));
+            assert!(dir.join("metrics.csv").exists());
+            let r: serde_json::Value =
+                serde_json::from_str(&std::fs::read_to_string(dir.join("result.json")).unwrap())
+                    .unwrap();
+            let train: Vec<u64> = r["train_folds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            let valid: Vec<u64> = r["valid_folds"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert!(!valid.is_empty() && !train.is_empty());
+            assert!(valid.iter().all(|v| !train.contains(v)));
+            seen.extend(valid);
+        }
+        seen.sort();
+        assert_eq!(
+            seen,
+            vec![0, 1, 2, 3, 4],
+            "every dataset fold validated once"
+        );
+    }
+
+    // A rerun trains nothing and writes the same table.
+    let before = csv.clone();
+    let o = plies().args(&args).output().unwrap();
+    let t2 = common::text(&o);
+    assert!(o.status.success(), "{t2}");
+    assert!(t2.contains("0 runs trained, 6 finished before"), "{t2}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("grid.csv")).unwrap(),
+        before
+    );
+
+    // An interrupted grid (a result missing) trains only that run.
+    let first = out.join("runs").join(ids[0]).join("fold-1");
+    std::fs::remove_file(first.join("result.json")).unwrap();
+    std::fs::remove_dir_all(first.join("run-state")).unwrap();
+    std::fs::remove_file(first.join("metrics.csv")).unwrap();
+    std::fs::remove_file(first.join("metrics.jsonl")).unwrap();
+    let o = plies().args(&args).output().unwrap();
+    let t3 = common::text(&o);
+    assert!(t3.contains("1 runs trained, 5 finished before"), "{t3}");
+    assert_eq!(
+        std::fs::read_to_string(out.join("grid.csv")).unwrap(),
+        before
+    );
+
+    // Other arguments in the same directory are refused, naming the field.
+    let mut other = args.clone();
+    let i = other.iter().position(|a| a == "7").unwrap();
+    other[i] = "8".into();
+    let o = plies().args(&other).output().unwrap();
+    assert!(!o.status.success());
+    let t4 = common::text(&o);
+    assert!(t4.contains("seed"), "{t4}");
+
+    // Bad axis values are refused, naming the flag and the value.
+    let bad = |flag: &str, value: &str, expect: &[&str]| {
+        let mut a = grid_args(&data, &tmp.path().join("bad"));
+        let i = a.iter().position(|x| x == flag).unwrap();
+        a[i + 1] = value.into();
+        let o = plies().args(&a).output().unwrap();
+        assert!(!o.status.success());
+        let t = common::text(&o);
+        for e in expect {
+            assert!(t.contains(e), "{flag} {value}: {t}");
+        }
+    };
+    bad("--kernel", "4x4,9x9", &["--kernel", "9x9", "8x8 board"]);
+    bad("--dropout", "0,1.5", &["--dropout", "1.5"]);
+    bad("--optimizer", "adam", &["--optimizer", "adam"]);
+    bad("--regularizer", "l3", &["--regularizer", "l3"]);
+    bad("--folds", "9", &["--folds", "9", "5 folds"]);
+}
