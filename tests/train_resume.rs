@@ -171,3 +171,62 @@ fn a_killed_run_resumes_to_the_same_weights() {
         common::text(&o)
     );
 }
+
+#[test]
+fn a_killed_run_with_dropout_repeats_and_resumes_to_the_same_weights() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path());
+    let model = tmp.path().join("cnn3-dropout.json");
+    std::fs::write(
+        &model,
+        r#"{"kind": "cnn3", "filters": 8, "kernel": [4, 4], "hidden": 16, "dropout": 0.3}"#,
+    )
+    .unwrap();
+    let straight = |name: &str| {
+        let out = tmp.path().join(name);
+        let o = plies()
+            .args(train_args(&data, &model, &out))
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", common::text(&o));
+        out
+    };
+    let a = straight("a");
+    let b = straight("b");
+    let want = std::fs::read(a.join("model.safetensors")).unwrap();
+    assert!(
+        std::fs::read(b.join("model.safetensors")).unwrap() == want,
+        "two runs with dropout differ"
+    );
+    let total = step_of(&a).unwrap();
+
+    let killed = tmp.path().join("killed");
+    let args = train_args(&data, &model, &killed);
+    let mut kills = Vec::new();
+    let mut after = 0;
+    while let Some(s) = run_and_kill(&args, &killed, after) {
+        kills.push(s);
+        after = s + total / 4;
+        assert!(kills.len() < 20, "never finishes: {kills:?}");
+    }
+    assert!(!kills.is_empty(), "the run was never killed");
+    assert!(
+        std::fs::read(killed.join("model.safetensors")).unwrap() == want,
+        "resumed weights with dropout differ (killed at steps {kills:?})"
+    );
+
+    // Dropout changes the training (the masks are not all ones).
+    let plain = tmp.path().join("plain.json");
+    std::fs::write(
+        &plain,
+        r#"{"kind": "cnn3", "filters": 8, "kernel": [4, 4], "hidden": 16}"#,
+    )
+    .unwrap();
+    let out = tmp.path().join("plain");
+    let o = plies()
+        .args(train_args(&data, &plain, &out))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    assert!(std::fs::read(out.join("model.safetensors")).unwrap() != want);
+}
