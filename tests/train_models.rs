@@ -311,3 +311,89 @@ fn early_stopping_ends_the_run_after_patience_epochs() {
         .0;
     assert_eq!(rows.len(), best + 1 + 2, "{losses:?}");
 }
+
+/// Trains `model` for one epoch on `data`, then evaluates the reloaded best
+/// checkpoint on the valid split: it must give the logged validation MSE.
+fn train_and_reevaluate(dir: &Path, data: &Path, name: &str, model: &str) {
+    let out = dir.join(name);
+    let o = plies(&[
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        model,
+        "--out",
+        out.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--batch",
+        "128",
+        "--optimizer",
+        "adamw",
+        "--lr",
+        "0.003",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{name}: {}", common::text(&o));
+    let logged = jsonl(&out.join("metrics.jsonl"))[0]["valid_mse"]
+        .as_f64()
+        .unwrap();
+    let o = plies(&[
+        "evaluate",
+        "--checkpoint",
+        out.join("best").to_str().unwrap(),
+        "--data",
+        data.to_str().unwrap(),
+        "--split",
+        "valid",
+        "--json",
+    ]);
+    assert!(o.status.success(), "{name}: {}", common::text(&o));
+    let report: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let evaluated = report["evaluators"][0]["overall"]["mse"].as_f64().unwrap();
+    assert!(
+        (logged - evaluated).abs() < 1e-5 && logged > 0.0,
+        "{name}: logged {logged}, evaluated {evaluated}"
+    );
+}
+
+#[test]
+fn every_model_kind_trains_and_its_checkpoint_reloads_with_the_logged_figures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path());
+    let write = |name: &str, json: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, json).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    train_and_reevaluate(tmp.path(), &data, "linear", "linear");
+    train_and_reevaluate(tmp.path(), &data, "mlp", "mlp");
+    let resnet = write(
+        "resnet.json",
+        r#"{"kind": "resnet", "blocks": 1, "channels": 8, "value_hidden": 8, "policy": true}"#,
+    );
+    train_and_reevaluate(tmp.path(), &data, "resnet", &resnet);
+
+    // The MDRNN reads stone planes: a small Gomoku dataset.
+    let gomoku = tmp.path().join("gomoku");
+    let o = plies(&[
+        "selfplay",
+        "--game",
+        "gomoku",
+        "--size",
+        "7",
+        "--white",
+        "random",
+        "--black",
+        "random",
+        "--games",
+        "300",
+        "--dataset",
+        "stones-2",
+        "--out",
+        gomoku.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", common::text(&o));
+    let mdrnn = write("mdrnn.json", r#"{"kind": "mdrnn", "hidden": 4}"#);
+    train_and_reevaluate(tmp.path(), &gomoku.join("dataset"), "mdrnn", &mdrnn);
+}
