@@ -3,6 +3,7 @@
 
 mod error;
 mod game_inputs;
+pub mod grid;
 pub mod loss;
 pub mod metrics;
 pub mod regularize;
@@ -10,7 +11,6 @@ pub mod run_state;
 mod supervised;
 mod td_candle;
 mod td_lambda;
-pub mod grid;
 mod trainer;
 
 pub use error::TrainError;
