@@ -8,7 +8,7 @@ use anyhow::{bail, Context};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
 use clap::{Args, ValueEnum};
-use plies::model::{Cnn3, Cnn3Config};
+use plies::model::{trainable_vars, Cnn3, Cnn3Config, InputShape, ResNet, ResNetConfig, ValueNet};
 use plies::optim::{Momentum, MomentumConfig};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -18,6 +18,12 @@ use std::time::Instant;
 pub enum BenchModel {
     /// 6x8x8 planes -> 48 filters 4x4 (valid) -> tanh -> 384 tanh -> 1 sigmoid.
     Cnn3,
+    /// The residual net's `tiny` preset on 6x8x8 planes, value head only:
+    /// conv3x3 stem, 2 blocks of 32 channels (conv3x3-BN-relu-conv3x3-BN +
+    /// skip), value head conv1x1-BN-relu-FC 64-relu-FC 1-sigmoid.
+    ResnetTiny,
+    /// The `small` preset: 6 blocks of 64 channels, value head 128.
+    ResnetSmall,
 }
 
 #[derive(Args)]
@@ -71,21 +77,44 @@ pub struct InferBenchArgs {
 
 const INPUT: [usize; 3] = [6, 8, 8];
 
-fn model_config(m: BenchModel) -> Cnn3Config {
+fn resnet_config(m: BenchModel) -> Option<ResNetConfig> {
+    let input = InputShape::new(INPUT, 0);
     match m {
-        BenchModel::Cnn3 => Cnn3Config::default(),
+        BenchModel::Cnn3 => None,
+        BenchModel::ResnetTiny => Some(ResNetConfig::tiny(input)),
+        BenchModel::ResnetSmall => Some(ResNetConfig::small(input)),
+    }
+}
+
+fn model_name(m: BenchModel) -> &'static str {
+    match m {
+        BenchModel::Cnn3 => "cnn3",
+        BenchModel::ResnetTiny => "resnet-tiny",
+        BenchModel::ResnetSmall => "resnet-small",
     }
 }
 
 fn describe(m: BenchModel) -> String {
-    match m {
-        BenchModel::Cnn3 => {
+    match resnet_config(m) {
+        None => {
             let c = Cnn3Config::default();
             format!(
                 "cnn3: {}x{}x{} -> {} filters {}x{} -> tanh -> {} tanh -> 1 sigmoid",
                 INPUT[0], INPUT[1], INPUT[2], c.filters, c.kernel[0], c.kernel[1], c.hidden
             )
         }
+        Some(r) => format!(
+            "{}: {}x{}x{} -> conv3x3 {} -> BN -> relu -> {} x [conv3x3-BN-relu-conv3x3-BN + skip -> relu] \
+             -> conv1x1 1-BN-relu -> {} relu -> 1 sigmoid (BN train mode when training, eval mode \
+             when inferring)",
+            model_name(m),
+            INPUT[0],
+            INPUT[1],
+            INPUT[2],
+            r.channels,
+            r.blocks,
+            r.value_hidden
+        ),
     }
 }
 
@@ -144,10 +173,30 @@ fn planes(batch: usize) -> anyhow::Result<Tensor> {
     )
 }
 
-fn new_net(model: BenchModel) -> anyhow::Result<(VarMap, Cnn3)> {
+enum Net {
+    Cnn3(Cnn3),
+    ResNet(Box<ResNet>),
+}
+
+impl Net {
+    /// Values `[B]`; `train` is batch norm's mode.
+    fn forward(&self, x: &Tensor, train: bool, stock: bool) -> anyhow::Result<Tensor> {
+        Ok(match self {
+            Net::Cnn3(n) if stock => n.forward_stock(x)?.flatten_all()?,
+            Net::Cnn3(n) => n.forward(x)?.flatten_all()?,
+            Net::ResNet(n) if stock => n.forward_stock(x, None, train)?.value,
+            Net::ResNet(n) => ValueNet::forward(n.as_ref(), x, None, train)?.value,
+        })
+    }
+}
+
+fn new_net(model: BenchModel) -> anyhow::Result<(VarMap, Net)> {
     let vm = VarMap::new();
     let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
-    let net = Cnn3::new(&model_config(model), INPUT, vb)?;
+    let net = match resnet_config(model) {
+        None => Net::Cnn3(Cnn3::new(&Cnn3Config::default(), INPUT, vb)?),
+        Some(cfg) => Net::ResNet(Box::new(ResNet::new(&cfg, vb)?)),
+    };
     Ok((vm, net))
 }
 
@@ -156,7 +205,7 @@ fn train_rate(a: &TrainBenchArgs, stock: bool) -> anyhow::Result<f64> {
     let c = &a.common;
     let (vm, net) = new_net(c.model)?;
     let mut opt = Momentum::new(
-        vm.all_vars(),
+        trainable_vars(&vm),
         MomentumConfig {
             lr: 0.01,
             momentum: 0.9,
@@ -165,13 +214,9 @@ fn train_rate(a: &TrainBenchArgs, stock: bool) -> anyhow::Result<f64> {
         },
     )?;
     let x = planes(a.batch)?;
-    let t = Tensor::rand(0f32, 1.0, (a.batch, 1), &Device::Cpu)?;
+    let t = Tensor::rand(0f32, 1.0, a.batch, &Device::Cpu)?;
     let mut step = || -> anyhow::Result<()> {
-        let y = if stock {
-            net.forward_stock(&x)?
-        } else {
-            net.forward(&x)?
-        };
+        let y = net.forward(&x, true, stock)?;
         let loss = (y - &t)?.sqr()?.mean_all()?;
         opt.backward_step(&loss)?;
         Ok(())
@@ -186,12 +231,7 @@ fn infer_rate(c: &ModelBenchCommon, batch: usize, stock: bool) -> anyhow::Result
     let (_vm, net) = new_net(c.model)?;
     let x = planes(batch)?;
     let fwd = || -> anyhow::Result<()> {
-        let y = if stock {
-            net.forward_stock(&x)?
-        } else {
-            net.forward(&x)?
-        };
-        drop(y);
+        drop(net.forward(&x, false, stock)?);
         Ok(())
     };
     for _ in 0..3 {
@@ -239,19 +279,29 @@ fn run_torch(
             python.display()
         ));
     }
-    let cfg = model_config(c.model);
     let mut cmd = Command::new(&python);
     cmd.arg(script_path())
         .args(["--mode", mode, "--threads", &threads.to_string()])
         .arg("--batch")
         .args(batches.iter().map(usize::to_string))
         .arg("--input")
-        .args(INPUT.iter().map(usize::to_string))
-        .args(["--filters", &cfg.filters.to_string()])
-        .arg("--kernel")
-        .args(cfg.kernel.iter().map(usize::to_string))
-        .args(["--hidden", &cfg.hidden.to_string()])
-        .args(["--seconds", &c.seconds.to_string()])
+        .args(INPUT.iter().map(usize::to_string));
+    match resnet_config(c.model) {
+        None => {
+            let cfg = Cnn3Config::default();
+            cmd.args(["--arch", "cnn3", "--filters", &cfg.filters.to_string()])
+                .arg("--kernel")
+                .args(cfg.kernel.iter().map(usize::to_string))
+                .args(["--hidden", &cfg.hidden.to_string()]);
+        }
+        Some(r) => {
+            cmd.args(["--arch", "resnet"])
+                .args(["--blocks", &r.blocks.to_string()])
+                .args(["--channels", &r.channels.to_string()])
+                .args(["--hidden", &r.value_hidden.to_string()]);
+        }
+    }
+    cmd.args(["--seconds", &c.seconds.to_string()])
         .args(["--rounds", &c.rounds.max(1).to_string()])
         .env("OMP_NUM_THREADS", threads.to_string());
     let out = cmd
@@ -312,7 +362,7 @@ fn report(
         println!(
             "{}",
             serde_json::json!({
-                "model": format!("{:?}", c.model).to_lowercase(), "mode": mode,
+                "model": model_name(c.model), "mode": mode,
                 "threads": threads, "torch": torch.as_ref().ok(),
                 "torch_note": torch.as_ref().err(), "rows": rows,
             })

@@ -33,9 +33,19 @@
 //! which are variables saved with the weights (and left out of the
 //! optimizer, see [`super::trainable_vars`]); `train: false` uses the
 //! running statistics.
+//!
+//! In eval mode (`train: false`) on CPU f32, each batch norm is folded into
+//! its convolution (`w * gamma / sqrt(var + eps)`, bias
+//! `beta - mean * gamma / sqrt(var + eps)`) and the convolution, bias and
+//! relu run as one fused kernel ([`super::kernels::conv2d_act`]). That path
+//! is for inference: the folded weights are detached, so no gradient flows
+//! from its output to the parameters (nothing in it records a graph).
+//! [`ResNet::forward_stock`] keeps candle's stock ops everywhere, and
+//! gradients in eval mode.
 
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::kernels::{self, Act};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
 use candle_nn::{
@@ -182,6 +192,7 @@ impl ResNetConfig {
 struct ConvBn {
     conv: Conv2d,
     bn: BatchNorm,
+    pad: usize,
 }
 
 impl ConvBn {
@@ -205,11 +216,29 @@ impl ConvBn {
         Ok(ConvBn {
             conv: Conv2d::new(w, None, cfg),
             bn: candle_nn::batch_norm(out, bn_cfg, vb.pp(bn))?,
+            pad: k / 2,
         })
     }
 
     fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         self.bn.forward_t(&self.conv.forward(x)?, train)
+    }
+
+    /// `act(BN(conv(x)))` with the running statistics, the batch norm folded
+    /// into the convolution's weight and bias, as one fused kernel; the
+    /// folded parameters are detached (inference only).
+    fn forward_folded(&self, x: &Tensor, act: Act) -> Result<Tensor> {
+        let Some((gamma, beta)) = self.bn.weight_and_bias() else {
+            candle_core::bail!("resnet: batch norm without affine parameters");
+        };
+        let scale = gamma.broadcast_div(&(self.bn.running_var() + self.bn.eps())?.sqrt()?)?;
+        let f = scale.dim(0)?;
+        let w = self
+            .conv
+            .weight()
+            .broadcast_mul(&scale.reshape((f, 1, 1, 1))?)?;
+        let b = (beta - self.bn.running_mean().mul(&scale)?)?;
+        kernels::conv2d_act(x, &w.detach(), &b.detach(), [self.pad; 4], act)
     }
 }
 
@@ -292,18 +321,51 @@ impl ValueNet for ResNet {
         globals: Option<&Tensor>,
         train: bool,
     ) -> Result<ModelOutput> {
+        let fused = !train && planes.device().is_cpu() && planes.dtype() == candle_core::DType::F32;
+        self.forward_impl(planes, globals, train, fused)
+    }
+}
+
+impl ResNet {
+    /// [`ValueNet::forward`] through candle's stock ops only (convolution,
+    /// batch norm and relu as separate ops, in eval mode too): the
+    /// reference for the folded eval path.
+    pub fn forward_stock(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        train: bool,
+    ) -> Result<ModelOutput> {
+        self.forward_impl(planes, globals, train, false)
+    }
+
+    fn forward_impl(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        train: bool,
+        fused: bool,
+    ) -> Result<ModelOutput> {
         check_planes("resnet", &self.input, planes, globals, false)?;
-        let mut x = self.stem.forward(planes, train)?.relu()?;
+        // conv -> BN -> act; `fused` (eval mode only) folds the BN.
+        let cba = |cb: &ConvBn, x: &Tensor, act: Act| -> Result<Tensor> {
+            if fused {
+                cb.forward_folded(x, act)
+            } else {
+                let y = cb.forward(x, train)?;
+                match act {
+                    Act::Relu => y.relu(),
+                    _ => Ok(y),
+                }
+            }
+        };
+        let mut x = cba(&self.stem, planes, Act::Relu)?;
         for b in &self.blocks {
-            let y = b.a.forward(&x, train)?.relu()?;
-            let y = b.b.forward(&y, train)?;
+            let y = cba(&b.a, &x, Act::Relu)?;
+            let y = cba(&b.b, &y, Act::Identity)?;
             x = (x + y)?.relu()?;
         }
-        let v = self
-            .value_conv
-            .forward(&x, train)?
-            .relu()?
-            .flatten_from(1)?;
+        let v = cba(&self.value_conv, &x, Act::Relu)?.flatten_from(1)?;
         let v = match globals {
             Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&v, g], 1)?,
             _ => v,
@@ -312,7 +374,7 @@ impl ValueNet for ResNet {
         let v = self.value_fc2.forward(&v)?.squeeze(1)?;
         let policy = match &self.policy {
             Some((conv, fc)) => {
-                let p = conv.forward(&x, train)?.relu()?.flatten_from(1)?;
+                let p = cba(conv, &x, Act::Relu)?.flatten_from(1)?;
                 Some(fc.forward(&p)?)
             }
             None => None,
@@ -321,5 +383,47 @@ impl ValueNet for ResNet {
             value: self.output.forward(&v)?,
             policy,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use candle_core::{DType, Device};
+    use candle_nn::VarMap;
+
+    /// The folded eval path against candle's stock ops, with batch-norm
+    /// statistics away from their initial values and a policy head.
+    #[test]
+    fn folded_eval_matches_stock() {
+        let dev = Device::Cpu;
+        let cfg = ResNetConfig {
+            policy: true,
+            ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
+        };
+        let vm = VarMap::new();
+        let net = ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+        for (name, var) in vm.data().lock().unwrap().iter() {
+            let t = var.as_tensor();
+            let (lo, hi) = match name.rsplit('.').next() {
+                Some("running_var") => (0.5f32, 2.0),
+                Some("running_mean") | Some("bias") if name.contains("bn") => (-0.5, 0.5),
+                Some("weight") if name.contains("bn") => (0.5, 1.5),
+                _ => continue,
+            };
+            var.set(&Tensor::rand(lo, hi, t.shape(), &dev).unwrap())
+                .unwrap();
+        }
+        let x = Tensor::randn(0f32, 1.0, (5, 3, 5, 4), &dev).unwrap();
+        let g = Tensor::randn(0f32, 1.0, (5, 2), &dev).unwrap();
+        let a = ValueNet::forward(&net, &x, Some(&g), false).unwrap();
+        let b = net.forward_stock(&x, Some(&g), false).unwrap();
+        let close = |a: &Tensor, b: &Tensor| {
+            let d = (a - b).unwrap().abs().unwrap().max_all().unwrap();
+            let d = d.to_scalar::<f32>().unwrap();
+            assert!(d < 1e-4, "max difference {d}");
+        };
+        close(&a.value, &b.value);
+        close(a.policy.as_ref().unwrap(), b.policy.as_ref().unwrap());
     }
 }

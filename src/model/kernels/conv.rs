@@ -227,6 +227,10 @@ pub fn im2col(x: &Tensor, kernel: [usize; 2], pad: [usize; 4]) -> Result<Tensor>
 struct Conv2dAct {
     pad: [usize; 4],
     act: Act,
+    /// Keep the forward's im2col matrix for the backward pass (some input
+    /// tracks a gradient); otherwise each block of samples uses its own
+    /// small matrix.
+    keep: bool,
     /// The forward's im2col matrix, kept for the backward pass.
     cols: Mutex<Option<Vec<f32>>>,
 }
@@ -254,7 +258,6 @@ impl CustomOp3 for Conv2dAct {
         }
         let (k, p, f) = (g.k(), g.points(), g.f);
         let n = g.c * g.h * g.w;
-        let mut cols = vec![0f32; g.b * p * k];
         let mut y = vec![0f32; g.b * p * f];
         // Per block of samples: im2col, tmp[rows, F] = cols[rows, K] *
         // w^T[K, F], bias and activation, then [P, F] -> [F, P] per sample.
@@ -288,7 +291,25 @@ impl CustomOp3 for Conv2dAct {
             }
         };
         let (cb, yb) = (FWD_BLOCK * p * k, FWD_BLOCK * p * f);
-        if g.b > FWD_BLOCK && rayon::current_num_threads() > 1 {
+        let parallel = g.b > FWD_BLOCK && rayon::current_num_threads() > 1;
+        if !self.keep {
+            // No backward pass: a block-sized matrix per block instead of
+            // one for the whole batch.
+            let own = |i: usize, y: &mut [f32]| {
+                let mut c = vec![0f32; y.len() / f * k];
+                block(i, &mut c, y);
+            };
+            if parallel {
+                y.par_chunks_mut(yb)
+                    .enumerate()
+                    .for_each(|(i, y)| own(i, y));
+            } else {
+                y.chunks_mut(yb).enumerate().for_each(|(i, y)| own(i, y));
+            }
+            return Ok((CpuStorage::F32(y), Shape::from((g.b, g.f, g.oh, g.ow))));
+        }
+        let mut cols = vec![0f32; g.b * p * k];
+        if parallel {
             cols.par_chunks_mut(cb)
                 .zip(y.par_chunks_mut(yb))
                 .enumerate()
@@ -402,6 +423,7 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
     let op = Conv2dAct {
         pad,
         act,
+        keep: x.track_op() || w.track_op() || b.track_op(),
         cols: Mutex::new(None),
     };
     x.contiguous()?
