@@ -217,9 +217,20 @@ impl Cnn3 {
     /// f32, candle's stock ops elsewhere.
     pub fn forward(&self, x: &Tensor) -> Result<Tensor> {
         self.check_input(x)?;
-        if !x.device().is_cpu() || x.dtype() != candle_core::DType::F32 {
+        if !Self::fused(x) {
             return self.forward_stock(x);
         }
+        self.output_layer(&self.hidden_layers(x)?)
+    }
+
+    /// The fused kernels run on CPU f32; other devices and types take the
+    /// stock path.
+    fn fused(x: &Tensor) -> bool {
+        x.device().is_cpu() && x.dtype() == candle_core::DType::F32
+    }
+
+    /// Convolution and hidden layer on the fused kernels: `[B, hidden]`.
+    fn hidden_layers(&self, x: &Tensor) -> Result<Tensor> {
         let h = kernels::conv2d_act(
             x,
             &self.conv_weight,
@@ -227,26 +238,39 @@ impl Cnn3 {
             [0; 4],
             Act::Tanh,
         )?;
-        let h = kernels::linear_act(
+        kernels::linear_act(
             &h.flatten_from(1)?,
             self.hidden.weight(),
             bias(&self.hidden)?,
             Act::Tanh,
-        )?;
+        )
+    }
+
+    /// The output unit on the fused kernel: `[B, 1]`.
+    fn output_layer(&self, h: &Tensor) -> Result<Tensor> {
         let act = match self.output {
             Cnn3Output::Sigmoid => Act::Sigmoid,
             Cnn3Output::Relu => Act::Relu,
         };
-        kernels::linear_act(&h, self.out.weight(), bias(&self.out)?, act)
+        kernels::linear_act(h, self.out.weight(), bias(&self.out)?, act)
     }
 
     /// [`Cnn3::forward`], with dropout on the hidden activations when
-    /// `train` (and a dropout rate > 0).
+    /// `train` (and a dropout rate > 0); on the fused kernels too.
     pub fn forward_t(&self, x: &Tensor, train: bool) -> Result<Tensor> {
         if !train || self.dropout.p() <= 0.0 {
             return self.forward(x);
         }
         self.check_input(x)?;
+        if Self::fused(x) {
+            let h = self.dropout.forward(&self.hidden_layers(x)?, true)?;
+            return self.output_layer(&h);
+        }
+        self.forward_stock_dropout(x)
+    }
+
+    /// The training forward with dropout through candle's stock ops.
+    fn forward_stock_dropout(&self, x: &Tensor) -> Result<Tensor> {
         let h = x.conv2d(&self.conv_weight, 0, 1, 1, 1)?;
         let h = tanh(&h.broadcast_add(&self.conv_bias)?)?;
         let h = tanh(&self.hidden.forward(&h.flatten_from(1)?)?)?;
@@ -338,6 +362,57 @@ mod tests {
         let vm = VarMap::new();
         let vb = VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu);
         assert!(Cnn3::new(&too_big, [6, 8, 8], vb).is_err());
+    }
+
+    #[test]
+    fn fused_dropout_path_matches_stock_ops_with_the_same_masks() {
+        let dev = Device::Cpu;
+        let cfg = Cnn3Config {
+            dropout: 0.3,
+            ..Default::default()
+        };
+        let (vm, net) = build(&cfg, [6, 8, 8]);
+        let x = Tensor::randn(0f32, 1.0, (50, 6, 8, 8), &dev).unwrap();
+        let t = Tensor::rand(0f32, 1.0, (50, 1), &dev).unwrap();
+        let (fast, stock) = super::super::dropout::with_step(5, 9, || {
+            (
+                net.forward_t(&x, true).unwrap(),
+                net.forward_stock_dropout(&x).unwrap(),
+            )
+        });
+        let max_diff = |a: &Tensor, b: &Tensor| {
+            (a - b)
+                .unwrap()
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap()
+        };
+        assert!(max_diff(&fast, &stock) < 1e-5);
+        // Dropout is on: the training output differs from evaluation's.
+        assert!(max_diff(&fast, &net.forward_t(&x, false).unwrap()) > 1e-4);
+        let loss = |y: &Tensor| (y - &t).unwrap().sqr().unwrap().mean_all().unwrap();
+        let (gf, gs) = (
+            loss(&fast).backward().unwrap(),
+            loss(&stock).backward().unwrap(),
+        );
+        for var in vm.all_vars() {
+            let (a, b) = (gf.get(&var).unwrap(), gs.get(&var).unwrap());
+            let scale = b
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap();
+            assert!(
+                max_diff(a, b) <= 1e-5 * scale.max(1.0),
+                "gradient of {:?}",
+                var.dims()
+            );
+        }
     }
 
     #[test]
