@@ -16,56 +16,19 @@ use common::{plies, text};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn has_pyarrow(python: &Path) -> bool {
-    Command::new(python)
-        .args(["-c", "import pyarrow, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
-/// Sets up `.venv-data` with pip when no Python with pyarrow exists yet.
-fn install_venv(root: &Path) -> Option<PathBuf> {
-    let venv = root.join(".venv-data");
-    let python = venv.join("bin/python");
-    let ok = (python.exists()
-        || Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success()))
-        && Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "pyarrow", "numpy"])
-            .status()
-            .is_ok_and(|s| s.success());
-    (ok && has_pyarrow(&python)).then_some(python)
-}
-
 fn python() -> Option<PathBuf> {
     static FOUND: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(find_python).clone()
-}
-
-fn find_python() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("PLIES_DATA_PYTHON").map(PathBuf::from),
-        Some(root.join(".venv-data/bin/python")),
-    ];
-    let found = candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.exists() && has_pyarrow(p))
-        .or_else(|| install_venv(&root));
-    if found.is_none() {
-        let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "PLIES_REQUIRE_PYTHON=1 but no Python with pyarrow: set PLIES_DATA_PYTHON or run \
-             `python3 -m venv .venv-data && .venv-data/bin/pip install pyarrow numpy`"
-        );
-        eprintln!("skipped: no Python with pyarrow and numpy, and pip could not install them");
-    }
-    found
+    FOUND
+        .get_or_init(|| {
+            common::PythonEnv {
+                env_var: "PLIES_DATA_PYTHON",
+                venv: ".venv-data",
+                import: "pyarrow, numpy",
+                packages: &["pyarrow", "numpy"],
+            }
+            .find()
+        })
+        .clone()
 }
 
 /// A tic-tac-toe dataset of several shards.

@@ -11,6 +11,8 @@
 //! If that fails too the parity test prints a note and passes, unless
 //! `PLIES_REQUIRE_PYTHON=1` (as in CI), when it fails.
 
+mod common;
+
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{VarBuilder, VarMap};
 use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
@@ -214,51 +216,14 @@ fn every_model_round_trips_through_a_checkpoint() {
     }
 }
 
-fn install_venv(root: &Path) -> Option<PathBuf> {
-    let venv = root.join(".venv-torch");
-    let python = venv.join("bin/python");
-    let ok = (python.exists()
-        || Command::new("python3")
-            .args(["-m", "venv"])
-            .arg(&venv)
-            .status()
-            .is_ok_and(|s| s.success()))
-        && Command::new(venv.join("bin/pip"))
-            .args(["install", "--quiet", "torch", "safetensors", "numpy"])
-            .status()
-            .is_ok_and(|s| s.success());
-    (ok && has_torch(&python)).then_some(python)
-}
-
-fn has_torch(python: &Path) -> bool {
-    Command::new(python)
-        .args(["-c", "import torch, safetensors, numpy"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
-
 fn python() -> Option<PathBuf> {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    let candidates = [
-        std::env::var_os("PLIES_TORCH_PYTHON").map(PathBuf::from),
-        Some(root.join(".venv-torch/bin/python")),
-    ];
-    let found = candidates
-        .into_iter()
-        .flatten()
-        .find(|p| p.exists() && has_torch(p))
-        .or_else(|| install_venv(&root));
-    if found.is_none() {
-        let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
-        assert!(
-            !required,
-            "PLIES_REQUIRE_PYTHON=1 but no Python with torch and safetensors: set \
-             PLIES_TORCH_PYTHON or run `python3 -m venv .venv-torch && \
-             .venv-torch/bin/pip install torch safetensors numpy`"
-        );
-        eprintln!("skipped: no Python with torch and safetensors, and pip could not install them");
+    common::PythonEnv {
+        env_var: "PLIES_TORCH_PYTHON",
+        venv: ".venv-torch",
+        import: "torch, safetensors, numpy",
+        packages: &["torch", "safetensors", "numpy"],
     }
-    found
+    .find()
 }
 
 #[test]

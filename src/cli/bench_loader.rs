@@ -133,27 +133,9 @@ fn write_synthetic(dir: &Path, rows: usize, seed: u64) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn find_python(arg: Option<PathBuf>) -> PathBuf {
-    arg.or_else(|| std::env::var_os("PLIES_DATA_PYTHON").map(PathBuf::from))
-        .or_else(|| {
-            let venv = PathBuf::from(".venv-data/bin/python");
-            venv.exists().then_some(venv)
-        })
-        .unwrap_or_else(|| PathBuf::from("python3"))
-}
-
-fn script_path() -> PathBuf {
-    let local = PathBuf::from("scripts/bench_loader_pyarrow.py");
-    if local.exists() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_loader_pyarrow.py")
-    }
-}
-
 /// Runs the pyarrow side; `Err` carries the note to print when it cannot run.
 fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, String> {
-    let python = find_python(a.python.clone());
+    let python = super::python::find_python(a.python.clone(), "PLIES_DATA_PYTHON", ".venv-data");
     let ok = Command::new(&python)
         .args(["-c", "import pyarrow, numpy"])
         .output()
@@ -167,7 +149,7 @@ fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, String> {
         ));
     }
     let out = Command::new(&python)
-        .arg(script_path())
+        .arg(super::python::script_path("bench_loader_pyarrow.py"))
         .arg("--data")
         .arg(&a.data)
         .args(["--batch", &a.batch.to_string()])

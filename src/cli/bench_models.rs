@@ -10,7 +10,7 @@ use candle_nn::{Optimizer, VarBuilder, VarMap};
 use clap::{Args, ValueEnum};
 use plies::model::{trainable_vars, Cnn3, Cnn3Config, InputShape, ResNet, ResNetConfig, ValueNet};
 use plies::optim::{Momentum, MomentumConfig};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, ExitCode};
 use std::time::Instant;
 
@@ -240,24 +240,6 @@ fn infer_rate(c: &ModelBenchCommon, batch: usize, stock: bool) -> anyhow::Result
     timed(fwd, c.seconds, 3, c.rounds)
 }
 
-fn find_python(arg: Option<PathBuf>) -> PathBuf {
-    arg.or_else(|| std::env::var_os("PLIES_TORCH_PYTHON").map(PathBuf::from))
-        .or_else(|| {
-            let venv = PathBuf::from(".venv-torch/bin/python");
-            venv.exists().then_some(venv)
-        })
-        .unwrap_or_else(|| PathBuf::from("python3"))
-}
-
-fn script_path() -> PathBuf {
-    let local = PathBuf::from("scripts/bench_torch_models.py");
-    if local.exists() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/bench_torch_models.py")
-    }
-}
-
 /// PyTorch's positions/s per batch, and its version; `Err` is the note to
 /// print when it cannot run.
 fn run_torch(
@@ -266,7 +248,7 @@ fn run_torch(
     batches: &[usize],
     threads: usize,
 ) -> Result<(String, Vec<f64>), String> {
-    let python = find_python(c.python.clone());
+    let python = super::python::find_python(c.python.clone(), "PLIES_TORCH_PYTHON", ".venv-torch");
     let ok = Command::new(&python)
         .args(["-c", "import torch"])
         .output()
@@ -280,7 +262,7 @@ fn run_torch(
         ));
     }
     let mut cmd = Command::new(&python);
-    cmd.arg(script_path())
+    cmd.arg(super::python::script_path("bench_torch_models.py"))
         .args(["--mode", mode, "--threads", &threads.to_string()])
         .arg("--batch")
         .args(batches.iter().map(usize::to_string))

@@ -12,6 +12,7 @@ mod experiment;
 mod grid;
 mod import;
 mod matches;
+mod python;
 mod rules;
 mod selfplay;
 mod train;

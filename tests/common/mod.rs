@@ -40,3 +40,73 @@ pub fn oracle_fixture(stem: &str, dir: &Path) -> PathBuf {
     std::fs::write(&path, out.stdout).unwrap();
     path
 }
+
+/// A Python environment a test needs: `env_var` names an interpreter,
+/// else `venv` (under the crate root) is used, created with pip and the
+/// `packages` when missing; `import` is the check that it works.
+pub struct PythonEnv {
+    pub env_var: &'static str,
+    pub venv: &'static str,
+    pub import: &'static str,
+    pub packages: &'static [&'static str],
+}
+
+impl PythonEnv {
+    fn works(&self, python: &Path) -> bool {
+        Command::new(python)
+            .args(["-c", &format!("import {}", self.import)])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+
+    fn install(&self, root: &Path) -> Option<PathBuf> {
+        let venv = root.join(self.venv);
+        let python = venv.join("bin/python");
+        let ok = (python.exists()
+            || Command::new("python3")
+                .args(["-m", "venv"])
+                .arg(&venv)
+                .status()
+                .is_ok_and(|s| s.success()))
+            && Command::new(venv.join("bin/pip"))
+                .args(["install", "--quiet"])
+                .args(self.packages)
+                .status()
+                .is_ok_and(|s| s.success());
+        (ok && self.works(&python)).then_some(python)
+    }
+
+    /// The interpreter, or `None` (with a note) when none can be had;
+    /// with `PLIES_REQUIRE_PYTHON=1` (CI) that is a failure instead.
+    pub fn find(&self) -> Option<PathBuf> {
+        let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let candidates = [
+            std::env::var_os(self.env_var).map(PathBuf::from),
+            Some(root.join(self.venv).join("bin/python")),
+        ];
+        let found = candidates
+            .into_iter()
+            .flatten()
+            .find(|p| p.exists() && self.works(p))
+            .or_else(|| self.install(&root));
+        if found.is_none() {
+            let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
+            let how = format!(
+                "set {} or run `python3 -m venv {v} && {v}/bin/pip install {}`",
+                self.env_var,
+                self.packages.join(" "),
+                v = self.venv
+            );
+            assert!(
+                !required,
+                "PLIES_REQUIRE_PYTHON=1 but no Python that can import {}: {how}",
+                self.import
+            );
+            eprintln!(
+                "skipped: no Python that can import {}, and pip could not install it ({how})",
+                self.import
+            );
+        }
+        found
+    }
+}
