@@ -564,6 +564,14 @@ impl Game for Amazons {
         }
     }
 
+    fn hash_key(&self) -> u64 {
+        super::hash_of(self)
+    }
+
+    fn move_point(&self, mv: AmazonsMove) -> Option<usize> {
+        Some(mv.to as usize)
+    }
+
     fn move_to_string(&self, mv: AmazonsMove) -> String {
         format!(
             "{}-{}/{}",

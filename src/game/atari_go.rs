@@ -368,6 +368,14 @@ impl Game for AtariGo {
         self.outcome
     }
 
+    fn hash_key(&self) -> u64 {
+        super::hash_of(self)
+    }
+
+    fn move_point(&self, mv: AtariGoMove) -> Option<usize> {
+        Some(mv.0 as usize)
+    }
+
     fn move_to_string(&self, mv: AtariGoMove) -> String {
         self.square_name(mv.0 as usize)
     }

@@ -296,6 +296,14 @@ impl Game for Gomoku {
         self.outcome
     }
 
+    fn hash_key(&self) -> u64 {
+        super::hash_of(self)
+    }
+
+    fn move_point(&self, mv: GomokuMove) -> Option<usize> {
+        Some(mv.0 as usize)
+    }
+
     fn move_to_string(&self, mv: GomokuMove) -> String {
         self.square_name(mv.0 as usize)
     }

@@ -120,4 +120,27 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         self.play(mv);
         Ok(mv)
     }
+
+    /// A 64-bit key of what an evaluator sees: the board and the side to
+    /// move (not the move history). Equal positions have equal keys; search
+    /// caches and transposition tables index by it. The default hashes
+    /// [`Game::to_text`]; games override it with something cheaper.
+    fn hash_key(&self) -> u64 {
+        hash_of(&self.to_text())
+    }
+
+    /// The board point (`row * size + col`, row 0 at the top) a policy head
+    /// scores `mv` by: the stone's point for placement games, the
+    /// destination for Amazons. `None` for games whose moves have no single
+    /// point (Arimaa): searches then give their moves equal priors.
+    fn move_point(&self, _mv: Self::Move) -> Option<usize> {
+        None
+    }
+}
+
+/// A fixed-seed hash of any hashable value: the same in every run of the
+/// same build, so searches that key by it are reproducible.
+pub fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0x706c_6965_73).hash_one(value)
 }

@@ -246,6 +246,14 @@ impl Game for Pentago {
         self.outcome
     }
 
+    fn hash_key(&self) -> u64 {
+        super::hash_of(self)
+    }
+
+    fn move_point(&self, mv: PentagoMove) -> Option<usize> {
+        Some(mv.cell())
+    }
+
     fn move_to_string(&self, mv: PentagoMove) -> String {
         let cell = mv.cell();
         format!(

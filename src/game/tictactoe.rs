@@ -172,6 +172,14 @@ impl Game for TicTacToe {
         }
     }
 
+    fn hash_key(&self) -> u64 {
+        super::hash_of(self)
+    }
+
+    fn move_point(&self, mv: TttMove) -> Option<usize> {
+        Some(mv.0 as usize)
+    }
+
     fn move_to_string(&self, mv: TttMove) -> String {
         Self::square_name(mv.0)
     }

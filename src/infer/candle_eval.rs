@@ -1,6 +1,6 @@
 //! A candle model behind an encoder, evaluating a batch in one forward pass.
 
-use super::{to_side_to_move, Evaluator, InferError};
+use super::{to_side_to_move, Evaluation, Evaluator, InferError};
 use crate::encode::{Encoder, Perspective};
 use crate::game::Game;
 use crate::model::{OutputActivation, ValueNet};
@@ -15,6 +15,7 @@ pub struct CandleEvaluator<G: Game> {
     shape: [usize; 3],
     globals: usize,
     output: OutputActivation,
+    has_policy: bool,
     label: String,
 }
 
@@ -27,6 +28,7 @@ impl<G: Game> CandleEvaluator<G> {
     ) -> Self {
         let spec = encoder.spec();
         let output = model.output();
+        let has_policy = model.has_policy();
         CandleEvaluator {
             encoder,
             model,
@@ -35,13 +37,16 @@ impl<G: Game> CandleEvaluator<G> {
             shape: spec.shape,
             globals: spec.globals,
             output,
+            has_policy,
             label: label.into(),
         }
     }
 }
 
-impl<G: Game> Evaluator<G> for CandleEvaluator<G> {
-    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+impl<G: Game> CandleEvaluator<G> {
+    /// Encodes `states` and runs the model once; `policy` asks for the
+    /// policy head's logits too.
+    fn run(&self, states: &[G], policy: bool) -> Result<Vec<Evaluation>, InferError> {
         if states.is_empty() {
             return Ok(Vec::new());
         }
@@ -60,12 +65,39 @@ impl<G: Game> Evaluator<G> for CandleEvaluator<G> {
         let g = (self.globals > 0)
             .then(|| Tensor::from_vec(globals, (n, self.globals), &self.device))
             .transpose()?;
-        let out = self.model.value(&x, g.as_ref())?.to_vec1::<f32>()?;
+        let out = self.model.forward(&x, g.as_ref(), false)?;
+        let values = out.value.to_vec1::<f32>()?;
+        let policies = match (policy, out.policy) {
+            (true, Some(p)) => Some(p.to_vec2::<f32>()?),
+            _ => None,
+        };
+        let mut policies = policies.map(|p| p.into_iter());
         Ok(states
             .iter()
-            .zip(out)
-            .map(|(s, v)| to_side_to_move(s, self.output.to_symmetric(v), self.perspective))
+            .zip(values)
+            .map(|(s, v)| Evaluation {
+                value: to_side_to_move(s, self.output.to_symmetric(v), self.perspective),
+                policy: policies.as_mut().and_then(|p| p.next()),
+            })
             .collect())
+    }
+}
+
+impl<G: Game> Evaluator<G> for CandleEvaluator<G> {
+    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+        Ok(self
+            .run(states, false)?
+            .into_iter()
+            .map(|e| e.value)
+            .collect())
+    }
+
+    fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
+        self.run(states, self.has_policy)
+    }
+
+    fn has_policy(&self) -> bool {
+        self.has_policy
     }
 
     fn name(&self) -> String {

@@ -9,17 +9,49 @@ mod candle_eval;
 mod error;
 pub mod hand;
 mod native_eval;
+mod priors;
 
 pub use candle_eval::CandleEvaluator;
 pub use error::InferError;
 pub use native_eval::{native_values, NativeEvaluator};
+pub use priors::priors;
 
 use crate::encode::Perspective;
 use crate::game::Game;
 
+/// What an evaluator says about one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// On `[-1, 1]`, for the side to move.
+    pub value: f32,
+    /// Move preferences (logits) per board point `row * size + col`, from
+    /// models with a policy head; [`priors`] turns them into move priors.
+    pub policy: Option<Vec<f32>>,
+}
+
 /// Values of positions for their side to move.
 pub trait Evaluator<G: Game>: Send + Sync {
+    /// One value on `[-1, 1]` per position, for its side to move.
     fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError>;
+
+    /// Values and, for models with a policy head, policy logits. The
+    /// default has no policy.
+    fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
+        Ok(self
+            .evaluate(states)?
+            .into_iter()
+            .map(|value| Evaluation {
+                value,
+                policy: None,
+            })
+            .collect())
+    }
+
+    /// Whether [`Evaluator::evaluate_full`] gives policies.
+    fn has_policy(&self) -> bool {
+        false
+    }
+
     /// A short name for reports.
     fn name(&self) -> String;
 }

@@ -284,6 +284,10 @@ impl Mdrnn {
 }
 
 impl ValueNet for Mdrnn {
+    fn has_policy(&self) -> bool {
+        true
+    }
+
     fn output(&self) -> OutputActivation {
         self.output
     }

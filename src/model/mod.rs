@@ -89,6 +89,11 @@ pub trait ValueNet: Send + Sync {
     /// The value's scale ([`ModelConfig::output`]).
     fn output(&self) -> OutputActivation;
 
+    /// Whether [`ModelOutput::policy`] is filled.
+    fn has_policy(&self) -> bool {
+        false
+    }
+
     /// The values `[B]` in evaluation mode.
     fn value(&self, planes: &Tensor, globals: Option<&Tensor>) -> candle_core::Result<Tensor> {
         Ok(self.forward(planes, globals, false)?.value)

@@ -311,6 +311,10 @@ impl ResNet {
 }
 
 impl ValueNet for ResNet {
+    fn has_policy(&self) -> bool {
+        self.policy.is_some()
+    }
+
     fn output(&self) -> OutputActivation {
         self.output
     }

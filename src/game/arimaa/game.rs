@@ -254,6 +254,10 @@ impl Game for Arimaa {
         self.result.map(|(o, _)| o)
     }
 
+    fn hash_key(&self) -> u64 {
+        self.pos.key()
+    }
+
     fn move_to_string(&self, mv: Move) -> String {
         notation::move_to_string(&self.pos, mv)
     }
