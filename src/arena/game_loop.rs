@@ -13,15 +13,16 @@ pub fn play_game<G: Game>(
     let mut state = G::new();
     let mut moves = Vec::new();
     let mut legal = Vec::new();
+    let mut sessions = [first.session(), second.session()];
     loop {
         if let Some(o) = state.outcome() {
             return Ok((o, moves));
         }
-        let player = match state.side_to_move() {
-            crate::game::Side::First => first,
-            crate::game::Side::Second => second,
+        let (player, mover) = match state.side_to_move() {
+            crate::game::Side::First => (first, 0),
+            crate::game::Side::Second => (second, 1),
         };
-        let mv = player
+        let mv = sessions[mover]
             .choose(&state, rng)
             .map_err(|source| ArenaError::Player {
                 game: index,
@@ -35,6 +36,9 @@ pub fn play_game<G: Game>(
                 player: player.name(),
                 mv: state.move_to_string(mv),
             });
+        }
+        for s in &mut sessions {
+            s.observe(&state, mv);
         }
         state.play(mv);
         moves.push(mv);

@@ -1,8 +1,10 @@
 //! Players: something that picks a move in a position.
 //!
-//! Players are `Send + Sync` and keep no per-game state; the randomness they
-//! use comes from the caller's seeded generator, so a match is reproducible
-//! from its seed whatever the number of threads.
+//! Players are `Send + Sync` and keep no per-game state: what a player
+//! carries from one move to the next (a search tree, an outside program)
+//! lives in a [`GameSession`], one per game. The randomness they use comes
+//! from the caller's seeded generator, so a match is reproducible from its
+//! seed whatever the number of threads.
 
 pub mod alphabeta;
 pub mod arimaa_material;
@@ -31,6 +33,36 @@ pub trait Player<G: Game>: Send + Sync {
     fn name(&self) -> String;
     /// Picks a legal move; the game must not be over.
     fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError>;
+
+    /// A session for one game. Game loops (matches, self-play) open one per
+    /// player and game, tell it every move played, and ask it for moves;
+    /// players that keep something between moves (a search tree to reuse,
+    /// an outside program's game) override this. The default forwards to
+    /// [`Player::choose`].
+    fn session(&self) -> Box<dyn GameSession<G> + '_> {
+        Box::new(StatelessSession { player: self })
+    }
+}
+
+/// A player's view of one game, from its start position.
+pub trait GameSession<G: Game>: Send {
+    /// Picks a legal move in `state`, the position after every move
+    /// [`GameSession::observe`] has seen.
+    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError>;
+    /// Told every move of the game, either side's, with the position it was
+    /// played in.
+    fn observe(&mut self, _before: &G, _mv: G::Move) {}
+}
+
+/// The session of a player that keeps nothing between moves.
+pub struct StatelessSession<'a, P: ?Sized> {
+    pub player: &'a P,
+}
+
+impl<G: Game, P: Player<G> + ?Sized> GameSession<G> for StatelessSession<'_, P> {
+    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        self.player.choose(state, rng)
+    }
 }
 
 /// Picks uniformly among `candidates` (non-empty).
