@@ -23,6 +23,9 @@
 
 use super::alphabeta::{search, terminal_score, SearchLimits, WIN_THRESHOLD};
 use super::{pick, NaivePlayer, Player, SearchError};
+use crate::encode::{
+    amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, EncodeError, Encoder,
+};
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Pentago, TicTacToe};
 use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEvaluator, PentagoEval};
@@ -216,6 +219,17 @@ pub trait PlayableGame: Game {
     fn random_steps_player(_end: f64) -> Option<Arc<dyn Player<Self>>> {
         None
     }
+
+    /// The score (in [`ScoreFn`] units) of a clear advantage under the
+    /// evaluator `name`: its value as an [`crate::infer::Evaluator`] is
+    /// `tanh(score / scale)`.
+    fn eval_scale(_name: &str) -> f32 {
+        1000.0
+    }
+
+    /// The encoder called `name` for boards of `size` (checkpoints name
+    /// the encoder they were trained with).
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError>;
 }
 
 /// A hand evaluator's value as an integer score (thousandths), kept below
@@ -225,9 +239,23 @@ fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
     Arc::new(move |g: &G| (e.value(g) * 1000.0).clamp(-cap, cap).round() as i32)
 }
 
-impl PlayableGame for TicTacToe {}
-impl PlayableGame for Gomoku {}
-impl PlayableGame for AtariGo {}
+impl PlayableGame for TicTacToe {
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        tictactoe_encoder(name).or_else(|_| stones_encoder(name, size))
+    }
+}
+
+impl PlayableGame for Gomoku {
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        stones_encoder(name, size)
+    }
+}
+
+impl PlayableGame for AtariGo {
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        stones_encoder(name, size)
+    }
+}
 
 impl PlayableGame for Arimaa {
     fn eval_names() -> &'static [&'static str] {
@@ -252,6 +280,15 @@ impl PlayableGame for Arimaa {
     fn random_steps_player(end: f64) -> Option<Arc<dyn Player<Self>>> {
         Some(Arc::new(RandomStepsPlayer { end }))
     }
+
+    /// 4000 millirabbits (a camel less 1000) is a clear advantage.
+    fn eval_scale(_name: &str) -> f32 {
+        4000.0
+    }
+
+    fn encoder(name: &str, _size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        arimaa_encoder(name)
+    }
 }
 
 impl PlayableGame for Amazons {
@@ -266,6 +303,16 @@ impl PlayableGame for Amazons {
             _ => None,
         }
     }
+
+    /// Both score territory-like differences in squares (x1000): ten
+    /// squares is a clear advantage.
+    fn eval_scale(_name: &str) -> f32 {
+        10_000.0
+    }
+
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        amazons_encoder(name, size)
+    }
 }
 
 impl PlayableGame for Pentago {
@@ -278,6 +325,15 @@ impl PlayableGame for Pentago {
             "pentago-features" => Some(hand_score(PentagoEval::default())),
             _ => None,
         }
+    }
+
+    /// A won game scores 100 (x1000); five is a clear advantage.
+    fn eval_scale(_name: &str) -> f32 {
+        5000.0
+    }
+
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        stones_encoder(name, size)
     }
 }
 

@@ -9,6 +9,8 @@
 pub mod alphabeta;
 pub mod arimaa_material;
 mod error;
+pub mod evaluators;
+pub mod mcts;
 mod expert;
 pub mod game_player;
 mod greedy;

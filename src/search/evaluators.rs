@@ -1,0 +1,189 @@
+//! Evaluators by name, for the players' `eval=` option: `random`, the
+//! game's hand-written evaluators (Arimaa `material`, Amazons `mindist` and
+//! `lieberum`, Pentago `pentago-features`) and `ckpt:PATH`, a trained
+//! checkpoint on the context's device.
+//!
+//! Hand evaluators score in integer units ([`ScoreFn`]); as an
+//! [`Evaluator`] their score is squashed to `[-1, 1]` by
+//! `tanh(score / scale)`, with the game's scale for a clear advantage
+//! ([`PlayableGame::eval_scale`]), so MCTS can back it up like a network's
+//! value.
+
+use super::game_player::{PlayableGame, ScoreFn};
+use super::SearchError;
+use crate::checkpoint;
+use crate::game::{hash_of, Game};
+use crate::infer::{CandleEvaluator, Evaluator, InferError};
+use candle_core::Device;
+use std::path::Path;
+use std::sync::Arc;
+
+/// Where evaluators are built: the device checkpoints run on.
+#[derive(Clone, Debug)]
+pub struct EvalContext {
+    pub device: Device,
+}
+
+impl Default for EvalContext {
+    fn default() -> Self {
+        EvalContext {
+            device: Device::Cpu,
+        }
+    }
+}
+
+fn bad(name: &str, why: impl Into<String>) -> SearchError {
+    SearchError::BadSpec {
+        spec: format!("eval={name}"),
+        why: why.into(),
+    }
+}
+
+/// The evaluator called `name` for game `G` on boards of `size`.
+pub fn evaluator_by_name<G: PlayableGame>(
+    name: &str,
+    size: usize,
+    ctx: &EvalContext,
+) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
+    if let Some(path) = name.strip_prefix("ckpt:") {
+        return checkpoint_evaluator::<G>(Path::new(path), size, &ctx.device);
+    }
+    if name == "random" {
+        return Ok(Arc::new(RandomValue));
+    }
+    match G::evaluator(name) {
+        Some(score) => Ok(Arc::new(ScoreEvaluator {
+            score,
+            scale: G::eval_scale(name),
+            name: name.to_string(),
+        })),
+        None => {
+            let mut known: Vec<&str> = G::eval_names().to_vec();
+            known.push("random");
+            known.push("ckpt:PATH");
+            Err(bad(
+                name,
+                format!(
+                    "'{name}' is not an evaluator of {}: expected {}",
+                    G::NAME,
+                    known.join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// A checkpoint's model behind the encoder it was trained with; refuses a
+/// checkpoint of another game or board size, naming both.
+pub fn checkpoint_evaluator<G: PlayableGame>(
+    dir: &Path,
+    size: usize,
+    device: &Device,
+) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
+    let ck = checkpoint::load(dir, Some(G::NAME), None)?;
+    let spec = &ck.config.encoder;
+    let name = format!("ckpt:{}", dir.display());
+    if spec.shape[1] != size || spec.shape[2] != size {
+        return Err(bad(
+            &name,
+            format!(
+                "the checkpoint's encoder {} reads {}x{} boards, the game is played on {size}x{size}",
+                spec.name, spec.shape[1], spec.shape[2]
+            ),
+        ));
+    }
+    let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
+    if encoder.spec() != *spec {
+        return Err(bad(
+            &name,
+            format!(
+                "the checkpoint's encoder {:?} differs from this program's {:?}",
+                spec,
+                encoder.spec()
+            ),
+        ));
+    }
+    let model = ck.model(device)?;
+    let label = dir
+        .file_name()
+        .map(|n| n.to_string_lossy().to_string())
+        .unwrap_or_else(|| "ckpt".into());
+    Ok(Arc::new(CandleEvaluator::new(
+        encoder,
+        model,
+        device.clone(),
+        label,
+    )))
+}
+
+/// A hand evaluator's integer score squashed to `[-1, 1]`.
+struct ScoreEvaluator<G: Game> {
+    score: ScoreFn<G>,
+    scale: f32,
+    name: String,
+}
+
+impl<G: Game> Evaluator<G> for ScoreEvaluator<G> {
+    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+        Ok(states
+            .iter()
+            .map(|s| ((self.score)(s) as f32 / self.scale).tanh())
+            .collect())
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// `random`: a value on `[-1, 1]` drawn from the position's key, so the
+/// same position always gets the same value (searches stay reproducible).
+pub struct RandomValue;
+
+impl<G: Game> Evaluator<G> for RandomValue {
+    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+        Ok(states
+            .iter()
+            .map(|s| {
+                let bits = hash_of(&s.hash_key()) >> 40; // 24 bits
+                bits as f32 / (1u64 << 23) as f32 - 1.0
+            })
+            .collect())
+    }
+
+    fn name(&self) -> String {
+        "random".into()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Amazons, Arimaa, Gomoku};
+
+    #[test]
+    fn names_resolve_and_bad_ones_are_named() {
+        let ctx = EvalContext::default();
+        let e = evaluator_by_name::<Amazons>("mindist", 6, &ctx).unwrap();
+        let v = e.evaluate(&[Amazons::with_size(6).unwrap()]).unwrap();
+        assert!(v[0].abs() < 1e-6, "a symmetric start is level: {v:?}");
+        let r = evaluator_by_name::<Gomoku>("random", 9, &ctx).unwrap();
+        let g = Gomoku::with_size(9).unwrap();
+        let a = r.evaluate(&[g]).unwrap();
+        assert_eq!(a, r.evaluate(&[g]).unwrap());
+        assert!((-1.0..=1.0).contains(&a[0]));
+        let err = evaluator_by_name::<Arimaa>("mindist", 8, &ctx)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("'mindist'") && err.contains("material"),
+            "{err}"
+        );
+        let err = evaluator_by_name::<Arimaa>("ckpt:/no/such/dir", 8, &ctx)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(err.contains("/no/such/dir"), "{err}");
+    }
+}

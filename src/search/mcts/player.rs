@@ -1,0 +1,129 @@
+//! MCTS as a [`Player`]: a fresh tree per call of [`Player::choose`], or,
+//! through a [`MctsSession`], a tree kept across the moves of one game.
+
+use super::search::{best_move, run_search, SearchStats};
+use super::tree::Node;
+use super::MctsConfig;
+use crate::infer::Evaluator;
+use crate::search::game_player::PlayableGame;
+use crate::search::{GameSession, Player, SearchError};
+use crate::util::SeededRng;
+use rand::RngExt;
+use std::sync::{Arc, Mutex};
+
+/// An MCTS player: a config and an optional evaluator.
+pub struct MctsPlayer<G: PlayableGame> {
+    cfg: MctsConfig,
+    eval: Option<Arc<dyn Evaluator<G>>>,
+    label: String,
+    last: Mutex<Option<SearchStats>>,
+}
+
+impl<G: PlayableGame> MctsPlayer<G> {
+    /// Refuses a config that needs an evaluator when none is given.
+    pub fn new(cfg: MctsConfig, eval: Option<Arc<dyn Evaluator<G>>>) -> Result<Self, SearchError> {
+        if eval.is_none() && cfg.rollout != super::Rollout::ToEnd {
+            return Err(SearchError::BadSpec {
+                spec: cfg.to_string(),
+                why: "playouts cut off before the end need an evaluator (eval=NAME)".into(),
+            });
+        }
+        let label = cfg.to_string();
+        Ok(MctsPlayer {
+            cfg,
+            eval,
+            label,
+            last: Mutex::new(None),
+        })
+    }
+
+    pub fn config(&self) -> &MctsConfig {
+        &self.cfg
+    }
+
+    /// The statistics of the last search any caller ran.
+    pub fn last_stats(&self) -> Option<SearchStats> {
+        self.last.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// A session for one game (what [`Player::session`] boxes).
+    pub fn game_session(&self) -> MctsSession<'_, G> {
+        MctsSession {
+            player: self,
+            tree: None,
+        }
+    }
+
+    /// Searches from `state` into `root` and picks the most visited move.
+    fn search(
+        &self,
+        root: &Node<G::Move>,
+        state: &G,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
+        if state.outcome().is_some() {
+            return Err(SearchError::NoMoves);
+        }
+        let seed: u64 = rng.random();
+        let stats = run_search(root, state, &self.cfg, self.eval.as_deref(), seed)?;
+        *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
+        best_move(root).ok_or(SearchError::NoMoves)
+    }
+}
+
+impl<G: PlayableGame> Player<G> for MctsPlayer<G> {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        self.search(&Node::default(), state, rng)
+    }
+
+    fn session(&self) -> Box<dyn GameSession<G> + '_> {
+        Box::new(self.game_session())
+    }
+}
+
+/// One game's search tree, kept between moves when `reuse` is on.
+pub struct MctsSession<'a, G: PlayableGame> {
+    player: &'a MctsPlayer<G>,
+    /// The root's position key and the root.
+    tree: Option<(u64, Box<Node<G::Move>>)>,
+}
+
+impl<G: PlayableGame> MctsSession<'_, G> {
+    /// Visits already in the tree for `state` (0 without a reusable tree).
+    pub fn reused_visits(&self, state: &G) -> u32 {
+        match &self.tree {
+            Some((key, root)) if *key == state.hash_key() => root.visits(),
+            _ => 0,
+        }
+    }
+}
+
+impl<G: PlayableGame> GameSession<G> for MctsSession<'_, G> {
+    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        let key = state.hash_key();
+        let root = match self.tree.take() {
+            Some((k, root)) if k == key && self.player.cfg.reuse => root,
+            _ => Box::default(),
+        };
+        let mv = self.player.search(&root, state, rng)?;
+        self.tree = Some((key, root));
+        Ok(mv)
+    }
+
+    fn observe(&mut self, before: &G, mv: G::Move) {
+        self.tree = match self.tree.take() {
+            Some((k, mut root)) if k == before.hash_key() && self.player.cfg.reuse => {
+                root.take_child(&mv).map(|child| {
+                    let mut after = before.clone();
+                    after.play(mv);
+                    (after.hash_key(), child)
+                })
+            }
+            _ => None,
+        };
+    }
+}
