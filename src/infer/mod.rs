@@ -5,12 +5,14 @@
 //! perspective its encoder was trained in. Evaluators are `Send + Sync`:
 //! search threads share one behind an `Arc`.
 
+pub mod batched;
 mod candle_eval;
 mod error;
 pub mod hand;
 mod native_eval;
 mod priors;
 
+pub use batched::{BatchOptions, BatchStats, BatchedEvaluator};
 pub use candle_eval::CandleEvaluator;
 pub use error::InferError;
 pub use native_eval::{native_values, NativeEvaluator};

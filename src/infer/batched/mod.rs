@@ -1,0 +1,40 @@
+//! A batching evaluator service: many search threads, one model call per
+//! batch.
+//!
+//! MCTS and alpha-beta threads each ask for a few positions at a time; a
+//! network evaluates a batch of hundreds in little more time than one.
+//! [`BatchedEvaluator`] sits between them: it is itself an
+//! [`Evaluator`](super::Evaluator), so search code is unchanged, and behind
+//! it one worker thread per service (one per device) gathers the callers'
+//! positions into batches of at most [`BatchOptions::max_batch`], waiting at
+//! most [`BatchOptions::max_wait`] after the first, calls the inner
+//! evaluator once and hands each caller its own answers.
+//!
+//! | file | concept |
+//! | --- | --- |
+//! | `options.rs` | [`BatchOptions`], [`BatchError`] |
+//! | `service.rs` | [`BatchedEvaluator`]: the callers' side |
+//! | `worker.rs` | the worker thread: batch formation, deduplication, replies |
+//! | `cache.rs` | [`EvalCache`]: answers by position key, bounded |
+//! | `stats.rs` | [`BatchStats`]: counters, batch sizes, latency percentiles |
+//!
+//! Answers are the inner evaluator's own: each position goes to the inner
+//! evaluator unchanged, so what it answers for a position in one batch is
+//! what it answers for that position in another (for the candle models on
+//! the CPU bit for bit; see `tests/batched_soak.rs`). Positions with the
+//! same [`Game::hash_key`](crate::game::Game::hash_key) are evaluated once
+//! per batch and, with the cache on, once while their answer stays cached.
+
+mod cache;
+mod options;
+mod service;
+mod stats;
+mod worker;
+
+pub use cache::EvalCache;
+pub use options::{BatchError, BatchOptions, CACHE_ENTRIES_LIMIT, MAX_BATCH_LIMIT, MAX_WAIT_LIMIT};
+pub use service::BatchedEvaluator;
+pub use stats::{BatchBucket, BatchStats, LatencyHistogram, Percentiles};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,274 @@
+//! [`BatchedEvaluator`]: the client side. Callers look their positions up
+//! in the cache, queue the rest for the worker (in pieces of at most
+//! `max_batch`) and wait for its answers.
+
+use super::cache::EvalCache;
+use super::options::{BatchError, BatchOptions};
+use super::stats::{BatchStats, Stats, StatsHead};
+use super::worker;
+use crate::game::Game;
+use crate::infer::{Evaluation, Evaluator, InferError};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// What a piece of a request gets back: its evaluations in order, or the
+/// error its batch failed with.
+pub(super) type Reply = Result<Vec<Evaluation>, Arc<str>>;
+
+/// A piece of one request: at most `max_batch` positions.
+pub(super) struct Job<G> {
+    pub states: Vec<G>,
+    pub keys: Vec<u64>,
+    pub queued: Instant,
+    pub reply: SyncSender<Reply>,
+}
+
+pub(super) enum Msg<G> {
+    Job(Job<G>),
+    Stop,
+}
+
+/// What the clients and the worker share.
+pub(super) struct Shared<G: Game> {
+    pub inner: Arc<dyn Evaluator<G>>,
+    pub opts: BatchOptions,
+    pub cache: Option<EvalCache>,
+    pub stats: Stats,
+    pub stopping: AtomicBool,
+}
+
+/// The error of callers whose positions were never evaluated.
+pub(super) const STOPPED: &str = "the batched evaluator has stopped";
+
+/// An [`Evaluator`] that gathers the positions of concurrent callers into
+/// batches for an inner evaluator, on one worker thread.
+///
+/// Any number of threads call [`Evaluator::evaluate`] or
+/// [`Evaluator::evaluate_full`] on a shared `Arc<BatchedEvaluator<G>>`.
+/// Positions found in the cache are answered at once; the others are queued.
+/// The worker takes the first queued request, waits up to `max_wait` from
+/// the moment that request was queued for more (fewer when `max_batch`
+/// distinct positions are reached first), calls the inner
+/// [`Evaluator::evaluate_full`] once on the distinct positions of the batch
+/// and hands each caller its own answers. Answers are the inner evaluator's
+/// own for the same positions; an error or a panic of the inner evaluator
+/// reaches every caller of that batch as an [`InferError`], and the worker
+/// goes on with the next batch.
+///
+/// Dropping the service (or [`BatchedEvaluator::shutdown`]) stops the
+/// worker, answers callers still queued with an error and joins the thread.
+///
+/// ```
+/// use plies::game::{Game, TicTacToe};
+/// use plies::infer::{BatchOptions, BatchedEvaluator, Evaluator, NativeEvaluator};
+/// # use plies::encode::{tictactoe_encoder, Encoder};
+/// # use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
+/// # use std::sync::Arc;
+/// # let cfg = MlpConfig { inputs: 9, hidden: vec![8], activation: Activation::Tanh,
+/// #     init: WeightInit::Uniform { a: 0.3 } };
+/// # let net = NativeMlp::new(&cfg, &mut plies::util::seeded_rng(1, 0)).unwrap();
+/// # let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder("tictactoe-9").unwrap());
+/// let inner: Arc<dyn Evaluator<TicTacToe>> = Arc::new(NativeEvaluator::new(enc, net));
+/// let batched = Arc::new(BatchedEvaluator::new(inner.clone(), BatchOptions::default()).unwrap());
+/// let start = [TicTacToe::new()];
+/// assert_eq!(batched.evaluate(&start).unwrap(), inner.evaluate(&start).unwrap());
+/// println!("{}", batched.stats());
+/// ```
+pub struct BatchedEvaluator<G: Game> {
+    shared: Arc<Shared<G>>,
+    queue: Sender<Msg<G>>,
+    worker: Mutex<Option<JoinHandle<()>>>,
+    name: String,
+    has_policy: bool,
+}
+
+impl<G: Game> BatchedEvaluator<G> {
+    /// Starts the worker thread over `inner`.
+    pub fn new(inner: Arc<dyn Evaluator<G>>, opts: BatchOptions) -> Result<Self, BatchError> {
+        opts.validate()?;
+        let name = format!("batched({})", inner.name());
+        let has_policy = inner.has_policy();
+        let shared = Arc::new(Shared {
+            cache: EvalCache::new(opts.cache_entries),
+            stats: Stats::new(opts.max_batch),
+            stopping: AtomicBool::new(false),
+            inner,
+            opts,
+        });
+        let (queue, rx): (Sender<Msg<G>>, Receiver<Msg<G>>) = mpsc::channel();
+        let worker_shared = shared.clone();
+        let handle = std::thread::Builder::new()
+            .name("plies-batcher".into())
+            .spawn(move || worker::run(&worker_shared, rx))?;
+        Ok(BatchedEvaluator {
+            shared,
+            queue,
+            worker: Mutex::new(Some(handle)),
+            name,
+            has_policy,
+        })
+    }
+
+    pub fn options(&self) -> &BatchOptions {
+        &self.shared.opts
+    }
+
+    /// The inner evaluator.
+    pub fn inner(&self) -> &Arc<dyn Evaluator<G>> {
+        &self.shared.inner
+    }
+
+    /// A snapshot of the counters.
+    pub fn stats(&self) -> BatchStats {
+        let s = &self.shared;
+        s.stats.snapshot(
+            StatsHead {
+                evaluator: s.inner.name(),
+                max_batch: s.opts.max_batch,
+                max_wait_us: s.opts.max_wait.as_secs_f64() * 1e6,
+                cache_capacity: s.cache.as_ref().map_or(0, EvalCache::capacity),
+            },
+            s.cache.as_ref().map_or(0, EvalCache::len),
+        )
+    }
+
+    /// Whether the worker still takes requests.
+    pub fn is_running(&self) -> bool {
+        !self.shared.stopping.load(Ordering::Acquire)
+    }
+
+    /// Stops the worker: the batch it is evaluating is answered, requests
+    /// still queued and later ones get an error. Returns once the worker
+    /// thread has ended. Dropping the service does the same.
+    pub fn shutdown(&self) {
+        self.shared.stopping.store(true, Ordering::Release);
+        // Wakes a worker waiting for requests; fails only if it has ended.
+        let _ = self.queue.send(Msg::Stop);
+        let handle = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(h) = handle {
+            // An inner evaluator that owns this service and drops it on the
+            // worker thread must not wait for itself.
+            if h.thread().id() != std::thread::current().id() {
+                // The worker catches the inner evaluator's panics; a join
+                // error would be a bug of the worker, with nothing to undo.
+                let _ = h.join();
+            }
+        }
+    }
+
+    fn answer(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
+        let n = states.len();
+        let s = &self.shared;
+        let keys: Vec<u64> = states.iter().map(Game::hash_key).collect();
+        let mut out: Vec<Option<Evaluation>> = vec![None; n];
+        let mut missing = Vec::with_capacity(n);
+        match &s.cache {
+            Some(cache) => {
+                for (i, &k) in keys.iter().enumerate() {
+                    match cache.get(k) {
+                        Some(e) => out[i] = Some(e),
+                        None => missing.push(i),
+                    }
+                }
+                Stats::add(&s.stats.cache_hits, n - missing.len());
+            }
+            None => missing.extend(0..n),
+        }
+        if !missing.is_empty() {
+            if s.stopping.load(Ordering::Acquire) {
+                Stats::add(&s.stats.dropped, missing.len());
+                return Err(InferError::Other(STOPPED.into()));
+            }
+            let mut failure: Option<InferError> = None;
+            let mut waiting = Vec::new();
+            for piece in missing.chunks(s.opts.max_batch) {
+                let (reply, answer) = mpsc::sync_channel(1);
+                let job = Job {
+                    states: piece.iter().map(|&i| states[i].clone()).collect(),
+                    keys: piece.iter().map(|&i| keys[i]).collect(),
+                    queued: Instant::now(),
+                    reply,
+                };
+                if self.queue.send(Msg::Job(job)).is_err() {
+                    // The worker has ended: this piece and the later ones
+                    // are never evaluated.
+                    let sent: usize = waiting.iter().map(|(p, _): &(&[usize], _)| p.len()).sum();
+                    Stats::add(&s.stats.dropped, missing.len() - sent);
+                    failure = Some(InferError::Other(STOPPED.into()));
+                    break;
+                }
+                waiting.push((piece, answer));
+            }
+            // Every piece sent is waited for, even after an error, so that
+            // each is counted once: evaluated, or dropped here.
+            for (piece, answer) in waiting {
+                match answer.recv() {
+                    Ok(Ok(evals)) => {
+                        for (&i, e) in piece.iter().zip(evals) {
+                            out[i] = Some(e);
+                        }
+                    }
+                    Ok(Err(why)) => {
+                        failure.get_or_insert(InferError::Other(why.to_string()));
+                    }
+                    // The worker dropped the piece unanswered: it stopped.
+                    Err(_) => {
+                        Stats::add(&s.stats.dropped, piece.len());
+                        failure.get_or_insert(InferError::Other(STOPPED.into()));
+                    }
+                }
+            }
+            if let Some(e) = failure {
+                return Err(e);
+            }
+        }
+        out.into_iter()
+            .map(|e| {
+                e.ok_or_else(|| InferError::Other("batched evaluator: an answer is missing".into()))
+            })
+            .collect()
+    }
+}
+
+impl<G: Game> Evaluator<G> for BatchedEvaluator<G> {
+    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
+        Ok(self
+            .evaluate_full(states)?
+            .into_iter()
+            .map(|e| e.value)
+            .collect())
+    }
+
+    fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
+        if states.is_empty() {
+            return Ok(Vec::new());
+        }
+        let t = Instant::now();
+        let st = &self.shared.stats;
+        Stats::add(&st.requests, 1);
+        Stats::add(&st.positions, states.len());
+        let r = self.answer(states);
+        if r.is_err() {
+            Stats::add(&st.failed_requests, 1);
+        }
+        st.latency.record(t.elapsed());
+        r
+    }
+
+    fn has_policy(&self) -> bool {
+        self.has_policy
+    }
+
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+impl<G: Game> Drop for BatchedEvaluator<G> {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
