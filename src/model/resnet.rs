@@ -224,10 +224,10 @@ impl ConvBn {
         self.bn.forward_t(&self.conv.forward(x)?, train)
     }
 
-    /// `act(BN(conv(x)))` with the running statistics, the batch norm folded
-    /// into the convolution's weight and bias, as one fused kernel; the
-    /// folded parameters are detached (inference only).
-    fn forward_folded(&self, x: &Tensor, act: Act) -> Result<Tensor> {
+    /// The convolution's weight and bias with the batch norm's running
+    /// statistics folded in (`w * gamma / sqrt(var + eps)`,
+    /// `beta - mean * gamma / sqrt(var + eps)`), detached.
+    fn folded(&self) -> Result<(Tensor, Tensor)> {
         let Some((gamma, beta)) = self.bn.weight_and_bias() else {
             candle_core::bail!("resnet: batch norm without affine parameters");
         };
@@ -238,7 +238,60 @@ impl ConvBn {
             .weight()
             .broadcast_mul(&scale.reshape((f, 1, 1, 1))?)?;
         let b = (beta - self.bn.running_mean().mul(&scale)?)?;
-        kernels::conv2d_act(x, &w.detach(), &b.detach(), [self.pad; 4], act)
+        Ok((w.detach(), b.detach()))
+    }
+
+    /// `act(BN(conv(x)))` with the running statistics, the batch norm folded
+    /// into the convolution's weight and bias, as one fused kernel; the
+    /// folded parameters are detached (inference only).
+    fn forward_folded(&self, x: &Tensor, act: Act) -> Result<Tensor> {
+        let (w, b) = self.folded()?;
+        kernels::conv2d_act(x, &w, &b, [self.pad; 4], act)
+    }
+
+    /// [`Self::forward_folded`] for a 3x3 convolution on bordered
+    /// activations, plus an optional residual before the activation.
+    fn bordered_folded(&self, x: &Tensor, res: Option<&Tensor>, act: Act) -> Result<Tensor> {
+        let (w, b) = self.folded()?;
+        kernels::conv3x3_infer(x, &w, &b, res, act)
+    }
+
+    /// Training mode on bordered activations: `relu(BN(conv3x3(x)) + res)`
+    /// with the batch's statistics, updating the running ones as candle's
+    /// `BatchNorm` does (momentum, unbiased variance).
+    fn bordered_train(&self, x: &Tensor, res: Option<&Tensor>) -> Result<Tensor> {
+        let Some((gamma, beta)) = self.bn.weight_and_bias() else {
+            candle_core::bail!("resnet: batch norm without affine parameters");
+        };
+        let z = kernels::conv3x3(x, self.conv.weight())?;
+        let (y, stats) = kernels::batch_norm_relu(&z, gamma, beta, res, self.bn.eps())?;
+        let m = self.bn.momentum();
+        let n = stats.count as f64;
+        let update = |running: &Tensor, batch: &[f32], weight: f64| -> Result<()> {
+            let old = running.to_vec1::<f32>()?;
+            let new: Vec<f32> = old
+                .iter()
+                .zip(batch)
+                .map(|(&r, &b)| (r as f64 * (1.0 - m) + b as f64 * weight) as f32)
+                .collect();
+            candle_core::Var::from_tensor(running)?.set(&Tensor::from_vec(
+                new,
+                old.len(),
+                running.device(),
+            )?)
+        };
+        update(self.bn.running_mean(), &stats.mean, m)?;
+        update(self.bn.running_var(), &stats.var, m * n / (n - 1.0))?;
+        Ok(y)
+    }
+
+    /// Training mode through the fused convolution kernel (no bias) and
+    /// candle's batch norm: for the heads' 1x1 convolutions.
+    fn forward_fused_train(&self, x: &Tensor) -> Result<Tensor> {
+        let w = self.conv.weight();
+        let zero = Tensor::zeros(w.dim(0)?, w.dtype(), w.device())?;
+        let y = kernels::conv2d_act(x, w, &zero, [self.pad; 4], Act::Identity)?;
+        self.bn.forward_t(&y, true)
     }
 }
 
@@ -325,9 +378,28 @@ impl ValueNet for ResNet {
         globals: Option<&Tensor>,
         train: bool,
     ) -> Result<ModelOutput> {
-        let fused = !train && planes.device().is_cpu() && planes.dtype() == candle_core::DType::F32;
-        self.forward_impl(planes, globals, train, fused)
+        let path = if !planes.device().is_cpu() || planes.dtype() != candle_core::DType::F32 {
+            Path::Stock
+        } else if train {
+            Path::Train
+        } else {
+            Path::Infer
+        };
+        self.forward_impl(planes, globals, train, path)
     }
+}
+
+/// How [`ResNet::forward_impl`] runs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Path {
+    /// candle's stock ops everywhere.
+    Stock,
+    /// Training mode on CPU f32: the tower on bordered activations
+    /// (3x3 convolution kernel, fused batch norm + residual + relu), the
+    /// heads' convolutions through the fused kernel.
+    Train,
+    /// Eval mode on CPU f32: batch norms folded into fused convolutions.
+    Infer,
 }
 
 impl ResNet {
@@ -340,7 +412,27 @@ impl ResNet {
         globals: Option<&Tensor>,
         train: bool,
     ) -> Result<ModelOutput> {
-        self.forward_impl(planes, globals, train, false)
+        self.forward_impl(planes, globals, train, Path::Stock)
+    }
+
+    /// The tower's output `[B, ch, H, W]` through the bordered kernels.
+    fn tower_bordered(&self, planes: &Tensor, train: bool) -> Result<Tensor> {
+        let x = kernels::to_bordered(planes)?;
+        let mut x = if train {
+            self.stem.bordered_train(&x, None)?
+        } else {
+            self.stem.bordered_folded(&x, None, Act::Relu)?
+        };
+        for b in &self.blocks {
+            x = if train {
+                let y = b.a.bordered_train(&x, None)?;
+                b.b.bordered_train(&y, Some(&x))?
+            } else {
+                let y = b.a.bordered_folded(&x, None, Act::Relu)?;
+                b.b.bordered_folded(&y, Some(&x), Act::Relu)?
+            };
+        }
+        kernels::from_bordered(&x)
     }
 
     fn forward_impl(
@@ -348,27 +440,33 @@ impl ResNet {
         planes: &Tensor,
         globals: Option<&Tensor>,
         train: bool,
-        fused: bool,
+        path: Path,
     ) -> Result<ModelOutput> {
         check_planes("resnet", &self.input, planes, globals, false)?;
-        // conv -> BN -> act; `fused` (eval mode only) folds the BN.
+        // conv -> BN -> act.
         let cba = |cb: &ConvBn, x: &Tensor, act: Act| -> Result<Tensor> {
-            if fused {
-                cb.forward_folded(x, act)
-            } else {
-                let y = cb.forward(x, train)?;
-                match act {
-                    Act::Relu => y.relu(),
-                    _ => Ok(y),
-                }
+            let y = match path {
+                Path::Infer => return cb.forward_folded(x, act),
+                Path::Train => cb.forward_fused_train(x)?,
+                Path::Stock => cb.forward(x, train)?,
+            };
+            match act {
+                Act::Relu => y.relu(),
+                _ => Ok(y),
             }
         };
-        let mut x = cba(&self.stem, planes, Act::Relu)?;
-        for b in &self.blocks {
-            let y = cba(&b.a, &x, Act::Relu)?;
-            let y = cba(&b.b, &y, Act::Identity)?;
-            x = (x + y)?.relu()?;
-        }
+        let x = match path {
+            Path::Stock => {
+                let mut x = cba(&self.stem, planes, Act::Relu)?;
+                for b in &self.blocks {
+                    let y = cba(&b.a, &x, Act::Relu)?;
+                    let y = cba(&b.b, &y, Act::Identity)?;
+                    x = (x + y)?.relu()?;
+                }
+                x
+            }
+            Path::Train | Path::Infer => self.tower_bordered(planes, path == Path::Train)?,
+        };
         let v = cba(&self.value_conv, &x, Act::Relu)?.flatten_from(1)?;
         let v = match globals {
             Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&v, g], 1)?,
@@ -429,5 +527,75 @@ mod tests {
         };
         close(&a.value, &b.value);
         close(a.policy.as_ref().unwrap(), b.policy.as_ref().unwrap());
+    }
+
+    /// Training mode on the bordered kernels against candle's stock ops:
+    /// outputs, every parameter's gradient and the running statistics
+    /// after two steps.
+    #[test]
+    fn train_path_matches_stock() {
+        let dev = Device::Cpu;
+        let cfg = ResNetConfig {
+            policy: true,
+            ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
+        };
+        let (va, vb) = (VarMap::new(), VarMap::new());
+        let a = ResNet::new(&cfg, VarBuilder::from_varmap(&va, DType::F32, &dev)).unwrap();
+        let b = ResNet::new(&cfg, VarBuilder::from_varmap(&vb, DType::F32, &dev)).unwrap();
+        let names: Vec<String> = va.data().lock().unwrap().keys().cloned().collect();
+        for name in &names {
+            let t = va.data().lock().unwrap()[name].as_tensor().clone();
+            let t = if name.contains("bn") && name.ends_with("weight") {
+                Tensor::rand(0.5f32, 1.5, t.shape(), &dev).unwrap()
+            } else if name.contains("bn") && name.ends_with(".bias") {
+                Tensor::rand(-0.5f32, 0.5, t.shape(), &dev).unwrap()
+            } else {
+                t.copy().unwrap()
+            };
+            va.data().lock().unwrap()[name].set(&t).unwrap();
+            vb.data().lock().unwrap()[name].set(&t).unwrap();
+        }
+        let var = |vm: &VarMap, n: &str| vm.data().lock().unwrap()[n].clone();
+        let close = |x: &Tensor, y: &Tensor, tol: f32, what: &str| {
+            let d = (x - y).unwrap().abs().unwrap().max_all().unwrap();
+            let d = d.to_scalar::<f32>().unwrap();
+            let s = y
+                .abs()
+                .unwrap()
+                .max_all()
+                .unwrap()
+                .to_scalar::<f32>()
+                .unwrap();
+            assert!(d <= tol * s.max(1.0), "{what}: max difference {d}");
+        };
+        for step in 0..2 {
+            let x = Tensor::randn(0f32, 1.0, (7, 3, 5, 4), &dev).unwrap();
+            let g = Tensor::randn(0f32, 1.0, (7, 2), &dev).unwrap();
+            let oa = ValueNet::forward(&a, &x, Some(&g), true).unwrap();
+            let ob = b.forward_stock(&x, Some(&g), true).unwrap();
+            close(&oa.value, &ob.value, 1e-5, "value");
+            let (pa, pb) = (oa.policy.unwrap(), ob.policy.unwrap());
+            close(&pa, &pb, 1e-5, "policy");
+            let up = Tensor::randn(0f32, 1.0, pa.shape(), &dev).unwrap();
+            let loss = |v: &Tensor, p: &Tensor| {
+                (v.sum_all().unwrap() + (p * &up).unwrap().sum_all().unwrap()).unwrap()
+            };
+            let ga = loss(&oa.value, &pa).backward().unwrap();
+            let gb = loss(&ob.value, &pb).backward().unwrap();
+            for name in &names {
+                let what = format!("step {step} {name}");
+                if name.contains("running") {
+                    close(
+                        var(&va, name).as_tensor(),
+                        var(&vb, name).as_tensor(),
+                        1e-5,
+                        &what,
+                    );
+                    continue;
+                }
+                let (x, y) = (ga.get(&var(&va, name)), gb.get(&var(&vb, name)));
+                close(x.expect("grad"), y.expect("grad"), 1e-4, &what);
+            }
+        }
     }
 }

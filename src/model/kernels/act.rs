@@ -145,6 +145,8 @@ macro_rules! dispatch {
     };
 }
 
+pub(crate) use dispatch;
+
 dispatch!(bias_act_seq(act: Act, x: &mut [f32], bias: Option<&[f32]>) => bias_act_body);
 
 /// [`bias_act`] on the calling thread only.

@@ -4,6 +4,12 @@
 //! product with bias and activation ([`conv2d_act`]), and a vectorised
 //! activation ([`activation`]).
 //!
+//! For residual towers, activations can live in a bordered channels-last
+//! layout (`[B, H+2, W+2, C]`, zero border; [`to_bordered`],
+//! [`from_bordered`]) where a 3x3 convolution needs no padding pass
+//! ([`conv3x3`], [`conv3x3_infer`]) and training-mode batch norm, residual
+//! add and relu are one op ([`batch_norm_relu`]).
+//!
 //! They run on CPU f32 tensors; on other devices and dtypes each falls back
 //! to candle's own ops, so callers need no second code path. Matrix products
 //! go through the `gemm` crate with its AVX-512 kernels enabled (the
@@ -13,11 +19,17 @@
 //! (data planes, for instance): candle's own convolution always computes it.
 
 mod act;
+mod batch_norm;
+mod bordered;
 mod conv;
+mod conv3x3;
 mod linear;
 
 pub use act::{activation, bias_act, tanh, Act};
+pub use batch_norm::{batch_norm_relu, BatchStats};
+pub use bordered::{from_bordered, to_bordered};
 pub use conv::{conv2d_act, im2col};
+pub use conv3x3::{conv3x3, conv3x3_infer};
 pub use linear::linear_act;
 
 /// Keeps freed memory in the process (glibc only; elsewhere a no-op).

@@ -1,0 +1,582 @@
+//! Batch norm in training mode fused with relu and an optional residual
+//! add, on bordered channels-last activations ([`super::bordered`]):
+//! `relu(gamma * (z - mean) / sqrt(var + eps) + beta [+ res])` with the
+//! batch's statistics per channel, border zero.
+//!
+//! Forward: one pass for the statistics, one for the output. Backward: one
+//! pass for the per-channel sums of the gradient, one writing the input
+//! (and residual) gradients. The sums run per fixed block of samples in
+//! f32 and are combined in block order in f64, so they do not depend on
+//! the thread count; the statistics are shifted by one sample per channel
+//! (a cheap guard against cancellation in `E[z^2] - E[z]^2`).
+
+use super::act::{dispatch, f32_slice, with_f32};
+use super::bordered::{for_blocks, output_vec, Board};
+use candle_core::{CpuStorage, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor};
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// The batch statistics of one forward pass.
+#[derive(Clone, Debug, Default)]
+pub struct BatchStats {
+    /// Per-channel mean.
+    pub mean: Vec<f32>,
+    /// Per-channel variance, biased (divided by `count`).
+    pub var: Vec<f32>,
+    /// Values per channel.
+    pub count: usize,
+}
+
+#[derive(Default)]
+struct Saved {
+    stats: BatchStats,
+    invstd: Vec<f32>,
+}
+
+struct BnRelu {
+    eps: f64,
+    saved: Arc<Mutex<Saved>>,
+}
+
+/// Per-channel sums over the interior of a bordered buffer, blocked.
+/// `row(acc, i)` adds interior row `i`'s `w * c` values (all from its
+/// closure's buffers) into `acc = [s1 (c), s2 (c)]`.
+fn blocked_sums<F>(bd: &Board, c: usize, row: F) -> (Vec<f64>, Vec<f64>)
+where
+    F: Fn(&mut [f32], usize) + Sync + Send,
+{
+    let ns = bd.block();
+    let blocks = bd.b.div_ceil(ns);
+    let block = |bi: usize| -> Vec<f32> {
+        let mut acc = vec![0f32; 2 * c];
+        let end = ((bi + 1) * ns).min(bd.b);
+        for s in bi * ns..end {
+            for y in 0..bd.h {
+                row(&mut acc, s * bd.h + y);
+            }
+        }
+        acc
+    };
+    let partials: Vec<Vec<f32>> = if blocks > 1 && rayon::current_num_threads() > 1 {
+        (0..blocks).into_par_iter().map(block).collect()
+    } else {
+        (0..blocks).map(block).collect()
+    };
+    let (mut s1, mut s2) = (vec![0f64; c], vec![0f64; c]);
+    for p in &partials {
+        for i in 0..c {
+            s1[i] += p[i] as f64;
+            s2[i] += p[c + i] as f64;
+        }
+    }
+    (s1, s2)
+}
+
+/// Offset of interior row `i` (sample `i / h`, row `i % h`) of a bordered
+/// buffer with `c` channels.
+#[inline]
+fn row_at(bd: &Board, c: usize, i: usize) -> usize {
+    let (s, y) = (i / bd.h, i % bd.h);
+    (s * bd.plane() + (y + 1) * bd.wp() + 1) * c
+}
+
+#[inline(always)]
+fn stats_row_body(acc: &mut [f32], z: &[f32], pivot: &[f32]) {
+    let c = pivot.len();
+    let (s1, s2) = acc.split_at_mut(c);
+    for z in z.chunks_exact(c) {
+        for (((a, b), &z), &p) in s1.iter_mut().zip(s2.iter_mut()).zip(z).zip(pivot) {
+            let d = z - p;
+            *a += d;
+            *b += d * d;
+        }
+    }
+}
+dispatch!(stats_row(acc: &mut [f32], z: &[f32], pivot: &[f32]) => stats_row_body);
+
+#[inline(always)]
+fn norm_row_body(dst: &mut [f32], z: &[f32], scale: &[f32], shift: &[f32], res: Option<&[f32]>) {
+    let c = scale.len();
+    match res {
+        None => {
+            for (d, z) in dst.chunks_exact_mut(c).zip(z.chunks_exact(c)) {
+                for (((d, &z), &a), &b) in d.iter_mut().zip(z).zip(scale).zip(shift) {
+                    *d = (z * a + b).max(0.0);
+                }
+            }
+        }
+        Some(r) => {
+            for ((d, z), r) in dst
+                .chunks_exact_mut(c)
+                .zip(z.chunks_exact(c))
+                .zip(r.chunks_exact(c))
+            {
+                for ((((d, &z), &a), &b), &r) in d.iter_mut().zip(z).zip(scale).zip(shift).zip(r) {
+                    *d = (z * a + b + r).max(0.0);
+                }
+            }
+        }
+    }
+}
+dispatch!(norm_row(dst: &mut [f32], z: &[f32], scale: &[f32], shift: &[f32], res: Option<&[f32]>) => norm_row_body);
+
+/// Sums of `gu = g * (y > 0)` and `gu * xhat`, `xhat = (z - mean) * invstd`.
+#[inline(always)]
+fn grad_sums_row_body(
+    acc: &mut [f32],
+    g: &[f32],
+    y: &[f32],
+    z: &[f32],
+    mean: &[f32],
+    invstd: &[f32],
+) {
+    let c = mean.len();
+    let (s1, s2) = acc.split_at_mut(c);
+    for ((g, y), z) in g
+        .chunks_exact(c)
+        .zip(y.chunks_exact(c))
+        .zip(z.chunks_exact(c))
+    {
+        for i in 0..c {
+            let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
+            s1[i] += gu;
+            s2[i] += gu * (z[i] - mean[i]) * invstd[i];
+        }
+    }
+}
+dispatch!(grad_sums_row(acc: &mut [f32], g: &[f32], y: &[f32], z: &[f32], mean: &[f32], invstd: &[f32]) => grad_sums_row_body);
+
+/// `dz = p * gu + q + r * z` (`pqr = [p, q, r]`, `c` each), and
+/// `dres = gu` when asked.
+#[inline(always)]
+fn grad_row_body(
+    dz: &mut [f32],
+    dres: Option<&mut [f32]>,
+    g: &[f32],
+    y: &[f32],
+    z: &[f32],
+    pqr: &[f32],
+) {
+    let c = pqr.len() / 3;
+    let (p, qr) = pqr.split_at(c);
+    let (q, r) = qr.split_at(c);
+    let rows = dz
+        .chunks_exact_mut(c)
+        .zip(g.chunks_exact(c))
+        .zip(y.chunks_exact(c))
+        .zip(z.chunks_exact(c));
+    match dres {
+        Some(dres) => {
+            for ((((dz, g), y), z), dr) in rows.zip(dres.chunks_exact_mut(c)) {
+                for i in 0..c {
+                    let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
+                    dr[i] = gu;
+                    dz[i] = p[i] * gu + q[i] + r[i] * z[i];
+                }
+            }
+        }
+        None => {
+            for (((dz, g), y), z) in rows {
+                for i in 0..c {
+                    let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
+                    dz[i] = p[i] * gu + q[i] + r[i] * z[i];
+                }
+            }
+        }
+    }
+}
+dispatch!(grad_row(dz: &mut [f32], dres: Option<&mut [f32]>, g: &[f32], y: &[f32], z: &[f32], pqr: &[f32]) => grad_row_body);
+
+/// Runs `f(first interior row, block)` over bordered `out` per block of
+/// samples in parallel, after zeroing each block's border.
+fn per_block_rows<F>(bd: &Board, c: usize, out: &mut [f32], f: F)
+where
+    F: Fn(usize, &mut [f32]) + Sync + Send,
+{
+    let ns = bd.block();
+    let chunk = ns * bd.plane() * c;
+    for_blocks(out, chunk, bd.b > ns, |bi, o| {
+        super::bordered::zero_border(bd, c, o);
+        f(bi * ns * bd.h, o);
+    });
+}
+
+impl BnRelu {
+    fn forward(
+        &self,
+        op: &str,
+        z: (&CpuStorage, &Layout),
+        gb: (&CpuStorage, &Layout),
+        res: Option<(&CpuStorage, &Layout)>,
+    ) -> Result<(CpuStorage, Shape)> {
+        let zv = f32_slice(op, z.0, z.1)?;
+        let gbv = f32_slice(op, gb.0, gb.1)?;
+        let (bd, c) = Board::of(op, z.1.dims())?;
+        if gb.1.dims() != [2, c] {
+            candle_core::bail!("{op}: scale and shift {:?} for {c} channels", gb.1.dims());
+        }
+        let rv = match res {
+            Some((s, l)) if l.dims() == z.1.dims() => Some(f32_slice(op, s, l)?),
+            Some((_, l)) => {
+                candle_core::bail!("{op}: residual {:?} for {:?}", l.dims(), z.1.dims())
+            }
+            None => None,
+        };
+        let n = bd.b * bd.points();
+        if n == 0 {
+            candle_core::bail!("{op}: empty batch");
+        }
+        let (gamma, beta) = gbv.split_at(c);
+        let pivot = zv[row_at(&bd, c, 0)..][..c].to_vec();
+        let rw = bd.w * c;
+        let (s1, s2) = blocked_sums(&bd, c, |acc, i| {
+            stats_row(acc, &zv[row_at(&bd, c, i)..][..rw], &pivot)
+        });
+        let nf = n as f64;
+        let mut stats = BatchStats {
+            mean: vec![0.0; c],
+            var: vec![0.0; c],
+            count: n,
+        };
+        let (mut scale, mut shift, mut invstd) = (vec![0f32; c], vec![0f32; c], vec![0f32; c]);
+        for i in 0..c {
+            let m = s1[i] / nf;
+            let var = (s2[i] / nf - m * m).max(0.0);
+            let mean = pivot[i] as f64 + m;
+            let is = 1.0 / (var + self.eps).sqrt();
+            stats.mean[i] = mean as f32;
+            stats.var[i] = var as f32;
+            invstd[i] = is as f32;
+            scale[i] = (gamma[i] as f64 * is) as f32;
+            shift[i] = (beta[i] as f64 - mean * gamma[i] as f64 * is) as f32;
+        }
+        let mut out = output_vec(zv.len());
+        per_block_rows(&bd, c, &mut out, |first, o| {
+            let base = row_at(&bd, c, first) - (bd.wp() + 1) * c;
+            let rows = o.len() / (bd.plane() * c) * bd.h;
+            for i in first..first + rows {
+                let at = row_at(&bd, c, i);
+                let r = rv.map(|r| &r[at..at + rw]);
+                norm_row(
+                    &mut o[at - base..at - base + rw],
+                    &zv[at..at + rw],
+                    &scale,
+                    &shift,
+                    r,
+                );
+            }
+        });
+        if let Ok(mut s) = self.saved.lock() {
+            *s = Saved { stats, invstd };
+        }
+        Ok((CpuStorage::F32(out), z.1.shape().clone()))
+    }
+
+    fn backward(
+        &self,
+        z: &Tensor,
+        gb: &Tensor,
+        res: Option<&Tensor>,
+        y: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let op = "batch_norm_relu";
+        let (bd, c) = Board::of(op, z.dims())?;
+        let (mean, invstd) = match self.saved.lock() {
+            Ok(s) if s.invstd.len() == c => (s.stats.mean.clone(), s.invstd.clone()),
+            _ => candle_core::bail!("{op}: backward before forward"),
+        };
+        let gamma = gb.get(0)?.to_vec1::<f32>()?;
+        let n = (bd.b * bd.points()) as f64;
+        let rw = bd.w * c;
+        let dev = z.device();
+        let want_res = res.is_some_and(Tensor::track_op);
+        with_f32(z, |zv| {
+            with_f32(y, |yv| {
+                with_f32(grad, |gv| -> Result<_> {
+                    let (sg, sgx) = blocked_sums(&bd, c, |acc, i| {
+                        let at = row_at(&bd, c, i);
+                        grad_sums_row(
+                            acc,
+                            &gv[at..at + rw],
+                            &yv[at..at + rw],
+                            &zv[at..at + rw],
+                            &mean,
+                            &invstd,
+                        )
+                    });
+                    let mut pqr = vec![0f32; 3 * c];
+                    let (p, qr) = pqr.split_at_mut(c);
+                    let (q, r) = qr.split_at_mut(c);
+                    for i in 0..c {
+                        let is = invstd[i] as f64;
+                        let gi = gamma[i] as f64 * is;
+                        let (k1, k2) = (sg[i] / n, sgx[i] / n);
+                        p[i] = gi as f32;
+                        q[i] = (gi * (is * k2 * mean[i] as f64 - k1)) as f32;
+                        r[i] = (-gi * is * k2) as f32;
+                    }
+                    let mut dz = output_vec(zv.len());
+                    let mut dres = if want_res {
+                        output_vec(zv.len())
+                    } else {
+                        Vec::new()
+                    };
+                    let write = |first: usize, dzb: &mut [f32], drb: Option<&mut [f32]>| {
+                        let base = row_at(&bd, c, first) - (bd.wp() + 1) * c;
+                        let rows = dzb.len() / (bd.plane() * c) * bd.h;
+                        let mut drb = drb;
+                        for i in first..first + rows {
+                            let at = row_at(&bd, c, i);
+                            let o = at - base..at - base + rw;
+                            grad_row(
+                                &mut dzb[o.clone()],
+                                drb.as_deref_mut().map(|d| &mut d[o]),
+                                &gv[at..at + rw],
+                                &yv[at..at + rw],
+                                &zv[at..at + rw],
+                                &pqr,
+                            );
+                        }
+                    };
+                    if want_res {
+                        // Both outputs per block: zip the two buffers' blocks.
+                        let ns = bd.block();
+                        let chunk = ns * bd.plane() * c;
+                        let run = |(bi, (a, b)): (usize, (&mut [f32], &mut [f32]))| {
+                            super::bordered::zero_border(&bd, c, a);
+                            super::bordered::zero_border(&bd, c, b);
+                            write(bi * ns * bd.h, a, Some(b));
+                        };
+                        if bd.b > ns && rayon::current_num_threads() > 1 {
+                            dz.par_chunks_mut(chunk)
+                                .zip(dres.par_chunks_mut(chunk))
+                                .enumerate()
+                                .for_each(run);
+                        } else {
+                            dz.chunks_mut(chunk)
+                                .zip(dres.chunks_mut(chunk))
+                                .enumerate()
+                                .for_each(run);
+                        }
+                    } else {
+                        per_block_rows(&bd, c, &mut dz, |first, o| write(first, o, None));
+                    }
+                    let dgb: Vec<f32> = sgx.iter().chain(&sg).map(|&v| v as f32).collect();
+                    Ok((
+                        Some(Tensor::from_vec(dz, z.shape(), dev)?),
+                        Some(Tensor::from_vec(dgb, (2, c), dev)?),
+                        if want_res {
+                            Some(Tensor::from_vec(dres, z.shape(), dev)?)
+                        } else {
+                            None
+                        },
+                    ))
+                })
+            })
+        })???
+    }
+}
+
+struct BnRelu2(BnRelu);
+
+impl CustomOp2 for BnRelu2 {
+    fn name(&self) -> &'static str {
+        "plies-batch-norm-relu"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        self.0.forward(self.name(), (s1, l1), (s2, l2), None)
+    }
+
+    fn bwd(
+        &self,
+        z: &Tensor,
+        gb: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let (dz, dgb, _) = self.0.backward(z, gb, None, res, grad)?;
+        Ok((dz, dgb))
+    }
+}
+
+struct BnRelu3(BnRelu);
+
+impl CustomOp3 for BnRelu3 {
+    fn name(&self) -> &'static str {
+        "plies-batch-norm-add-relu"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        self.0
+            .forward(self.name(), (s1, l1), (s2, l2), Some((s3, l3)))
+    }
+
+    fn bwd(
+        &self,
+        z: &Tensor,
+        gb: &Tensor,
+        r: &Tensor,
+        res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        self.0.backward(z, gb, Some(r), res, grad)
+    }
+}
+
+/// Training-mode batch norm of a bordered `z [B, H+2, W+2, C]` with the
+/// batch's statistics, then `+ res` (bordered, same shape) when given,
+/// then relu: bordered, border zero, with gradients for `z`, `gamma`,
+/// `beta` and `res`. Also returns the batch statistics, for the caller's
+/// running averages. CPU f32 only.
+pub fn batch_norm_relu(
+    z: &Tensor,
+    gamma: &Tensor,
+    beta: &Tensor,
+    res: Option<&Tensor>,
+    eps: f64,
+) -> Result<(Tensor, BatchStats)> {
+    let op = "batch_norm_relu";
+    if !z.device().is_cpu() || z.dtype() != DType::F32 {
+        candle_core::bail!("{op}: CPU f32 tensors only");
+    }
+    let (_, c) = Board::of(op, z.dims())?;
+    if gamma.dims() != [c] || beta.dims() != [c] {
+        candle_core::bail!(
+            "{op}: scale {:?} and shift {:?} for {c} channels",
+            gamma.dims(),
+            beta.dims()
+        );
+    }
+    let gb = Tensor::stack(&[gamma, beta], 0)?.to_dtype(DType::F32)?;
+    let saved = Arc::new(Mutex::new(Saved::default()));
+    let bn = BnRelu {
+        eps,
+        saved: saved.clone(),
+    };
+    let z = z.contiguous()?;
+    let y = match res {
+        Some(r) => z.apply_op3(&gb, &r.contiguous()?, BnRelu3(bn))?,
+        None => z.apply_op2(&gb, BnRelu2(bn))?,
+    };
+    let stats = match saved.lock() {
+        Ok(s) => s.stats.clone(),
+        Err(_) => candle_core::bail!("{op}: statistics lost"),
+    };
+    Ok((y, stats))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bordered::{from_bordered, to_bordered};
+    use super::*;
+    use candle_core::{Device, Var};
+    use candle_nn::ModuleT;
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    fn max_abs(a: &Tensor) -> f32 {
+        a.abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    /// Values, batch statistics and gradients against candle's batch norm
+    /// (training mode), relu and add.
+    #[test]
+    fn matches_candle_batch_norm() -> Result<()> {
+        let dev = Device::Cpu;
+        for (b, c, h, w, with_res) in [
+            (4, 3, 5, 4, false),
+            (4, 3, 5, 4, true),
+            (70, 8, 8, 8, true),
+            (300, 2, 3, 2, false),
+        ] {
+            let z0 = (Tensor::randn(0f32, 2.0, (b, c, h, w), &dev)? + 3.0)?;
+            let r0 = Tensor::randn(0f32, 1.0, (b, c, h, w), &dev)?;
+            let g0 = Tensor::rand(0.5f32, 1.5, c, &dev)?;
+            let b0 = Tensor::randn(0f32, 0.5, c, &dev)?;
+            let vars = |t: &[&Tensor]| -> Result<Vec<Var>> {
+                t.iter().map(|t| Var::from_tensor(t)).collect()
+            };
+            let a = vars(&[&z0, &r0, &g0, &b0])?;
+            let s = vars(&[&z0, &r0, &g0, &b0])?;
+            let res_a = if with_res {
+                Some(to_bordered(&a[1])?)
+            } else {
+                None
+            };
+            let (ya, stats) =
+                batch_norm_relu(&to_bordered(&a[0])?, &a[2], &a[3], res_a.as_ref(), 1e-5)?;
+            let ya = from_bordered(&ya)?;
+            // Stock: candle's BatchNorm (momentum 0.1) with these affine
+            // parameters.
+            let bn = candle_nn::BatchNorm::new(
+                c,
+                Tensor::zeros(c, DType::F32, &dev)?,
+                Tensor::ones(c, DType::F32, &dev)?,
+                s[2].as_tensor().clone(),
+                s[3].as_tensor().clone(),
+                1e-5,
+            )?;
+            let yb = bn.forward_t(&s[0], true)?;
+            let yb = if with_res {
+                (yb + s[1].as_tensor())?
+            } else {
+                yb
+            };
+            let yb = yb.relu()?;
+            let what = format!("b{b} c{c} {h}x{w} res {with_res}");
+            assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
+            // candle's running mean after one step from 0 is 0.1 * mean.
+            let m = Tensor::new(stats.mean.as_slice(), &dev)?;
+            assert!(
+                max_diff(&(m * 0.1)?, bn.running_mean()) < 1e-5,
+                "{what}: mean"
+            );
+            let n = stats.count as f64;
+            let v = Tensor::new(stats.var.as_slice(), &dev)?;
+            let want = ((v * (0.1 * n / (n - 1.0)))? + 0.9)?;
+            assert!(max_diff(&want, bn.running_var()) < 1e-5, "{what}: var");
+            let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+            let ga = (ya * &up)?.sum_all()?.backward()?;
+            let gb = (yb * &up)?.sum_all()?.backward()?;
+            for (i, name) in ["z", "res", "gamma", "beta"].iter().enumerate() {
+                if i == 1 && !with_res {
+                    continue;
+                }
+                let (a, b) = (ga.get(&a[i]).expect("grad"), gb.get(&s[i]).expect("grad"));
+                let d = max_diff(a, b);
+                assert!(d < 2e-5 * max_abs(b).max(1.0), "{what}: d{name} by {d}");
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,474 @@
+//! 3x3 convolution, stride 1, zero padding 1, on bordered channels-last
+//! activations ([`super::bordered`]): `[B, H+2, W+2, C]` in, `[B, H+2,
+//! W+2, F]` out, border zero.
+//!
+//! Per block of samples (a few hundred positions, in cache): im2col rows
+//! of `9 * C` values, each three contiguous copies of `3 * C` (the border
+//! supplies the padding), one matrix product with the `[F, 9C]` weights,
+//! and the result written into the bordered output. Blocks run in parallel
+//! and never touch each other's samples.
+//!
+//! Backward: the input gradient is the same convolution of the (bordered)
+//! output gradient with the weights flipped and transposed; the weight
+//! gradient is a sum over blocks of `dY^T x cols`, summed per fixed group
+//! of blocks and then in group order, so it does not depend on the thread
+//! count.
+
+use super::act::{dispatch, f32_slice, with_f32, Act};
+use super::bordered::{for_blocks, output_vec, with_scratch, zero_bordered, Board};
+use super::sgemm_on;
+use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use rayon::prelude::*;
+
+/// Blocks per weight-gradient partial sum.
+const GRAD_GROUP: usize = 8;
+
+/// im2col rows `[ns * H * W, 9C]` of `ns` bordered samples `x`; column
+/// `(ky * 3 + kx) * C + c`.
+fn im2col_block(bd: &Board, c: usize, x: &[f32], ns: usize, cols: &mut [f32]) {
+    let (wp, plane, k) = (bd.wp(), bd.plane(), 9 * c);
+    let mut rows = cols.chunks_exact_mut(k);
+    for s in 0..ns {
+        let xs = &x[s * plane * c..(s + 1) * plane * c];
+        for y in 0..bd.h {
+            for xx in 0..bd.w {
+                let Some(row) = rows.next() else { return };
+                for ky in 0..3 {
+                    let at = ((y + ky) * wp + xx) * c;
+                    row[ky * 3 * c..(ky + 1) * 3 * c].copy_from_slice(&xs[at..at + 3 * c]);
+                }
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn fin(v: f32, relu: bool) -> f32 {
+    if relu {
+        v.max(0.0)
+    } else {
+        v
+    }
+}
+
+/// One output row of `w` points: `dst = act(src + bias + res)`.
+#[inline(always)]
+fn store_row_body(
+    dst: &mut [f32],
+    src: &[f32],
+    bias: Option<&[f32]>,
+    res: Option<&[f32]>,
+    relu: bool,
+) {
+    match (bias, res) {
+        (None, None) if !relu => dst.copy_from_slice(src),
+        (None, None) => {
+            for (d, &s) in dst.iter_mut().zip(src) {
+                *d = fin(s, relu);
+            }
+        }
+        (None, Some(r)) => {
+            for ((d, &s), &r) in dst.iter_mut().zip(src).zip(r) {
+                *d = fin(s + r, relu);
+            }
+        }
+        (Some(b), None) => {
+            let f = b.len();
+            for (d, s) in dst.chunks_exact_mut(f).zip(src.chunks_exact(f)) {
+                for ((d, &s), &b) in d.iter_mut().zip(s).zip(b) {
+                    *d = fin(s + b, relu);
+                }
+            }
+        }
+        (Some(b), Some(r)) => {
+            let f = b.len();
+            for ((d, s), r) in dst
+                .chunks_exact_mut(f)
+                .zip(src.chunks_exact(f))
+                .zip(r.chunks_exact(f))
+            {
+                for (((d, &s), &b), &r) in d.iter_mut().zip(s).zip(b).zip(r) {
+                    *d = fin(s + b + r, relu);
+                }
+            }
+        }
+    }
+}
+
+dispatch!(store_row(dst: &mut [f32], src: &[f32], bias: Option<&[f32]>, res: Option<&[f32]>, relu: bool) => store_row_body);
+
+/// Epilogue of a block: `tmp [ns * H * W, F]` -> bordered `out`, with
+/// optional bias, residual (bordered, like `out`) and relu.
+fn store_block(
+    bd: &Board,
+    f: usize,
+    tmp: &[f32],
+    out: &mut [f32],
+    bias: Option<&[f32]>,
+    res: Option<&[f32]>,
+    relu: bool,
+) {
+    let (wp, plane, rw) = (bd.wp(), bd.plane(), bd.w * f);
+    for (s, o) in out.chunks_exact_mut(plane * f).enumerate() {
+        o[..(wp + 1) * f].fill(0.0);
+        for y in 0..bd.h {
+            let at = ((y + 1) * wp + 1) * f;
+            let src = &tmp[(s * bd.h + y) * rw..][..rw];
+            let r = res.map(|r| &r[s * plane * f + at..][..rw]);
+            store_row(&mut o[at..at + rw], src, bias, r, relu);
+            // Right border of this row and left border of the next.
+            o[at + rw..at + rw + 2 * f].fill(0.0);
+        }
+        o[((bd.h + 1) * wp + 1) * f..].fill(0.0);
+    }
+}
+
+/// The convolution proper: bordered `x [B, H+2, W+2, C]` (border zero)
+/// and weights `wmat [F, 9C]` -> bordered `out [B, H+2, W+2, F]`.
+#[allow(clippy::too_many_arguments)]
+fn conv_into(
+    bd: &Board,
+    c: usize,
+    f: usize,
+    x: &[f32],
+    wmat: &[f32],
+    bias: Option<&[f32]>,
+    res: Option<&[f32]>,
+    relu: bool,
+    out: &mut [f32],
+) {
+    let (k, plane, ns) = (9 * c, bd.plane(), bd.block());
+    let parallel = bd.b > ns;
+    for_blocks(out, ns * plane * f, parallel, |i, o| {
+        let n = o.len() / (plane * f);
+        let s0 = i * ns;
+        let xb = &x[s0 * plane * c..(s0 + n) * plane * c];
+        let rb = res.map(|r| &r[s0 * plane * f..(s0 + n) * plane * f]);
+        let rows = n * bd.points();
+        with_scratch(rows * k, rows * f, |cols, tmp| {
+            im2col_block(bd, c, xb, n, cols);
+            sgemm_on(false, rows, f, k, tmp, f, false, cols, (k, 1), wmat, (1, k));
+            store_block(bd, f, tmp, o, bias, rb, relu);
+        });
+    });
+}
+
+/// `w [F, C, 3, 3]` -> `[F, 9C]`, column `(ky * 3 + kx) * C + c`.
+fn weight_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
+    let mut m = vec![0f32; f * 9 * c];
+    for fo in 0..f {
+        for ci in 0..c {
+            for t in 0..9 {
+                m[fo * 9 * c + t * c + ci] = w[(fo * c + ci) * 9 + t];
+            }
+        }
+    }
+    m
+}
+
+/// The input gradient's weights `[C, 9F]`: `w` flipped in space with
+/// input and output channels swapped.
+fn flipped_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
+    let mut m = vec![0f32; c * 9 * f];
+    for fo in 0..f {
+        for ci in 0..c {
+            for t in 0..9 {
+                m[ci * 9 * f + (8 - t) * f + fo] = w[(fo * c + ci) * 9 + t];
+            }
+        }
+    }
+    m
+}
+
+/// Weight gradient `[F, C, 3, 3]` of `x` (bordered, border zero) and the
+/// output gradient `gy` (bordered).
+fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
+    let (k, plane, ns, wp) = (9 * c, bd.plane(), bd.block(), bd.wp());
+    let blocks = bd.b.div_ceil(ns);
+    let groups = blocks.div_ceil(GRAD_GROUP);
+    let group = |gi: usize| -> Vec<f32> {
+        let mut dw = vec![0f32; f * k];
+        for bi in gi * GRAD_GROUP..((gi + 1) * GRAD_GROUP).min(blocks) {
+            let s0 = bi * ns;
+            let n = ns.min(bd.b - s0);
+            let rows = n * bd.points();
+            with_scratch(rows * k, rows * f, |cols, g| {
+                im2col_block(bd, c, &x[s0 * plane * c..], n, cols);
+                // The output gradient's interior rows, contiguous.
+                let mut gr = g.chunks_exact_mut(bd.w * f);
+                for s in s0..s0 + n {
+                    for y in 0..bd.h {
+                        let at = (s * plane + (y + 1) * wp + 1) * f;
+                        if let Some(d) = gr.next() {
+                            d.copy_from_slice(&gy[at..at + bd.w * f]);
+                        }
+                    }
+                }
+                // dw[F, 9C] += g^T[F, rows] * cols[rows, 9C]
+                sgemm_on(false, f, k, rows, &mut dw, k, true, g, (1, f), cols, (k, 1));
+            });
+        }
+        dw
+    };
+    let partials: Vec<Vec<f32>> = if groups > 1 && rayon::current_num_threads() > 1 {
+        (0..groups).into_par_iter().map(group).collect()
+    } else {
+        (0..groups).map(group).collect()
+    };
+    let mut dwm = vec![0f32; f * k];
+    for p in &partials {
+        for (d, v) in dwm.iter_mut().zip(p) {
+            *d += v;
+        }
+    }
+    // [F, 9C] -> [F, C, 3, 3]
+    let mut dw = vec![0f32; f * k];
+    for fo in 0..f {
+        for ci in 0..c {
+            for t in 0..9 {
+                dw[(fo * c + ci) * 9 + t] = dwm[fo * k + t * c + ci];
+            }
+        }
+    }
+    dw
+}
+
+fn check_weight(op: &str, bd: &Board, c: usize, w: &[usize]) -> Result<usize> {
+    match *w {
+        [f, c2, 3, 3] if c2 == c => Ok(f),
+        _ => candle_core::bail!(
+            "{op}: weight {w:?} does not fit a 3x3 convolution of {c} channels ({bd:?})"
+        ),
+    }
+}
+
+struct Conv3x3;
+
+impl CustomOp2 for Conv3x3 {
+    fn name(&self) -> &'static str {
+        "plies-conv3x3"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(self.name(), s1, l1)?;
+        let w = f32_slice(self.name(), s2, l2)?;
+        let (bd, c) = Board::of(self.name(), l1.dims())?;
+        let f = check_weight(self.name(), &bd, c, l2.dims())?;
+        let x = zero_bordered(&bd, c, x);
+        let mut out = output_vec(bd.b * bd.plane() * f);
+        let wm = weight_matrix(w, f, c);
+        conv_into(&bd, c, f, &x, &wm, None, None, false, &mut out);
+        Ok((CpuStorage::F32(out), bd.shape(f)))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let (bd, c) = Board::of(self.name(), x.dims())?;
+        let f = check_weight(self.name(), &bd, c, w.dims())?;
+        let wv = w.flatten_all()?.to_vec1::<f32>()?;
+        let dev = x.device();
+        with_f32(grad, |gy| -> Result<_> {
+            let gy = zero_bordered(&bd, f, gy);
+            let dx = if x.track_op() {
+                let mut dx = output_vec(bd.b * bd.plane() * c);
+                let wf = flipped_matrix(&wv, f, c);
+                conv_into(&bd, f, c, &gy, &wf, None, None, false, &mut dx);
+                Some(Tensor::from_vec(dx, x.shape(), dev)?)
+            } else {
+                None
+            };
+            let dw = if w.track_op() {
+                let dw = with_f32(x, |xv| {
+                    let xv = zero_bordered(&bd, c, xv);
+                    weight_grad(&bd, c, f, &xv, &gy)
+                })?;
+                Some(Tensor::from_vec(dw, w.shape(), dev)?)
+            } else {
+                None
+            };
+            Ok((dx, dw))
+        })?
+    }
+}
+
+/// 3x3 convolution with padding 1 of a bordered `x [B, H+2, W+2, C]` by
+/// `w [F, C, 3, 3]` (PyTorch's layout): bordered `[B, H+2, W+2, F]`, with
+/// gradients for both. CPU f32 only.
+pub fn conv3x3(x: &Tensor, w: &Tensor) -> Result<Tensor> {
+    check_args("conv3x3", x, w)?;
+    x.contiguous()?.apply_op2(&w.contiguous()?, Conv3x3)
+}
+
+fn check_args(op: &str, x: &Tensor, w: &Tensor) -> Result<(Board, usize, usize)> {
+    if !x.device().is_cpu() || x.dtype() != DType::F32 || w.dtype() != DType::F32 {
+        candle_core::bail!("{op}: CPU f32 tensors only");
+    }
+    let (bd, c) = Board::of(op, x.dims())?;
+    let f = check_weight(op, &bd, c, w.dims())?;
+    Ok((bd, c, f))
+}
+
+/// Inference-only convolution with bias, residual and activation fused.
+struct Conv3x3Infer {
+    wmat: Vec<f32>,
+    bias: Vec<f32>,
+    res: Option<Tensor>,
+    relu: bool,
+}
+
+impl CustomOp1 for Conv3x3Infer {
+    fn name(&self) -> &'static str {
+        "plies-conv3x3-infer"
+    }
+
+    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(self.name(), s, l)?;
+        let (bd, c) = Board::of(self.name(), l.dims())?;
+        let f = self.bias.len();
+        let x = zero_bordered(&bd, c, x);
+        let mut out = output_vec(bd.b * bd.plane() * f);
+        let mut run = |res: Option<&[f32]>| {
+            conv_into(
+                &bd,
+                c,
+                f,
+                &x,
+                &self.wmat,
+                Some(&self.bias),
+                res,
+                self.relu,
+                &mut out,
+            )
+        };
+        match &self.res {
+            Some(r) => with_f32(r, |r| run(Some(r)))?,
+            None => run(None),
+        }
+        Ok((CpuStorage::F32(out), bd.shape(f)))
+    }
+}
+
+/// `act(conv3x3(x, w) + b + res)` on bordered activations, as
+/// [`conv3x3`] plus a bias `[F]`, an optional residual (bordered
+/// `[B, H+2, W+2, F]`) and an activation (identity or relu), in one pass:
+/// for inference, no gradients.
+pub fn conv3x3_infer(
+    x: &Tensor,
+    w: &Tensor,
+    b: &Tensor,
+    res: Option<&Tensor>,
+    act: Act,
+) -> Result<Tensor> {
+    let (bd, c, f) = check_args("conv3x3_infer", x, w)?;
+    let relu = match act {
+        Act::Relu => true,
+        Act::Identity => false,
+        _ => candle_core::bail!("conv3x3_infer: relu or identity only, not {act:?}"),
+    };
+    if b.dims() != [f] {
+        candle_core::bail!("conv3x3_infer: bias {:?} for {f} filters", b.dims());
+    }
+    if let Some(r) = res {
+        if r.dims() != bd.shape(f).dims() || r.dtype() != DType::F32 {
+            candle_core::bail!("conv3x3_infer: residual {:?} for {:?}", r.dims(), bd);
+        }
+    }
+    let op = Conv3x3Infer {
+        wmat: weight_matrix(&w.flatten_all()?.to_vec1::<f32>()?, f, c),
+        bias: b.to_vec1::<f32>()?,
+        res: res.map(Tensor::contiguous).transpose()?,
+        relu,
+    };
+    x.detach().contiguous()?.apply_op1(op)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bordered::{from_bordered, to_bordered};
+    use super::*;
+    use candle_core::{Device, Var};
+
+    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+        (a - b)
+            .unwrap()
+            .abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    fn max_abs(a: &Tensor) -> f32 {
+        a.abs()
+            .unwrap()
+            .max_all()
+            .unwrap()
+            .to_scalar::<f32>()
+            .unwrap()
+    }
+
+    #[test]
+    fn values_and_gradients_match_candle() -> Result<()> {
+        let dev = Device::Cpu;
+        // batch, channels, filters, height, width; the last ones span
+        // several blocks and gradient groups.
+        for (b, c, f, h, w) in [
+            (2, 3, 4, 5, 4),
+            (3, 6, 8, 8, 8),
+            (1, 2, 3, 1, 1),
+            (70, 8, 5, 8, 8),
+            (300, 4, 4, 3, 2),
+        ] {
+            let x0 = Tensor::randn(0f32, 1.0, (b, c, h, w), &dev)?;
+            let w0 = Tensor::randn(0f32, 0.3, (f, c, 3, 3), &dev)?;
+            let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+            let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+            let ya = from_bordered(&conv3x3(&to_bordered(&xa)?, &wa)?)?;
+            let yb = xb.conv2d(&wb, 1, 1, 1, 1)?;
+            let what = format!("b{b} c{c} f{f} {h}x{w}");
+            assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
+            let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+            let ga = (ya * &up)?.sum_all()?.backward()?;
+            let gb = (yb * &up)?.sum_all()?.backward()?;
+            for (name, a, b) in [("x", &xa, &xb), ("w", &wa, &wb)] {
+                let (a, b) = (ga.get(a).expect("grad"), gb.get(b).expect("grad"));
+                let d = max_diff(a, b);
+                assert!(d < 1e-5 * max_abs(b).max(1.0), "{what}: d{name} by {d}");
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn border_is_ignored_and_infer_fuses() -> Result<()> {
+        let dev = Device::Cpu;
+        let x = to_bordered(&Tensor::randn(0f32, 1.0, (5, 3, 4, 6), &dev)?)?;
+        let w = Tensor::randn(0f32, 0.3, (4, 3, 3, 3), &dev)?;
+        // Ones on the border, x inside.
+        let ones = Tensor::ones((5, 3, 4, 6), DType::F32, &dev)?;
+        let border = (Tensor::ones(x.shape(), DType::F32, &dev)? - to_bordered(&ones)?)?;
+        let noisy = (&x + border)?;
+        let y = conv3x3(&x, &w)?;
+        assert_eq!(max_diff(&y, &conv3x3(&noisy, &w)?), 0.0);
+        let b = Tensor::randn(0f32, 1.0, 4, &dev)?;
+        let r = to_bordered(&Tensor::randn(0f32, 1.0, (5, 4, 4, 6), &dev)?)?;
+        let fused = conv3x3_infer(&x, &w, &b, Some(&r), Act::Relu)?;
+        let bb = to_bordered(&b.reshape((1, 4, 1, 1))?.broadcast_as((5, 4, 4, 6))?)?;
+        let want = (&y + &bb + &r)?.relu()?;
+        assert!(max_diff(&fused, &want) < 1e-6);
+        assert!(conv3x3(&x, &Tensor::zeros((4, 2, 3, 3), DType::F32, &dev)?).is_err());
+        Ok(())
+    }
+}
