@@ -14,6 +14,10 @@ pub enum BenchCmd {
     /// TD(lambda) updates per second: the plain-Rust learner against the
     /// same update through candle's autograd, on the same network and games.
     Td(TdBenchArgs),
+    /// MCTS simulations per second with the batched evaluator service
+    /// against the same search calling the model one position at a time,
+    /// at 1, 2, 8 and 32 threads (a fresh seeded cnn3 or resnet).
+    Mcts(super::bench_mcts::MctsBenchArgs),
     /// Distinct full moves per second (and single steps per second) for
     /// each position of a file, on one thread. `scripts/bench_arimaa_movegen.sh`
     /// times pyrimaa on the same file in the same run and prints the ratio.
@@ -82,6 +86,7 @@ fn random_games(n: usize) -> Vec<TdGame> {
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
+        BenchCmd::Mcts(a) => super::bench_mcts::bench_mcts(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
         BenchCmd::Loader(a) => bench_loader::bench_loader(a),

@@ -2,6 +2,7 @@
 
 mod bench;
 mod bench_loader;
+mod bench_mcts;
 mod bench_models;
 mod bench_playouts;
 mod data;

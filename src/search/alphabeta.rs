@@ -6,8 +6,11 @@
 //! a finished iteration, or an unfinished one whose first root move (the
 //! previous best) was searched to the end. Root moves are ordered by the
 //! previous iteration's scores, best first. Finished games are scored
-//! exactly, with faster wins (and slower losses) preferred. There is no
-//! transposition table: that belongs to a fuller search.
+//! exactly, with faster wins (and slower losses) preferred. A
+//! transposition table keyed by [`Game::hash_key`] answers positions met
+//! again and gives the move to try first; then killer moves (the last two
+//! moves that cut off at the same ply) and the history heuristic (moves
+//! that cut off often, weighted by depth) order the rest.
 //!
 //! ```
 //! use plies::game::{Game, TicTacToe};
@@ -18,6 +21,7 @@
 //! assert_eq!(r.depth, 9);
 //! ```
 
+use super::tt::{Bound, TranspositionTable};
 use crate::game::{Game, Outcome};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -100,6 +104,11 @@ struct Searcher<'a, G: Game, E: ?Sized> {
     aborted: bool,
     /// Move lists reused per ply.
     lists: Vec<Vec<G::Move>>,
+    tt: TranspositionTable<G::Move>,
+    /// Two moves per ply that last caused a cut-off there.
+    killers: Vec<[Option<G::Move>; 2]>,
+    /// Cut-offs per move, weighted by depth squared.
+    history: foldhash::HashMap<G::Move, u32>,
 }
 
 impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
@@ -126,6 +135,19 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
         if self.out_of_budget() {
             return 0;
         }
+        let key = state.hash_key();
+        let mut tt_move = None;
+        if let Some(e) = self.tt.probe(key, ply) {
+            tt_move = e.best;
+            if e.depth >= depth {
+                match e.bound {
+                    Bound::Exact => return e.score,
+                    Bound::Lower if e.score >= beta => return e.score,
+                    Bound::Upper if e.score <= alpha => return e.score,
+                    _ => {}
+                }
+            }
+        }
         let mut moves = self
             .lists
             .get_mut(ply as usize)
@@ -137,7 +159,10 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
             self.put_list(ply, moves);
             return -(WIN - ply as i32);
         }
+        self.order(&mut moves, tt_move, ply);
+        let alpha0 = alpha;
         let mut best = -INF;
+        let mut best_move = None;
         for &mv in &moves {
             let mut child = state.clone();
             child.play(mv);
@@ -147,16 +172,62 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
             }
             if v > best {
                 best = v;
+                best_move = Some(mv);
                 if v > alpha {
                     alpha = v;
                     if alpha >= beta {
+                        self.note_cutoff(mv, depth, ply);
                         break;
                     }
                 }
             }
         }
         self.put_list(ply, moves);
+        if !self.aborted {
+            let bound = if best <= alpha0 {
+                Bound::Upper
+            } else if best >= beta {
+                Bound::Lower
+            } else {
+                Bound::Exact
+            };
+            self.tt.store(key, ply, depth, best, bound, best_move);
+        }
         best
+    }
+
+    /// The table's move first, then this ply's killers, then by history.
+    fn order(&self, moves: &mut [G::Move], tt_move: Option<G::Move>, ply: u32) {
+        let killers = self.killers.get(ply as usize).copied().unwrap_or([None; 2]);
+        let rank = |mv: &G::Move| -> (u8, std::cmp::Reverse<u32>) {
+            let class = if Some(*mv) == tt_move {
+                0
+            } else if killers.contains(&Some(*mv)) {
+                1
+            } else {
+                2
+            };
+            (
+                class,
+                std::cmp::Reverse(self.history.get(mv).copied().unwrap_or(0)),
+            )
+        };
+        // Stable: equal moves keep the generator's (or the caller's) order.
+        moves.sort_by_key(rank);
+    }
+
+    fn note_cutoff(&mut self, mv: G::Move, depth: u32, ply: u32) {
+        let i = ply as usize;
+        if self.killers.len() <= i {
+            self.killers.resize(i + 1, [None; 2]);
+        }
+        let k = &mut self.killers[i];
+        if k[0] != Some(mv) {
+            k[1] = k[0];
+            k[0] = Some(mv);
+        }
+        let h = self.history.entry(mv).or_insert(0);
+        *h = h.saturating_add(depth * depth);
     }
 
     fn put_list(&mut self, ply: u32, list: Vec<G::Move>) {
@@ -220,6 +291,11 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         nodes: 0,
         aborted: false,
         lists: Vec::new(),
+        // Deeper searches meet more positions: 2^12 entries at depth 1 up
+        // to 2^20.
+        tt: TranspositionTable::new((10 + 2 * limits.max_depth).min(20)),
+        killers: Vec::new(),
+        history: Default::default(),
     };
     for depth in 1..=limits.max_depth.max(1) {
         let mut alpha = -INF;

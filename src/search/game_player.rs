@@ -1,11 +1,15 @@
 //! Players for every game from one spec string: `random`, `naive`,
-//! `alphabeta:depth=D[,eval=NAME]`, `greedy[:eval=NAME]` and, for Arimaa,
-//! `random-steps[:end=P]`.
+//! `alphabeta:depth=D[,eval=NAME]`, `greedy[:eval=NAME]`,
+//! `mcts:sims=N[,threads=T,eval=NAME,...]` (see [`MctsConfig`]),
+//! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot) and,
+//! for Arimaa, `random-steps[:end=P]`.
 //!
 //! A spec is a name, then optionally `:` and comma-separated `key=value`
-//! options. Evaluators are hand-written and named per game
-//! ([`PlayableGame::eval_names`]): Arimaa `material`, Amazons `mindist` and
-//! `lieberum`, Pentago `pentago-features`; the first is the default.
+//! options; an unknown key or a bad value is named in the error.
+//! Evaluators ([`crate::search::evaluators`]): the game's hand-written
+//! ones ([`PlayableGame::eval_names`]: Arimaa `material`, Amazons `mindist`
+//! and `lieberum`, Pentago `pentago-features`; the first is the default),
+//! `random`, and `ckpt:PATH`, a trained checkpoint.
 //!
 //! ```
 //! use plies::game::{Amazons, Game};
@@ -22,6 +26,8 @@
 //! ```
 
 use super::alphabeta::{search, terminal_score, SearchLimits, WIN_THRESHOLD};
+use super::evaluators::{evaluator_by_name, EvalContext};
+use super::mcts::{MctsConfig, MctsPlayer};
 use super::{pick, NaivePlayer, Player, SearchError};
 use crate::encode::{
     amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, EncodeError, Encoder,
@@ -60,11 +66,24 @@ pub enum GamePlayerSpec {
     /// Arimaa: a turn built one random step at a time, ending after each
     /// step with probability `end`.
     RandomSteps { end: f64 },
+    /// Monte Carlo tree search ([`MctsConfig`] lists the options).
+    Mcts(MctsConfig),
+    /// OpenSpiel's MCTS bot, run by Python (Amazons, Pentago, Gomoku,
+    /// Tic-tac-toe); the options as given.
+    SpielMcts(Vec<(String, String)>),
 }
 
 impl GamePlayerSpec {
     /// The spec names, for help and errors.
-    pub const NAMES: [&'static str; 5] = ["random", "naive", "alphabeta", "greedy", "random-steps"];
+    pub const NAMES: [&'static str; 7] = [
+        "random",
+        "naive",
+        "alphabeta",
+        "greedy",
+        "random-steps",
+        "mcts",
+        "spiel-mcts",
+    ];
 }
 
 fn bad(spec: &str, why: impl Into<String>) -> SearchError {
@@ -100,6 +119,8 @@ impl FromStr for GamePlayerSpec {
             "alphabeta" => &["depth", "eval"],
             "greedy" => &["eval"],
             "random-steps" => &["end"],
+            "mcts" => &MctsConfig::KEYS,
+            "spiel-mcts" => &["sims", "rollouts", "c", "seed"],
             other => {
                 return Err(bad(
                     s,
@@ -151,6 +172,14 @@ impl FromStr for GamePlayerSpec {
                 }
             }
             "greedy" => GamePlayerSpec::Greedy { eval: eval(s)? },
+            "mcts" => {
+                GamePlayerSpec::Mcts(MctsConfig::from_pairs(&opts).map_err(|why| bad(s, why))?)
+            }
+            "spiel-mcts" => GamePlayerSpec::SpielMcts(
+                opts.iter()
+                    .map(|&(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            ),
             _ => {
                 let end = match get("end") {
                     None => DEFAULT_END_PROB,
@@ -188,6 +217,12 @@ impl fmt::Display for GamePlayerSpec {
                 f.write_str("random-steps")
             }
             GamePlayerSpec::RandomSteps { end } => write!(f, "random-steps:end={end}"),
+            GamePlayerSpec::Mcts(cfg) => write!(f, "{cfg}"),
+            GamePlayerSpec::SpielMcts(opts) if opts.is_empty() => f.write_str("spiel-mcts"),
+            GamePlayerSpec::SpielMcts(opts) => {
+                let parts: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                write!(f, "spiel-mcts:{}", parts.join(","))
+            }
         }
     }
 }
@@ -230,6 +265,15 @@ pub trait PlayableGame: Game {
     /// The encoder called `name` for boards of `size` (checkpoints name
     /// the encoder they were trained with).
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError>;
+
+    /// OpenSpiel's MCTS bot for this game and board size, for the games
+    /// OpenSpiel has (`None`: not one of them).
+    fn spiel_mcts_player(
+        _options: &[(&str, &str)],
+        _size: usize,
+    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
+        None
+    }
 }
 
 /// A hand evaluator's value as an integer score (thousandths), kept below
@@ -337,46 +381,123 @@ impl PlayableGame for Pentago {
     }
 }
 
+/// Where players are built: the board size and the device of `ckpt:`
+/// evaluators.
+#[derive(Clone, Debug)]
+pub struct PlayerContext {
+    pub size: usize,
+    pub eval: EvalContext,
+}
+
+impl PlayerContext {
+    /// The game's standard board on the CPU.
+    pub fn default_for<G: Game>() -> Self {
+        PlayerContext {
+            size: G::DEFAULT_SIZE,
+            eval: EvalContext::default(),
+        }
+    }
+}
+
+/// A static score for alpha-beta and greedy: a hand evaluator's own
+/// integer score, or any other evaluator's value in ten-thousandths.
+/// Evaluator errors cannot cross the search's score function, so they are
+/// kept in `error` and reported by the player after the search.
+struct Scorer<G: Game> {
+    score: ScoreFn<G>,
+    error: Option<Arc<std::sync::Mutex<Option<String>>>>,
+}
+
+impl<G: Game> Scorer<G> {
+    fn take_error(&self) -> Result<(), SearchError> {
+        let Some(slot) = &self.error else {
+            return Ok(());
+        };
+        match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(SearchError::Infer(crate::infer::InferError::Other(e))),
+            None => Ok(()),
+        }
+    }
+}
+
 /// The evaluator a spec names, or the game's default; the error names the
 /// game and its evaluators.
 fn resolve_eval<G: PlayableGame>(
     spec: &GamePlayerSpec,
     eval: Option<&str>,
-) -> Result<(String, ScoreFn<G>), SearchError> {
+    ctx: &PlayerContext,
+) -> Result<(String, Scorer<G>), SearchError> {
     let names = G::eval_names();
     let name = match eval {
         Some(n) => n,
         None => names.first().copied().ok_or_else(|| {
             bad(
                 &spec.to_string(),
-                format!("{} has no hand evaluator; use random or naive", G::NAME),
+                format!(
+                    "{} has no hand evaluator; give eval=random or eval=ckpt:PATH, or use random, naive or mcts",
+                    G::NAME
+                ),
             )
         })?,
     };
-    let f = G::evaluator(name).ok_or_else(|| {
-        let known = if names.is_empty() {
-            "it has none; use random or naive".to_string()
-        } else {
-            format!("expected {}", names.join(" or "))
-        };
-        bad(
-            &spec.to_string(),
-            format!("eval '{name}' is not an evaluator of {}: {known}", G::NAME),
-        )
+    if let Some(f) = G::evaluator(name) {
+        return Ok((
+            name.to_string(),
+            Scorer {
+                score: f,
+                error: None,
+            },
+        ));
+    }
+    let evaluator = evaluator_by_name::<G>(name, ctx.size, &ctx.eval).map_err(|e| match e {
+        SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
+        other => other,
     })?;
-    Ok((name.to_string(), f))
+    let slot = Arc::new(std::sync::Mutex::new(None));
+    let error = slot.clone();
+    let cap = (WIN_THRESHOLD / 2) as f32;
+    let score: ScoreFn<G> =
+        Arc::new(
+            move |g: &G| match evaluator.evaluate(std::slice::from_ref(g)) {
+                Ok(v) => (v.first().copied().unwrap_or(0.0) * 10_000.0)
+                    .clamp(-cap, cap)
+                    .round() as i32,
+                Err(e) => {
+                    slot.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(e.to_string());
+                    0
+                }
+            },
+        );
+    Ok((
+        name.to_string(),
+        Scorer {
+            score,
+            error: Some(error),
+        },
+    ))
 }
 
-/// Builds the player a spec describes for game `G`. Its
-/// [`Player::name`] is the spec with the evaluator filled in.
+/// Builds the player a spec describes for game `G` on the standard board,
+/// checkpoints on the CPU.
 pub fn build_player<G: PlayableGame>(
     spec: &GamePlayerSpec,
+) -> Result<Arc<dyn Player<G>>, SearchError> {
+    build_player_in(spec, &PlayerContext::default_for::<G>())
+}
+
+/// Builds the player a spec describes for game `G` in `ctx`. Its
+/// [`Player::name`] is the spec with the evaluator filled in.
+pub fn build_player_in<G: PlayableGame>(
+    spec: &GamePlayerSpec,
+    ctx: &PlayerContext,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     Ok(match spec {
         GamePlayerSpec::Random => Arc::new(UniformPlayer),
         GamePlayerSpec::Naive => Arc::new(NaivePlayer),
         GamePlayerSpec::AlphaBeta { depth, eval } => {
-            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref())?;
+            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref(), ctx)?;
             Arc::new(AlphaBetaPlayer {
                 depth: *depth,
                 eval,
@@ -388,7 +509,7 @@ pub fn build_player<G: PlayableGame>(
             })
         }
         GamePlayerSpec::Greedy { eval } => {
-            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref())?;
+            let (name, eval) = resolve_eval::<G>(spec, eval.as_deref(), ctx)?;
             Arc::new(EvalGreedyPlayer {
                 eval,
                 label: GamePlayerSpec::Greedy { eval: Some(name) }.to_string(),
@@ -400,12 +521,45 @@ pub fn build_player<G: PlayableGame>(
                 format!("random-steps is an Arimaa player, not one for {}", G::NAME),
             )
         })?,
+        GamePlayerSpec::Mcts(cfg) => {
+            let eval = match &cfg.eval {
+                None => None,
+                Some(name) => Some(evaluator_by_name::<G>(name, ctx.size, &ctx.eval).map_err(
+                    |e| match e {
+                        SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
+                        other => other,
+                    },
+                )?),
+            };
+            Arc::new(MctsPlayer::new(cfg.clone(), eval)?)
+        }
+        GamePlayerSpec::SpielMcts(opts) => {
+            let pairs: Vec<(&str, &str)> =
+                opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            G::spiel_mcts_player(&pairs, ctx.size).ok_or_else(|| {
+                bad(
+                    &spec.to_string(),
+                    format!(
+                        "OpenSpiel's MCTS plays amazons, pentago, gomoku and tictactoe, not {}",
+                        G::NAME
+                    ),
+                )
+            })??
+        }
     })
 }
 
-/// Parses and builds in one go.
+/// Parses and builds in one go, on the standard board.
 pub fn player_from_spec<G: PlayableGame>(text: &str) -> Result<Arc<dyn Player<G>>, SearchError> {
     build_player(&text.parse()?)
+}
+
+/// Parses and builds in one go, in `ctx`.
+pub fn player_from_spec_in<G: PlayableGame>(
+    text: &str,
+    ctx: &PlayerContext,
+) -> Result<Arc<dyn Player<G>>, SearchError> {
+    build_player_in(&text.parse()?, ctx)
 }
 
 /// `random`: [`Game::random_move`], the game's uniform sampler.
@@ -427,7 +581,7 @@ impl<G: Game> Player<G> for UniformPlayer {
 /// moves are shuffled first so that equal scores are broken at random.
 pub struct AlphaBetaPlayer<G: Game> {
     depth: u32,
-    eval: ScoreFn<G>,
+    eval: Scorer<G>,
     label: String,
 }
 
@@ -443,13 +597,14 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
             return Err(SearchError::NoMoves);
         }
         moves.shuffle(rng);
-        let eval = &*self.eval;
+        let eval = &*self.eval.score;
         let r = search(
             state,
             Some(&moves),
             &|g: &G| eval(g),
             &SearchLimits::depth(self.depth),
         );
+        self.eval.take_error()?;
         r.best.ok_or(SearchError::NoMoves)
     }
 }
@@ -457,7 +612,7 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
 /// `greedy`: the best evaluated successor, finished games scored exactly;
 /// ties broken at random.
 pub struct EvalGreedyPlayer<G: Game> {
-    eval: ScoreFn<G>,
+    eval: Scorer<G>,
     label: String,
 }
 
@@ -477,7 +632,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
             // The child's value is for the opponent, who moves there.
             let v = match child.outcome() {
                 Some(o) => -terminal_score(o, child.side_to_move(), 1),
-                None => -(self.eval)(&child),
+                None => -(self.eval.score)(&child),
             };
             if v > best {
                 best = v;
@@ -487,6 +642,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
                 ties.push(mv);
             }
         }
+        self.eval.take_error()?;
         if ties.is_empty() {
             return Err(SearchError::NoMoves);
         }
@@ -534,6 +690,9 @@ mod tests {
             "greedy:eval=lieberum",
             "random-steps",
             "random-steps:end=0.25",
+            "mcts:sims=800,threads=8,eval=mindist",
+            "mcts:sims=100,eval=ckpt:runs/x,rollout=10",
+            "spiel-mcts:sims=100,rollouts=2",
         ] {
             let spec: GamePlayerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -560,14 +719,27 @@ mod tests {
         assert!(err("random-steps:end=2").contains("end 2"));
         assert!(err("greedy:eval").contains("'eval' is not key=value"));
         assert!(err("alphabeta:depth=1,depth=2").contains("'depth' given twice"));
+        assert!(err("mcts:sims=10,thread=2").contains("unknown option 'thread'"));
+        assert!(err("mcts:sims=1e3").contains("sims '1e3'"));
+        assert!(err("spiel-mcts:simulations=3").contains("unknown option 'simulations'"));
         let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
             .err()
             .unwrap()
             .to_string();
         assert!(
-            e.contains("eval 'mindist'") && e.contains("material"),
+            e.contains("'mindist' is not an evaluator of arimaa") && e.contains("material"),
             "{e}"
         );
+        let e = player_from_spec::<Amazons>("mcts:sims=10,eval=mindst")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("'mindst'") && e.contains("lieberum"), "{e}");
+        let e = player_from_spec::<Arimaa>("spiel-mcts:sims=10")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("not arimaa"), "{e}");
         let e = player_from_spec::<Gomoku>("alphabeta:depth=2")
             .err()
             .unwrap()
@@ -598,12 +770,21 @@ mod tests {
 
     #[test]
     fn players_play_legal_moves() {
-        plays_legal_games(TicTacToe::new(), &["random", "naive"]);
-        plays_legal_games(Gomoku::with_size(7).unwrap(), &["random", "naive"]);
+        plays_legal_games(TicTacToe::new(), &["random", "naive", "mcts:sims=50"]);
+        plays_legal_games(
+            Gomoku::with_size(7).unwrap(),
+            &["random", "naive", "mcts:sims=20,threads=2", "greedy:eval=random"],
+        );
         plays_legal_games(AtariGo::with_size(5).unwrap(), &["random", "naive"]);
         plays_legal_games(
             Amazons::with_size(6).unwrap(),
-            &["random", "alphabeta:depth=2", "greedy:eval=lieberum"],
+            &[
+                "random",
+                "alphabeta:depth=2",
+                "greedy:eval=lieberum",
+                "mcts:sims=30,eval=mindist,threads=2",
+                "mcts:sims=20,eval=lieberum,rollout=3,puct=off",
+            ],
         );
         plays_legal_games(
             Pentago::new(),

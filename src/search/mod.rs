@@ -17,6 +17,7 @@ mod greedy;
 pub mod naive;
 mod random;
 mod spec;
+pub mod tt;
 pub mod spiel_bot;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};

@@ -19,6 +19,6 @@ pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
 pub use td_candle::CandleTdLearner;
 pub use td_lambda::{TdConfig, TdLearner};
 pub use trainer::{
-    encoder_spec, fit, fit_cv, resolve_model, CvFolds, FitConfig, FitError, FitReport,
+    encoder_spec, fit, fit_cv, preset, resolve_model, CvFolds, FitConfig, FitError, FitReport,
     ScheduleSpec, PRESETS,
 };

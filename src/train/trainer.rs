@@ -310,7 +310,8 @@ pub const PRESETS: [&str; 6] = [
     "mdrnn",
 ];
 
-fn preset(name: &str, input: InputShape) -> Option<ModelConfig> {
+/// The model preset `name` for inputs of `input` (see [`PRESETS`]).
+pub fn preset(name: &str, input: InputShape) -> Option<ModelConfig> {
     Some(match name {
         "linear" => ModelConfig::Linear(LinearConfig::new(input)),
         "mlp" => ModelConfig::Mlp(MlpNetConfig {
