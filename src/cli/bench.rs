@@ -1,3 +1,4 @@
+use super::bench_evaluator::{self, EvaluatorBenchArgs};
 use super::bench_loader::{self, LoaderBenchArgs};
 use super::bench_models::{self, InferBenchArgs, TrainBenchArgs};
 use super::bench_playouts::{self, PlayoutsArgs};
@@ -38,6 +39,11 @@ pub enum BenchCmd {
     /// Forward passes of a value network on the CPU at several batch sizes,
     /// positions/s: plies, candle's stock ops and PyTorch in the same run.
     Infer(InferBenchArgs),
+    /// The batched evaluator service against every client calling the
+    /// model itself: positions/s and latency p50/p99 by client threads and
+    /// max_batch, with the ratio, and PyTorch's forward pass at the same
+    /// batch sizes (through `plies bench infer`), in one run.
+    Evaluator(EvaluatorBenchArgs),
 }
 
 #[derive(Args)]
@@ -92,6 +98,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Loader(a) => bench_loader::bench_loader(a),
         BenchCmd::Train(a) => bench_models::bench_train(a),
         BenchCmd::Infer(a) => bench_models::bench_infer(a),
+        BenchCmd::Evaluator(a) => bench_evaluator::bench_evaluator(a),
     }
 }
 

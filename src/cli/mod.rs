@@ -1,6 +1,7 @@
 //! Subcommand definitions (clap derive) and their dispatch.
 
 mod bench;
+mod bench_evaluator;
 mod bench_loader;
 mod bench_mcts;
 mod bench_models;
