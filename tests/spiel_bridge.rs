@@ -12,7 +12,7 @@ use plies::game::{Amazons, Game, Gomoku, Pentago, TicTacToe};
 use plies::search::spiel_bot::{spiel_mcts_player, SpielGame, SpielMctsOptions, SpielMctsPlayer};
 use plies::search::{Player, RandomPlayer, SearchError};
 use plies::util::seeded_rng;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 const SPIEL: PythonEnv = PythonEnv {
     env_var: "PLIES_SPIEL_PYTHON",
@@ -21,10 +21,10 @@ const SPIEL: PythonEnv = PythonEnv {
     packages: &["open-spiel==2.0.2"],
 };
 
-fn options(python: &PathBuf, sims: &str, seed: &str) -> SpielMctsOptions {
+fn options(python: &Path, sims: &str, seed: &str) -> SpielMctsOptions {
     let mut o =
         SpielMctsOptions::from_pairs(&[("sims", sims), ("seed", seed), ("rollouts", "1")]).unwrap();
-    o.python = Some(python.clone());
+    o.python = Some(python.to_path_buf());
     o
 }
 
@@ -77,7 +77,7 @@ fn play<G: SpielGame>(
     (moves, bridge_moves)
 }
 
-fn whole_games<G: SpielGame>(python: &PathBuf, start: G, sims: &str) {
+fn whole_games<G: SpielGame>(python: &Path, start: G, sims: &str) {
     let bridge = SpielMctsPlayer::<G>::new(options(python, sims, "5"));
     for (i, first) in [true, false].into_iter().enumerate() {
         let (moves, bridge_moves) = play(&bridge, first, start.clone(), i as u64);
@@ -172,6 +172,7 @@ fn choose_without_a_session() {
     let mv = bridge.choose(&g, &mut rng).unwrap();
     g.play(mv);
     let e = bridge.choose(&g, &mut rng).unwrap_err().to_string();
+    eprintln!("{e}");
     assert!(e.contains("session"), "{e}");
 }
 
@@ -203,6 +204,7 @@ fn broken_python_is_a_clear_error() {
     };
     assert!(matches!(e, SearchError::Bridge { .. }), "{e:?}");
     let e = e.to_string();
+    eprintln!("{e}");
     assert!(e.contains("python-for-spiel"), "{e}");
     assert!(e.contains("spiel_mcts_bot.py"), "{e}");
 
@@ -223,6 +225,7 @@ fn broken_python_is_a_clear_error() {
         Err(e) => e.to_string(),
         Ok(_) => panic!("`false` started as a Python"),
     };
+    eprintln!("{e}");
     assert!(e.contains("exited"), "{e}");
     assert!(e.contains("spiel_mcts_bot.py"), "{e}");
 }
@@ -249,6 +252,109 @@ fn python_without_open_spiel_is_named() {
         Err(e) => e.to_string(),
         Ok(_) => panic!("started without open-spiel"),
     };
+    eprintln!("{e}");
     assert!(e.contains("pyspiel"), "{e}");
     assert!(e.contains("open-spiel==2.0.2"), "{e}");
+}
+
+/// A stand-in for the interpreter: a shell script that says it is ready
+/// and then does `then` (it gets `-u SCRIPT` as arguments and ignores them).
+fn fake_python(dir: &Path, name: &str, then: &str) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(
+        &path,
+        format!("#!/bin/sh\necho '{{\"ready\": true}}'\n{then}\n"),
+    )
+    .unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path
+}
+
+fn first_move_error(python: PathBuf, extra: &[(&str, &str)]) -> String {
+    let mut pairs = vec![("sims", "10")];
+    pairs.extend_from_slice(extra);
+    let mut o = SpielMctsOptions::from_pairs(&pairs).unwrap();
+    o.python = Some(python);
+    let bridge = SpielMctsPlayer::<TicTacToe>::new(o);
+    let mut s = bridge.session();
+    let e = s
+        .choose(&TicTacToe::new(), &mut seeded_rng(0, 0))
+        .unwrap_err()
+        .to_string();
+    eprintln!("{e}");
+    e
+}
+
+#[test]
+fn dead_silent_or_wrong_processes_are_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    // Dies after the handshake, at the first request.
+    let e = first_move_error(
+        fake_python(dir.path(), "dies", "read line; echo oops >&2; exit 3"),
+        &[],
+    );
+    assert!(e.contains("exited before sending"), "{e}");
+    assert!(e.contains("exit status: 3"), "{e}");
+    assert!(e.contains("oops"), "{e}");
+    assert!(e.contains("spiel_mcts_bot.py"), "{e}");
+    // Never answers: the move's time limit ends the wait.
+    let start = std::time::Instant::now();
+    let e = first_move_error(
+        fake_python(dir.path(), "hangs", "read line; sleep 30"),
+        &[("timeout", "0.5")],
+    );
+    assert!(e.contains("did not come within 0.5 s"), "{e}");
+    assert!(
+        start.elapsed().as_secs() < 10,
+        "waited {:?}",
+        start.elapsed()
+    );
+    // Answers a cell that is not on the board.
+    let e = first_move_error(
+        fake_python(
+            dir.path(),
+            "off-board",
+            "read line; echo '{\"id\": 1, \"actions\": [9]}'; sleep 30",
+        ),
+        &[],
+    );
+    assert!(e.contains("[9]") && e.contains("no tictactoe move"), "{e}");
+    // Answers an error line.
+    let e = first_move_error(
+        fake_python(
+            dir.path(),
+            "refuses",
+            "read line; echo '{\"id\": 1, \"error\": \"SpielError: no such game\"}'; sleep 30",
+        ),
+        &[],
+    );
+    assert!(e.contains("SpielError: no such game"), "{e}");
+}
+
+#[test]
+fn illegal_answers_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    // The centre is taken by the first move, and the stand-in answers it.
+    let python = fake_python(
+        dir.path(),
+        "replays",
+        "read line; echo '{\"id\": 1, \"actions\": [4]}'; read line; \
+         echo '{\"id\": 2, \"actions\": [4]}'; sleep 30",
+    );
+    let mut o = SpielMctsOptions::from_pairs(&[("sims", "10")]).unwrap();
+    o.python = Some(python);
+    let bridge = SpielMctsPlayer::<TicTacToe>::new(o);
+    let mut s = bridge.session();
+    let mut rng = seeded_rng(0, 0);
+    let mut g = TicTacToe::new();
+    let mv = s.choose(&g, &mut rng).unwrap();
+    s.observe(&g, mv);
+    g.play(mv);
+    let reply = g.parse_move("a1").unwrap();
+    s.observe(&g, reply);
+    g.play(reply);
+    let e = s.choose(&g, &mut rng).unwrap_err().to_string();
+    eprintln!("{e}");
+    assert!(e.contains("b2") && e.contains("not legal"), "{e}");
 }

@@ -363,12 +363,16 @@ impl SpielProcess {
                 script.display()
             ));
         }
-        let mut child = Command::new(python)
-            .arg("-u")
+        let mut cmd = Command::new(python);
+        cmd.arg("-u")
             .arg(script)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        // Its own process group, so that killing it ends anything it started.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
+        let mut child = cmd
             .spawn()
             .map_err(|e| format!("{what}: cannot start the Python interpreter: {e}"))?;
         let stdout = child.stdout.take().expect("piped stdout");
@@ -411,11 +415,9 @@ impl SpielProcess {
             what,
             next_id: 1,
         };
-        let hello = match p.read_line(Some(STARTUP_TIMEOUT)) {
+        let hello = match p.read_line(Some(STARTUP_TIMEOUT), "its ready line") {
             Ok(line) => line,
-            Err(Failure::Broken(why) | Failure::Answered(why)) => {
-                return Err(format!("{why} (while starting)"))
-            }
+            Err(Failure::Broken(why) | Failure::Answered(why)) => return Err(why),
         };
         match serde_json::from_str::<Value>(&hello) {
             Ok(v) if v.get("ready").and_then(Value::as_bool) == Some(true) => Ok(p),
@@ -444,13 +446,19 @@ impl SpielProcess {
         let status = match self.child.try_wait() {
             Ok(Some(s)) => format!(" ({s})"),
             _ => {
-                let _ = self.child.kill();
-                let _ = self.child.wait();
+                self.kill();
                 String::new()
             }
         };
-        if let Some(h) = self.stderr_reader.take() {
-            let _ = h.join();
+        // The stderr reader ends at EOF; wait a little for it, not forever.
+        let deadline = Instant::now() + Duration::from_secs(1);
+        while self
+            .stderr_reader
+            .as_ref()
+            .is_some_and(|h| !h.is_finished())
+            && Instant::now() < deadline
+        {
+            std::thread::sleep(Duration::from_millis(10));
         }
         let tail = self.stderr.lock().unwrap_or_else(|p| p.into_inner());
         let tail = tail.trim();
@@ -461,7 +469,12 @@ impl SpielProcess {
         }
     }
 
-    fn read_line(&mut self, timeout: Option<Duration>) -> Result<String, Failure> {
+    /// The next line it writes, `waiting_for` naming it in errors.
+    fn read_line(
+        &mut self,
+        timeout: Option<Duration>,
+        waiting_for: &str,
+    ) -> Result<String, Failure> {
         let got = match timeout {
             Some(t) => self.lines.recv_timeout(t),
             None => self
@@ -472,10 +485,10 @@ impl SpielProcess {
         match got {
             Ok(line) => Ok(line),
             Err(RecvTimeoutError::Timeout) => {
-                let _ = self.child.kill();
+                self.kill();
                 let note = self.stderr_note();
                 Err(Failure::Broken(format!(
-                    "{}: no answer within {:.0} s, process killed{note}",
+                    "{}: {waiting_for} did not come within {} s, process killed{note}",
                     self.what,
                     timeout.unwrap_or_default().as_secs_f64()
                 )))
@@ -483,7 +496,7 @@ impl SpielProcess {
             Err(RecvTimeoutError::Disconnected) => {
                 let note = self.stderr_note();
                 Err(Failure::Broken(format!(
-                    "{}: the process exited without answering{note}",
+                    "{}: the process exited before sending {waiting_for}{note}",
                     self.what
                 )))
             }
@@ -509,7 +522,7 @@ impl SpielProcess {
                 self.what
             )));
         }
-        let answer = self.read_line(timeout)?;
+        let answer = self.read_line(timeout, "an answer")?;
         let v: Value = serde_json::from_str(&answer).map_err(|e| {
             Failure::Broken(format!(
                 "{}: answer is not JSON ({e}): {answer:?}",
@@ -533,11 +546,27 @@ impl SpielProcess {
     }
 }
 
+impl SpielProcess {
+    /// Kills the process (and its process group) and reaps it.
+    fn kill(&mut self) {
+        // Only while the process is not yet reaped: its id, which is its
+        // group's id (process_group(0)), cannot have been given to another.
+        #[cfg(unix)]
+        if let (Ok(None), Ok(pid)) = (self.child.try_wait(), i32::try_from(self.child.id())) {
+            // SAFETY: kill(2) has no memory effects; the group is ours.
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
 impl Drop for SpielProcess {
     fn drop(&mut self) {
         drop(self.stdin.take());
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        self.kill();
     }
 }
 
