@@ -1,26 +1,61 @@
 use super::ArenaError;
-use crate::game::{Game, Outcome};
+use crate::game::{Arimaa, Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::SeededRng;
 
-/// Plays one game from the start; returns the outcome and the moves.
+/// One game as played: where it started, how it ended and its moves.
+#[derive(Clone, Debug)]
+pub struct PlayedGame<G: Game> {
+    pub start: G,
+    /// `None` when the game was stopped at the ply limit unfinished.
+    pub outcome: Option<Outcome>,
+    pub moves: Vec<G::Move>,
+}
+
+/// Plays one game from the standard start; returns the outcome and the moves.
 pub fn play_game<G: Game>(
     first: &dyn Player<G>,
     second: &dyn Player<G>,
     index: usize,
     rng: &mut SeededRng,
 ) -> Result<(Outcome, Vec<G::Move>), ArenaError> {
-    let mut state = G::new();
+    let g = play_game_from(G::new(), first, second, index, rng, None)?;
+    Ok((g.outcome.unwrap_or(Outcome::Draw), g.moves))
+}
+
+/// Plays one game from `start` through a session of each player, checking
+/// every move; stops unfinished after `max_plies` moves if given. `index`
+/// names the game in errors.
+pub fn play_game_from<G: Game>(
+    start: G,
+    first: &dyn Player<G>,
+    second: &dyn Player<G>,
+    index: usize,
+    rng: &mut SeededRng,
+    max_plies: Option<usize>,
+) -> Result<PlayedGame<G>, ArenaError> {
+    let mut state = start.clone();
     let mut moves = Vec::new();
     let mut legal = Vec::new();
     let mut sessions = [first.session(), second.session()];
     loop {
         if let Some(o) = state.outcome() {
-            return Ok((o, moves));
+            return Ok(PlayedGame {
+                start,
+                outcome: Some(o),
+                moves,
+            });
+        }
+        if max_plies.is_some_and(|m| moves.len() >= m) {
+            return Ok(PlayedGame {
+                start,
+                outcome: None,
+                moves,
+            });
         }
         let (player, mover) = match state.side_to_move() {
-            crate::game::Side::First => (first, 0),
-            crate::game::Side::Second => (second, 1),
+            Side::First => (first, 0),
+            Side::Second => (second, 1),
         };
         let mv = sessions[mover]
             .choose(&state, rng)
@@ -29,8 +64,7 @@ pub fn play_game<G: Game>(
                 player: player.name(),
                 source: Box::new(source),
             })?;
-        state.legal_moves(&mut legal);
-        if !legal.contains(&mv) {
+        if !is_legal(&state, mv, &mut legal) {
             return Err(ArenaError::IllegalMove {
                 game: index,
                 player: player.name(),
@@ -42,5 +76,77 @@ pub fn play_game<G: Game>(
         }
         state.play(mv);
         moves.push(mv);
+    }
+}
+
+/// Whether `mv` may be played in `state`. Arimaa's `legal_moves` lists one
+/// step sequence per distinct resulting board (and takes about a
+/// millisecond), while players may reach that board by other steps: there
+/// a move is legal when its notation reads back as the same steps (legal
+/// steps that change the board and repeat no position a third time).
+pub fn is_legal<G: Game>(state: &G, mv: G::Move, scratch: &mut Vec<G::Move>) -> bool {
+    if G::NAME == Arimaa::NAME {
+        return state
+            .parse_move(&state.move_to_string(mv))
+            .is_ok_and(|back| back == mv);
+    }
+    state.legal_moves(scratch);
+    scratch.contains(&mv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::arimaa::random_steps::random_steps_move;
+    use crate::game::TicTacToe;
+    use crate::search::{RandomPlayer, SearchError};
+    use crate::util::seeded_rng;
+
+    /// Always plays the same move.
+    struct Fixed<M>(M);
+
+    impl<G: Game> Player<G> for Fixed<G::Move> {
+        fn name(&self) -> String {
+            "fixed".into()
+        }
+        fn choose(&self, _: &G, _: &mut SeededRng) -> Result<G::Move, SearchError> {
+            Ok(self.0)
+        }
+    }
+
+    #[test]
+    fn arimaa_accepts_other_step_orders_and_refuses_illegal_moves() {
+        let g = Arimaa::new();
+        let mut rng = seeded_rng(2, 0);
+        let mut scratch = Vec::new();
+        let mut listed = Vec::new();
+        g.legal_moves(&mut listed);
+        let mut outside = 0;
+        for _ in 0..200 {
+            let mv = random_steps_move(&g, 0.1, &mut rng).unwrap();
+            assert!(is_legal(&g, mv, &mut scratch));
+            outside += usize::from(!listed.contains(&mv));
+        }
+        assert!(outside > 0, "every random-steps move was a listed one");
+        // Gold's move again on silver's turn: its pieces have gone.
+        let mv = listed[0];
+        let mut after = g.clone();
+        after.play(mv);
+        assert!(!is_legal(&after, mv, &mut scratch));
+        let e = play_game_from(after, &Fixed(mv), &Fixed(mv), 7, &mut rng, None).unwrap_err();
+        assert!(matches!(&e, ArenaError::IllegalMove { game: 7, .. }), "{e}");
+        assert!(e.to_string().contains("illegal move"), "{e}");
+    }
+
+    #[test]
+    fn an_occupied_square_is_refused_and_a_ply_limit_leaves_the_game_unfinished() {
+        let mut rng = seeded_rng(1, 0);
+        let g = TicTacToe::new();
+        let b2 = g.parse_move("b2").unwrap();
+        let e = play_game_from(g.clone(), &Fixed(b2), &Fixed(b2), 0, &mut rng, None).unwrap_err();
+        assert!(e.to_string().contains("illegal move b2"), "{e}");
+        let g = play_game_from(g, &RandomPlayer, &RandomPlayer, 0, &mut rng, Some(3)).unwrap();
+        assert_eq!(g.outcome, None);
+        assert_eq!(g.moves.len(), 3);
     }
 }

@@ -1,17 +1,36 @@
-use super::{play_game, ArenaError, MatchResult};
+use super::{play_game_from, ArenaError, MatchResult};
 use crate::game::Game;
 use crate::search::Player;
-use crate::util::seeded_rng;
+use crate::util::{seeded_rng, SeededRng};
 use rayon::prelude::*;
 
-/// Plays `games` games of A against B on rayon: A moves first in the even
-/// games. Game `i` draws from stream `i` of `seed`, so the result does not
-/// depend on the number of threads.
+/// A start position for game `i`, drawn from that game's random stream
+/// (Arimaa setups); the error says why there is none.
+pub type StartFn<'a, G> = dyn Fn(&mut SeededRng) -> Result<G, String> + Sync + 'a;
+
+/// Plays `games` games of A against B from the standard start on rayon:
+/// A moves first in the even games. Game `i` draws from stream `i` of
+/// `seed`, so the result does not depend on the number of threads.
 pub fn play_match<G: Game>(
     a: &dyn Player<G>,
     b: &dyn Player<G>,
     games: usize,
     seed: u64,
+    progress: Option<&indicatif::ProgressBar>,
+) -> Result<MatchResult, ArenaError> {
+    play_match_from(a, b, &|_| Ok(G::new()), games, seed, None, progress)
+}
+
+/// [`play_match`] from the positions `start` gives (drawn from each game's
+/// stream before its first move), stopping games unfinished after
+/// `max_plies` moves if given (they count as draws).
+pub fn play_match_from<G: Game>(
+    a: &dyn Player<G>,
+    b: &dyn Player<G>,
+    start: &StartFn<'_, G>,
+    games: usize,
+    seed: u64,
+    max_plies: Option<usize>,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<MatchResult, ArenaError> {
     let outcomes: Vec<_> = (0..games)
@@ -20,7 +39,9 @@ pub fn play_match<G: Game>(
             let mut rng = seeded_rng(seed, i as u64);
             let a_first = i % 2 == 0;
             let (first, second) = if a_first { (a, b) } else { (b, a) };
-            let r = play_game(first, second, i, &mut rng).map(|(o, m)| (a_first, o, m.len()));
+            let s = start(&mut rng).map_err(|why| ArenaError::Start { game: i, why })?;
+            let r = play_game_from(s, first, second, i, &mut rng, max_plies)
+                .map(|g| (a_first, g.outcome, g.moves.len()));
             if let Some(p) = progress {
                 p.inc(1);
             }
@@ -29,7 +50,7 @@ pub fn play_match<G: Game>(
         .collect::<Result<_, ArenaError>>()?;
     let mut result = MatchResult::new(a.name(), b.name(), seed);
     for (a_first, outcome, plies) in outcomes {
-        result.add(a_first, outcome, plies);
+        result.add_game(a_first, outcome, plies);
     }
     Ok(result)
 }

@@ -1,15 +1,31 @@
-//! Matches between two players: games in parallel with colours
-//! alternating and seeds fixed; results as wins/losses/draws, equity and an
-//! Elo difference with a 95% interval.
+//! Matches and tournaments between players, for every game: games in
+//! parallel with colours alternating and seeds fixed, from the standard
+//! start at any board size or, for Arimaa, from sampled setups; results as
+//! wins/losses/draws, equity and Elo differences with 95% intervals, and
+//! for round robins one rating per player fitted on all games.
 
 mod elo;
 mod error;
 mod game_loop;
 mod match_play;
+mod players;
+mod rating_chart;
+mod rating_fit;
 mod result;
+mod round_robin;
+mod start;
+mod tournament_tables;
 
 pub use elo::{elo_from_score, EloEstimate};
 pub use error::ArenaError;
-pub use game_loop::play_game;
-pub use match_play::play_match;
-pub use result::{MatchResult, Wdl};
+pub use game_loop::{is_legal, play_game, play_game_from, PlayedGame};
+pub use match_play::{play_match, play_match_from, StartFn};
+pub use players::{build_players, ArenaGame};
+pub use rating_chart::{write_ratings_png, RatingBar};
+pub use rating_fit::{fit_ratings, Anchor, FitError, FitOptions, FittedRating, PairScore};
+pub use result::{fmt_elo, MatchResult, Wdl};
+pub use round_robin::{
+    result_text, round_robin, schedule, GameLog, PairResult, PlayerRating, RoundRobin,
+    RoundRobinConfig,
+};
+pub use start::StartConfig;

@@ -53,6 +53,8 @@ pub struct MatchResult {
     pub total: Wdl,
     pub a_first: Wdl,
     pub a_second: Wdl,
+    /// Games stopped at the ply limit; counted as draws above.
+    pub unfinished: u64,
     pub mean_plies: f64,
     pub equity: f64,
     pub elo: Option<EloEstimate>,
@@ -67,10 +69,25 @@ impl MatchResult {
             total: Wdl::default(),
             a_first: Wdl::default(),
             a_second: Wdl::default(),
+            unfinished: 0,
             mean_plies: 0.0,
             equity: 0.0,
             elo: None,
         }
+    }
+
+    /// Adds a game that may have been stopped unfinished (`None`), which
+    /// counts as a draw.
+    pub fn add_game(&mut self, a_first: bool, outcome: Option<Outcome>, plies: usize) {
+        if outcome.is_none() {
+            self.unfinished += 1;
+        }
+        self.add(a_first, outcome.unwrap_or(Outcome::Draw), plies);
+    }
+
+    /// A's points: a win 1, a draw 1/2.
+    pub fn a_points(&self) -> f64 {
+        self.total.wins as f64 + 0.5 * self.total.draws as f64
     }
 
     pub fn add(&mut self, a_first: bool, outcome: Outcome, plies: usize) {
@@ -88,7 +105,8 @@ impl MatchResult {
     }
 }
 
-fn fmt_elo(x: f64) -> String {
+/// An Elo value for people: `+191`, `-inf`.
+pub fn fmt_elo(x: f64) -> String {
     if x.is_infinite() {
         if x > 0.0 { "+inf" } else { "-inf" }.into()
     } else {
@@ -134,6 +152,13 @@ impl fmt::Display for MatchResult {
                 fmt_elo(e.elo),
                 fmt_elo(e.lo),
                 fmt_elo(e.hi)
+            )?;
+        }
+        if self.unfinished > 0 {
+            writeln!(
+                f,
+                "unfinished at the ply limit (counted as draws): {}",
+                self.unfinished
             )?;
         }
         write!(f, "mean game length: {:.2} plies", self.mean_plies)

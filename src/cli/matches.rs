@@ -1,24 +1,41 @@
+//! `plies match` and `plies play`: two players, any game, any board size.
+
 use super::progress;
 use clap::Args;
-use plies::arena::{play_game, play_match};
-use plies::game::{Game, GameKind, TicTacToe};
-use plies::search::{build_tictactoe_player, PlayerSpec};
+use plies::arena::{
+    build_players, play_game_from, play_match_from, result_text, ArenaGame, StartConfig,
+};
+use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
 use plies::util::seeded_rng;
 use std::process::ExitCode;
+use std::time::Instant;
 
 #[derive(Args)]
 pub struct MatchArgs {
     #[arg(long)]
     game: GameKind,
-    /// random, expert, greedy:CHECKPOINT or greedy+:CHECKPOINT
+    /// Board side length (Amazons, Gomoku, Atari-Go); default the game's standard.
     #[arg(long)]
-    a: PlayerSpec,
+    size: Option<usize>,
+    /// Player A (moves first in the even games): random, naive,
+    /// alphabeta:depth=D[,eval=NAME], greedy[:eval=NAME], random-steps[:end=P]
+    /// (Arimaa); Tic-tac-toe also expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
     #[arg(long)]
-    b: PlayerSpec,
+    a: String,
+    /// Player B, same specs.
+    #[arg(long)]
+    b: String,
     #[arg(long, default_value_t = 1000)]
     games: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Arimaa setups: a JSONL file of imported records, `random` or
+    /// `standard`; default: the shipped arimaa.com archives.
+    #[arg(long)]
+    setups: Option<String>,
+    /// Stop a game after this many moves and count it as a draw (0: no limit).
+    #[arg(long, default_value_t = 1000)]
+    max_plies: usize,
     /// Print the result as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -30,45 +47,134 @@ pub struct MatchArgs {
 pub struct PlayArgs {
     #[arg(long)]
     game: GameKind,
+    /// Board side length; default the game's standard.
     #[arg(long)]
-    a: PlayerSpec,
+    size: Option<usize>,
+    /// The first player (same specs as `plies match`).
     #[arg(long)]
-    b: PlayerSpec,
+    a: String,
+    /// The second player.
+    #[arg(long)]
+    b: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Arimaa setups, as for `plies match`.
+    #[arg(long)]
+    setups: Option<String>,
+    /// Stop after this many moves (0: no limit).
+    #[arg(long, default_value_t = 1000)]
+    max_plies: usize,
+}
+
+/// The ply limit of `--max-plies` (0: none).
+pub fn ply_limit(max_plies: usize) -> Option<usize> {
+    (max_plies > 0).then_some(max_plies)
 }
 
 pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
-    super::require_tictactoe(a.game)?;
-    let device = candle_core::Device::Cpu;
-    let pa = build_tictactoe_player(&a.a, &device)?;
-    let pb = build_tictactoe_player(&a.b, &device)?;
+    match a.game {
+        GameKind::TicTacToe => match_game::<TicTacToe>(a),
+        GameKind::Arimaa => match_game::<Arimaa>(a),
+        GameKind::Amazons => match_game::<Amazons>(a),
+        GameKind::Pentago => match_game::<Pentago>(a),
+        GameKind::Gomoku => match_game::<Gomoku>(a),
+        GameKind::AtariGo => match_game::<AtariGo>(a),
+    }
+}
+
+fn match_game<G: ArenaGame>(a: MatchArgs) -> anyhow::Result<ExitCode> {
+    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
+    let specs = [a.a.clone(), a.b.clone()];
+    let players = build_players::<G>(&specs, |i| ["--a", "--b"][i].to_string())?;
     let bar = progress(a.games as u64, "games", a.quiet || a.json);
-    let r = play_match::<TicTacToe>(pa.as_ref(), pb.as_ref(), a.games, a.seed, Some(&bar))?;
+    let t0 = Instant::now();
+    let r = play_match_from::<G>(
+        players[0].as_ref(),
+        players[1].as_ref(),
+        &start.starter::<G>(),
+        a.games,
+        a.seed,
+        ply_limit(a.max_plies),
+        Some(&bar),
+    )?;
+    let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     if a.json {
-        println!("{}", serde_json::to_string(&r)?);
+        let mut v = serde_json::to_value(&r)?;
+        if let Some(obj) = v.as_object_mut() {
+            obj.insert("game".into(), G::NAME.into());
+            obj.insert("board_size".into(), start.size.into());
+            obj.insert("openings".into(), start.openings_name.clone().into());
+        }
+        println!("{}", serde_json::to_string(&v)?);
     } else {
+        println!(
+            "{} {}x{}, openings: {}",
+            G::NAME,
+            start.size,
+            start.size,
+            start.openings_name
+        );
         println!("{r}");
+        println!(
+            "{} games in {seconds:.2} s ({:.1} games/s)",
+            a.games,
+            a.games as f64 / seconds.max(1e-9)
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn run_play(a: PlayArgs) -> anyhow::Result<ExitCode> {
-    super::require_tictactoe(a.game)?;
-    let device = candle_core::Device::Cpu;
-    let pa = build_tictactoe_player(&a.a, &device)?;
-    let pb = build_tictactoe_player(&a.b, &device)?;
+    match a.game {
+        GameKind::TicTacToe => play_one::<TicTacToe>(a),
+        GameKind::Arimaa => play_one::<Arimaa>(a),
+        GameKind::Amazons => play_one::<Amazons>(a),
+        GameKind::Pentago => play_one::<Pentago>(a),
+        GameKind::Gomoku => play_one::<Gomoku>(a),
+        GameKind::AtariGo => play_one::<AtariGo>(a),
+    }
+}
+
+fn play_one<G: ArenaGame>(a: PlayArgs) -> anyhow::Result<ExitCode> {
+    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
+    let specs = [a.a.clone(), a.b.clone()];
+    let players = build_players::<G>(&specs, |i| ["--a", "--b"][i].to_string())?;
     let mut rng = seeded_rng(a.seed, 0);
-    let (outcome, moves) = play_game::<TicTacToe>(pa.as_ref(), pb.as_ref(), 0, &mut rng)?;
-    let mut g = TicTacToe::new();
-    println!("x = {} (A), o = {} (B)\n", pa.name(), pb.name());
-    for (i, m) in moves.iter().enumerate() {
-        let who = if i % 2 == 0 { "x" } else { "o" };
+    let first: G = start
+        .start(&mut rng)
+        .map_err(|why| anyhow::anyhow!("no start position: {why}"))?;
+    let game = play_game_from(
+        first,
+        players[0].as_ref(),
+        players[1].as_ref(),
+        0,
+        &mut rng,
+        ply_limit(a.max_plies),
+    )?;
+    let mut g = game.start.clone();
+    let (x, o) = if G::NAME == TicTacToe::NAME {
+        ("x", "o")
+    } else if G::NAME == Arimaa::NAME {
+        ("gold", "silver")
+    } else {
+        ("first", "second")
+    };
+    println!(
+        "{x} = {} (A), {o} = {} (B)\n",
+        players[0].name(),
+        players[1].name()
+    );
+    println!("{}", g.render());
+    for (i, m) in game.moves.iter().enumerate() {
+        let who = if i % 2 == 0 { x } else { o };
         println!("{}. {who} plays {}", i + 1, g.move_to_string(*m));
         g.play(*m);
         println!("{}", g.render());
     }
-    println!("result: {outcome:?}");
+    match game.outcome {
+        Some(outcome) => println!("result: {outcome:?} ({})", result_text(game.outcome)),
+        None => println!("result: unfinished after {} moves", game.moves.len()),
+    }
     Ok(ExitCode::SUCCESS)
 }

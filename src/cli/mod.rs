@@ -1,5 +1,6 @@
 //! Subcommand definitions (clap derive) and their dispatch.
 
+mod arena;
 mod bench;
 mod bench_evaluator;
 mod bench_loader;
@@ -52,6 +53,8 @@ pub enum Command {
     Match(matches::MatchArgs),
     /// Play one game between two players and show it move by move.
     Play(matches::PlayArgs),
+    /// Round-robin tournament: cross table, Elo ratings, CSV, JSON and a chart.
+    Arena(arena::ArenaArgs),
     /// Speed measurements against a named reference, in one run.
     #[command(subcommand)]
     Bench(bench::BenchCmd),
@@ -80,6 +83,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Train(c) => train_model::run(c),
         Command::Match(a) => matches::run_match(a),
         Command::Play(a) => matches::run_play(a),
+        Command::Arena(a) => arena::run(a),
         Command::Experiment(c) => experiment::run(c),
         Command::Engine(c) => engine::run(c),
         Command::Bench(c) => bench::run(c),

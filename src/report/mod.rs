@@ -35,7 +35,7 @@
 
 mod atomic;
 mod error;
-mod font;
+pub(crate) mod font;
 mod plot;
 mod table;
 

@@ -1,0 +1,201 @@
+//! The rating list as a chart: one row per player, best at the top, a dot
+//! at the rating and a bar across its 95% interval, a dashed line at 0.
+
+use crate::report::{font, ReportError};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use std::path::{Path, PathBuf};
+
+/// One player's row.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RatingBar {
+    pub name: String,
+    pub elo: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+const WIDTH: u32 = 900;
+const BAR: RGBColor = RGBColor(31, 119, 180);
+const ZERO: RGBColor = RGBColor(90, 90, 90);
+
+/// Writes the chart of `bars` (drawn top to bottom in the order given) as
+/// a PNG at `path`, through a temporary file renamed into place.
+pub fn write_ratings_png(path: &Path, title: &str, bars: &[RatingBar]) -> Result<(), ReportError> {
+    let invalid = |reason: String| ReportError::InvalidChart {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if bars.is_empty() {
+        return Err(invalid("no ratings to draw".into()));
+    }
+    if let Some(b) = bars
+        .iter()
+        .find(|b| !(b.elo.is_finite() && b.lo.is_finite() && b.hi.is_finite()))
+    {
+        return Err(invalid(format!("rating of `{}` is not finite", b.name)));
+    }
+    let render = |message: String| ReportError::Render {
+        path: path.to_path_buf(),
+        message,
+    };
+    font::ensure_registered().map_err(render)?;
+    let height = (130 + 50 * bars.len() as u32).max(300);
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
+    if let Some(d) = dir {
+        std::fs::create_dir_all(d).map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            action: "create directory for",
+            source,
+        })?;
+    }
+    let tmp = temp_path(path);
+    let drawn = {
+        let root = BitMapBackend::new(&tmp, (WIDTH, height)).into_drawing_area();
+        draw(&root, title, bars).and_then(|()| root.present().map_err(|e| e.to_string()))
+    };
+    let result = drawn.map_err(render).and_then(|()| {
+        std::fs::rename(&tmp, path).map_err(|source| ReportError::Io {
+            path: path.to_path_buf(),
+            action: "rename temporary file onto",
+            source,
+        })
+    });
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// `dir/.NAME.tmp-PID.png`: hidden, next to the target, with the
+/// extension plotters picks the encoder by.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "chart".into());
+    path.with_file_name(format!(".{name}.tmp-{}.png", std::process::id()))
+}
+
+fn draw<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    title: &str,
+    bars: &[RatingBar],
+) -> Result<(), String> {
+    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    let n = bars.len();
+    let lo = bars.iter().map(|b| b.lo).fold(0.0f64, f64::min);
+    let hi = bars.iter().map(|b| b.hi).fold(0.0f64, f64::max);
+    let pad = ((hi - lo) * 0.06).max(10.0);
+    let (x0, x1) = (lo - pad, hi + pad);
+
+    // Room on the left for the longest name.
+    let label_style = TextStyle::from((font::FAMILY, 15).into_font());
+    let widest = bars
+        .iter()
+        .filter_map(|b| root.estimate_text_size(&b.name, &label_style).ok())
+        .map(|(w, _)| w)
+        .max()
+        .unwrap_or(60);
+    let label_area = (widest + 20).min(WIDTH / 2);
+
+    root.fill(&WHITE).map_err(err)?;
+    let mut chart = ChartBuilder::on(root)
+        .margin(16)
+        .caption(title, (font::FAMILY, 20))
+        .x_label_area_size(50)
+        .y_label_area_size(label_area)
+        .build_cartesian_2d(x0..x1, (0..n - 1).into_segmented())
+        .map_err(err)?;
+    // `0..n - 1` makes n segments; segment i (counted from the bottom)
+    // holds bars[n - 1 - i].
+    let name_of = |v: &SegmentValue<usize>| match v {
+        SegmentValue::CenterOf(i) if *i < n => bars[n - 1 - i].name.clone(),
+        _ => String::new(),
+    };
+    chart
+        .configure_mesh()
+        .x_desc("Elo (95% interval)")
+        .axis_desc_style((font::FAMILY, 17))
+        .label_style((font::FAMILY, 15))
+        .y_labels(n)
+        .y_label_formatter(&name_of)
+        .x_label_formatter(&|v: &f64| format!("{v:.0}"))
+        .disable_y_mesh()
+        .bold_line_style(BLACK.mix(0.12))
+        // No light lines: `max_light_lines(0)` never returns on a segmented axis.
+        .light_line_style(TRANSPARENT)
+        .axis_style(BLACK.mix(0.8))
+        .draw()
+        .map_err(err)?;
+
+    let centre = |k: usize| SegmentValue::CenterOf(n - 1 - k);
+    chart
+        .draw_series(std::iter::once(PathElement::new(
+            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
+            ZERO.mix(0.7).stroke_width(1),
+        )))
+        .map_err(err)?;
+    let style = BAR.stroke_width(2);
+    for (k, b) in bars.iter().enumerate() {
+        let y = centre(k);
+        let cap = |x: f64| {
+            EmptyElement::at((x, y.clone())) + PathElement::new(vec![(0, -7), (0, 7)], style)
+        };
+        chart
+            .draw_series(std::iter::once(PathElement::new(
+                vec![(b.lo, y.clone()), (b.hi, y.clone())],
+                style,
+            )))
+            .map_err(err)?;
+        chart.draw_series([cap(b.lo), cap(b.hi)]).map_err(err)?;
+        let value = TextStyle::from((font::FAMILY, 14).into_font())
+            .color(&BLACK)
+            .pos(Pos::new(HPos::Center, VPos::Bottom));
+        chart
+            .draw_series(std::iter::once(
+                EmptyElement::at((b.elo, y.clone()))
+                    + Circle::new((0, 0), 5, BAR.filled())
+                    + Text::new(format!("{:+.0}", b.elo), (0, -9), value),
+            ))
+            .map_err(err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn writes_a_png_and_refuses_non_finite_ratings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("out").join("ratings.png");
+        let bars = vec![
+            RatingBar {
+                name: "alphabeta:depth=2,eval=mindist".into(),
+                elo: 250.0,
+                lo: 180.0,
+                hi: 320.0,
+            },
+            RatingBar {
+                name: "random".into(),
+                elo: 0.0,
+                lo: 0.0,
+                hi: 0.0,
+            },
+        ];
+        write_ratings_png(&path, "Elo ratings", &bars).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+        assert!(bytes.len() > 3000);
+        let files: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
+        assert_eq!(files.len(), 1, "a temporary file was left behind");
+        write_ratings_png(&path, "one player", &bars[1..]).unwrap();
+        let mut bad = bars.clone();
+        bad[0].hi = f64::INFINITY;
+        assert!(write_ratings_png(&path, "t", &bad).is_err());
+        assert!(write_ratings_png(&path, "t", &[]).is_err());
+    }
+}

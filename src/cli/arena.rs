@@ -1,0 +1,210 @@
+//! `plies arena`: a round-robin tournament between any number of players,
+//! with a cross table, per-pair results, an Elo rating list, CSV, JSON and
+//! a chart of the ratings.
+
+use super::matches::ply_limit;
+use super::progress;
+use anyhow::{bail, Context};
+use clap::Args;
+use plies::arena::{
+    build_players, round_robin, schedule, write_ratings_png, Anchor, ArenaGame, FitOptions,
+    RatingBar, RoundRobin, RoundRobinConfig, StartConfig,
+};
+use plies::game::{Amazons, Arimaa, AtariGo, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::report::{write_atomic, write_json};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(Args)]
+pub struct ArenaArgs {
+    #[arg(long)]
+    game: GameKind,
+    /// Board side length (Amazons, Gomoku, Atari-Go); default the game's standard.
+    #[arg(long)]
+    size: Option<usize>,
+    /// Two or more players: random, naive, alphabeta:depth=D[,eval=NAME],
+    /// greedy[:eval=NAME], random-steps[:end=P] (Arimaa); Tic-tac-toe also
+    /// expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
+    #[arg(long, num_args = 2.., required = true)]
+    players: Vec<String>,
+    /// Games between every two players (colours alternate).
+    #[arg(long, default_value_t = 100)]
+    games_per_pair: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output directory: results.csv, ratings.csv, arena.json, ratings.png
+    /// (and games.txt with --save-games).
+    #[arg(long)]
+    out: PathBuf,
+    /// Rating 0: the `first` player of --players, or the `mean`.
+    #[arg(long, default_value = "first")]
+    anchor: Anchor,
+    /// Virtual draws added to every pair in the rating fit (keeps ratings
+    /// finite when a player wins every game; 0 for the plain fit).
+    #[arg(long, default_value_t = 1.0)]
+    prior_draws: f64,
+    /// Arimaa setups: a JSONL file of imported records, `random` or
+    /// `standard`; default: the shipped arimaa.com archives.
+    #[arg(long)]
+    setups: Option<String>,
+    /// Stop a game after this many moves and count it as a draw (0: no limit).
+    #[arg(long, default_value_t = 1000)]
+    max_plies: usize,
+    /// Also write every game's moves to OUT/games.txt.
+    #[arg(long)]
+    save_games: bool,
+    /// Worker threads (0: rayon's default). The results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Print arena.json instead of the tables.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(a: ArenaArgs) -> anyhow::Result<ExitCode> {
+    match a.game {
+        GameKind::TicTacToe => run_game::<TicTacToe>(a),
+        GameKind::Arimaa => run_game::<Arimaa>(a),
+        GameKind::Amazons => run_game::<Amazons>(a),
+        GameKind::Pentago => run_game::<Pentago>(a),
+        GameKind::Gomoku => run_game::<Gomoku>(a),
+        GameKind::AtariGo => run_game::<AtariGo>(a),
+    }
+}
+
+fn run_game<G: ArenaGame>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
+    if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
+        bail!("--prior-draws {} must be 0 or more", a.prior_draws);
+    }
+    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
+    let players = build_players::<G>(&a.players, |i| format!("player {} of --players", i + 1))?;
+    let cfg = RoundRobinConfig {
+        games_per_pair: a.games_per_pair,
+        seed: a.seed,
+        max_plies: ply_limit(a.max_plies),
+        fit: FitOptions {
+            prior_draws: a.prior_draws,
+            anchor: a.anchor,
+        },
+        keep_games: a.save_games,
+    };
+    let total = (schedule(players.len()).len() * a.games_per_pair) as u64;
+    let bar = progress(total, "games", a.quiet || a.json);
+    let play = || round_robin::<G>(&players, &start, &cfg, Some(&bar));
+    let rr = if a.threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(a.threads)
+            .build()
+            .context("thread pool")?
+            .install(play)?
+    } else {
+        play()?
+    };
+    bar.finish_and_clear();
+    let written = write_outputs(&rr, &a.out)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&rr)?);
+    } else {
+        print!("{}", render(&rr));
+        println!("wrote {}", written.join(", "));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the result files into `out`; returns their paths.
+fn write_outputs(rr: &RoundRobin, out: &Path) -> anyhow::Result<Vec<String>> {
+    let mut written = Vec::new();
+    let mut note = |p: PathBuf| written.push(p.display().to_string());
+    let path = out.join("results.csv");
+    rr.results_csv().write_csv(&path)?;
+    note(path);
+    let path = out.join("ratings.csv");
+    rr.ratings_csv().write_csv(&path)?;
+    note(path);
+    let path = out.join("arena.json");
+    write_json(&path, rr)?;
+    note(path);
+    if !rr.ratings.is_empty() {
+        let bars: Vec<RatingBar> = rr
+            .ratings
+            .iter()
+            .map(|r| RatingBar {
+                name: r.player.clone(),
+                elo: r.elo,
+                lo: r.lo,
+                hi: r.hi,
+            })
+            .collect();
+        let path = out.join("ratings.png");
+        write_ratings_png(&path, &chart_title(rr), &bars)?;
+        note(path);
+    }
+    if !rr.game_log.is_empty() {
+        let path = out.join("games.txt");
+        write_atomic(&path, rr.games_text().as_bytes())?;
+        note(path);
+    }
+    Ok(written)
+}
+
+fn anchor_text(rr: &RoundRobin) -> String {
+    match rr.fit.anchor {
+        Anchor::First => format!("{} = 0", rr.players[0]),
+        Anchor::Mean => "mean = 0".into(),
+    }
+}
+
+fn chart_title(rr: &RoundRobin) -> String {
+    format!(
+        "{} {}x{}: Elo, {} games per pair ({})",
+        rr.game,
+        rr.board_size,
+        rr.board_size,
+        rr.games_per_pair,
+        anchor_text(rr)
+    )
+}
+
+/// The tournament for people: cross table, pairs, rating list, speed.
+fn render(rr: &RoundRobin) -> String {
+    let mut out = format!(
+        "{} {}x{} round robin: {} players, {} games per pair, seed {}, openings: {}\n\n",
+        rr.game,
+        rr.board_size,
+        rr.board_size,
+        rr.players.len(),
+        rr.games_per_pair,
+        rr.seed,
+        rr.openings
+    );
+    out.push_str(&format!(
+        "points of the row player against the column player (of {}):\n{}\n",
+        rr.games_per_pair,
+        rr.cross_table()
+    ));
+    out.push_str(&format!("pairs:\n{}\n", rr.pairs_table()));
+    match &rr.rating_error {
+        None => out.push_str(&format!(
+            "ratings (Bradley-Terry fit on all games, {}, {} prior draws per pair, 95% intervals):\n{}\n",
+            anchor_text(rr),
+            rr.fit.prior_draws,
+            rr.ratings_table()
+        )),
+        Some(e) => out.push_str(&format!("ratings: not fitted: {e}\n\n")),
+    }
+    if rr.unfinished > 0 {
+        out.push_str(&format!(
+            "{} games stopped unfinished at {} plies (counted as draws)\n",
+            rr.unfinished,
+            rr.max_plies.unwrap_or(0)
+        ));
+    }
+    out.push_str(&format!(
+        "{} games, {} plies in {:.2} s on {} threads: {:.1} games/s\n",
+        rr.games, rr.plies, rr.seconds, rr.threads, rr.games_per_second
+    ));
+    out
+}
