@@ -137,10 +137,12 @@ fn grad_sums_row_body(
         .zip(y.chunks_exact(c))
         .zip(z.chunks_exact(c))
     {
-        for i in 0..c {
-            let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
-            s1[i] += gu;
-            s2[i] += gu * (z[i] - mean[i]) * invstd[i];
+        let sums = s1.iter_mut().zip(s2.iter_mut());
+        let stats = mean.iter().zip(invstd);
+        for ((((a, b), (&m, &is)), &g), (&y, &z)) in sums.zip(stats).zip(g).zip(y.iter().zip(z)) {
+            let gu = if y > 0.0 { g } else { 0.0 };
+            *a += gu;
+            *b += gu * (z - m) * is;
         }
     }
 }
@@ -160,26 +162,31 @@ fn grad_row_body(
     let c = pqr.len() / 3;
     let (p, qr) = pqr.split_at(c);
     let (q, r) = qr.split_at(c);
+    let coef = || p.iter().zip(q).zip(r);
     let rows = dz
         .chunks_exact_mut(c)
         .zip(g.chunks_exact(c))
-        .zip(y.chunks_exact(c))
-        .zip(z.chunks_exact(c));
+        .zip(y.chunks_exact(c).zip(z.chunks_exact(c)));
     match dres {
         Some(dres) => {
-            for ((((dz, g), y), z), dr) in rows.zip(dres.chunks_exact_mut(c)) {
-                for i in 0..c {
-                    let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
-                    dr[i] = gu;
-                    dz[i] = p[i] * gu + q[i] + r[i] * z[i];
+            for (((dz, g), (y, z)), dr) in rows.zip(dres.chunks_exact_mut(c)) {
+                let outs = dz.iter_mut().zip(dr.iter_mut());
+                for (((dz, dr), ((&p, &q), &r)), (&g, (&y, &z))) in
+                    outs.zip(coef()).zip(g.iter().zip(y.iter().zip(z)))
+                {
+                    let gu = if y > 0.0 { g } else { 0.0 };
+                    *dr = gu;
+                    *dz = p * gu + q + r * z;
                 }
             }
         }
         None => {
-            for (((dz, g), y), z) in rows {
-                for i in 0..c {
-                    let gu = if y[i] > 0.0 { g[i] } else { 0.0 };
-                    dz[i] = p[i] * gu + q[i] + r[i] * z[i];
+            for ((dz, g), (y, z)) in rows {
+                for ((dz, ((&p, &q), &r)), (&g, (&y, &z))) in
+                    dz.iter_mut().zip(coef()).zip(g.iter().zip(y.iter().zip(z)))
+                {
+                    let gu = if y > 0.0 { g } else { 0.0 };
+                    *dz = p * gu + q + r * z;
                 }
             }
         }

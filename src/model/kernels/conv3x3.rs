@@ -137,7 +137,8 @@ fn conv_into(
     relu: bool,
     out: &mut [f32],
 ) {
-    let (k, plane, ns) = (9 * c, bd.plane(), bd.block());
+    let (k, plane) = (9 * c, bd.plane());
+    let ns = bd.conv_block(k);
     let parallel = bd.b > ns;
     for_blocks(out, ns * plane * f, parallel, |i, o| {
         let n = o.len() / (plane * f);
@@ -183,7 +184,8 @@ fn flipped_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
 /// Weight gradient `[F, C, 3, 3]` of `x` (bordered, border zero) and the
 /// output gradient `gy` (bordered).
 fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
-    let (k, plane, ns, wp) = (9 * c, bd.plane(), bd.block(), bd.wp());
+    let (k, plane, wp) = (9 * c, bd.plane(), bd.wp());
+    let ns = bd.conv_block(k);
     let blocks = bd.b.div_ceil(ns);
     let groups = blocks.div_ceil(GRAD_GROUP);
     let group = |gi: usize| -> Vec<f32> {
