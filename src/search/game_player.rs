@@ -28,12 +28,14 @@
 use super::alphabeta::{search, terminal_score, SearchLimits, WIN_THRESHOLD};
 use super::evaluators::{evaluator_by_name, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
+use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{pick, NaivePlayer, Player, SearchError};
 use crate::encode::{
     amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, EncodeError, Encoder,
 };
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Pentago, TicTacToe};
+use crate::infer::batched::{BatchOptions, BatchedEvaluator};
 use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEvaluator, PentagoEval};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;
@@ -120,7 +122,7 @@ impl FromStr for GamePlayerSpec {
             "greedy" => &["eval"],
             "random-steps" => &["end"],
             "mcts" => &MctsConfig::KEYS,
-            "spiel-mcts" => &["sims", "rollouts", "c", "seed"],
+            "spiel-mcts" => &["sims", "rollouts", "c", "seed", "impl", "python", "timeout"],
             other => {
                 return Err(bad(
                     s,
@@ -284,12 +286,26 @@ fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
 }
 
 impl PlayableGame for TicTacToe {
+    fn spiel_mcts_player(
+        options: &[(&str, &str)],
+        _size: usize,
+    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
+        Some(spiel_player(options))
+    }
+
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         tictactoe_encoder(name).or_else(|_| stones_encoder(name, size))
     }
 }
 
 impl PlayableGame for Gomoku {
+    fn spiel_mcts_player(
+        options: &[(&str, &str)],
+        _size: usize,
+    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
+        Some(spiel_player(options))
+    }
+
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         stones_encoder(name, size)
     }
@@ -336,6 +352,13 @@ impl PlayableGame for Arimaa {
 }
 
 impl PlayableGame for Amazons {
+    fn spiel_mcts_player(
+        options: &[(&str, &str)],
+        _size: usize,
+    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
+        Some(spiel_player(options))
+    }
+
     fn eval_names() -> &'static [&'static str] {
         &["mindist", "lieberum"]
     }
@@ -360,6 +383,13 @@ impl PlayableGame for Amazons {
 }
 
 impl PlayableGame for Pentago {
+    fn spiel_mcts_player(
+        options: &[(&str, &str)],
+        _size: usize,
+    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
+        Some(spiel_player(options))
+    }
+
     fn eval_names() -> &'static [&'static str] {
         &["pentago-features"]
     }
@@ -531,6 +561,22 @@ pub fn build_player_in<G: PlayableGame>(
                     },
                 )?),
             };
+            // Threads of one search share a batched service in front of a
+            // model; hand evaluators are cheaper called directly.
+            let eval = match (eval, cfg.service_batch()) {
+                (Some(e), Some(max_batch))
+                    if cfg.eval.as_deref().is_some_and(|n| n.starts_with("ckpt:")) =>
+                {
+                    let opts = BatchOptions {
+                        max_batch,
+                        ..BatchOptions::default()
+                    };
+                    let service = BatchedEvaluator::new(e, opts)
+                        .map_err(|why| bad(&spec.to_string(), why.to_string()))?;
+                    Some(Arc::new(service) as Arc<dyn crate::infer::Evaluator<G>>)
+                }
+                (e, _) => e,
+            };
             Arc::new(MctsPlayer::new(cfg.clone(), eval)?)
         }
         GamePlayerSpec::SpielMcts(opts) => {
@@ -547,6 +593,17 @@ pub fn build_player_in<G: PlayableGame>(
             })??
         }
     })
+}
+
+/// OpenSpiel's MCTS bot from `spiel-mcts` options.
+fn spiel_player<G: super::spiel_bot::SpielGame>(
+    options: &[(&str, &str)],
+) -> Result<Arc<dyn Player<G>>, SearchError> {
+    let opts = SpielMctsOptions::from_pairs(options).map_err(|why| {
+        let parts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        bad(&format!("spiel-mcts:{}", parts.join(",")), why)
+    })?;
+    spiel_mcts_player::<G>(opts)
 }
 
 /// Parses and builds in one go, on the standard board.
@@ -773,7 +830,12 @@ mod tests {
         plays_legal_games(TicTacToe::new(), &["random", "naive", "mcts:sims=50"]);
         plays_legal_games(
             Gomoku::with_size(7).unwrap(),
-            &["random", "naive", "mcts:sims=20,threads=2", "greedy:eval=random"],
+            &[
+                "random",
+                "naive",
+                "mcts:sims=20,threads=2",
+                "greedy:eval=random",
+            ],
         );
         plays_legal_games(AtariGo::with_size(5).unwrap(), &["random", "naive"]);
         plays_legal_games(

@@ -62,6 +62,11 @@ pub struct MctsConfig {
     pub reuse: bool,
     /// The evaluator's name (`eval=`), resolved by the caller.
     pub eval: Option<String>,
+    /// Largest batch of the batched evaluator service a checkpoint
+    /// evaluator runs behind (`batch=`; `None`: the thread count when there
+    /// is more than one thread; 0: no service, every thread calls the
+    /// model itself).
+    pub batch: Option<usize>,
 }
 
 impl Default for MctsConfig {
@@ -76,15 +81,27 @@ impl Default for MctsConfig {
             virtual_loss: 1.0,
             reuse: true,
             eval: None,
+            batch: None,
         }
     }
 }
 
 impl MctsConfig {
     /// The option keys of an `mcts:` spec.
-    pub const KEYS: [&'static str; 9] = [
-        "sims", "time", "threads", "eval", "rollout", "c", "puct", "vloss", "reuse",
+    pub const KEYS: [&'static str; 10] = [
+        "sims", "time", "threads", "eval", "rollout", "c", "puct", "vloss", "reuse", "batch",
     ];
+
+    /// The batch size of the evaluator service for a checkpoint
+    /// evaluator, `None` for no service.
+    pub fn service_batch(&self) -> Option<usize> {
+        match self.batch {
+            Some(0) => None,
+            Some(n) => Some(n),
+            None if self.threads > 1 => Some(self.threads),
+            None => None,
+        }
+    }
 
     /// Builds a config from `key=value` pairs; the error names the bad key
     /// or value. Without `eval` leaves are valued by playouts to the end;
@@ -135,6 +152,7 @@ impl MctsConfig {
                 "puct" => puct = Some(flag()?),
                 "vloss" => cfg.virtual_loss = num("a number >= 0")?,
                 "reuse" => cfg.reuse = flag()?,
+                "batch" => cfg.batch = Some(whole()? as usize),
                 _ => {
                     return Err(format!(
                         "unknown option '{k}' for mcts: expected {}",
@@ -218,6 +236,9 @@ impl fmt::Display for MctsConfig {
         if !self.reuse {
             parts.push("reuse=off".into());
         }
+        if let Some(b) = self.batch {
+            parts.push(format!("batch={b}"));
+        }
         f.write_str(&parts.join(","))
     }
 }
@@ -241,6 +262,7 @@ mod tests {
             "mcts:sims=800,threads=8,eval=mindist",
             "mcts:sims=100",
             "mcts:sims=50,eval=material,rollout=4,puct=off,c=2,reuse=off",
+            "mcts:sims=50,threads=4,eval=ckpt:x,batch=0",
             "mcts:time=0.5",
         ] {
             let c: MctsConfig = text["mcts:".len()..].parse().unwrap();
