@@ -349,11 +349,13 @@ pub fn play_game<G: SelfplayGame>(
         .map_err(|why| SelfplayError::Start { game: index, why })?;
     let mut moves = Vec::new();
     let mut scratch = Vec::new();
+    // One session per player for the game: searches keep their trees.
+    let mut sessions = [first.session(), second.session()];
     while g.outcome().is_none() && moves.len() < cfg.max_plies as usize {
         let side = g.side_to_move();
-        let player = match side {
-            Side::First => first,
-            Side::Second => second,
+        let (player, mover) = match side {
+            Side::First => (first, 0),
+            Side::Second => (second, 1),
         };
         let player_err = |source| SelfplayError::Player {
             game: index,
@@ -366,8 +368,13 @@ pub fn play_game<G: SelfplayGame>(
                 .ok_or(SearchError::NoMoves)
                 .map_err(player_err)?
         } else {
-            player.choose(&g, &mut rng).map_err(player_err)?
+            sessions[mover]
+                .choose(&g, &mut rng)
+                .map_err(player_err)?
         };
+        for s in &mut sessions {
+            s.observe(&g, mv);
+        }
         moves.push(g.move_to_string(mv));
         g.play(mv);
     }
