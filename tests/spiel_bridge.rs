@@ -137,8 +137,8 @@ fn same_seed_same_moves() {
     let a = SpielMctsPlayer::<Amazons>::new(options(&python, "20", "3"));
     let b = SpielMctsPlayer::<Amazons>::new(options(&python, "20", "3"));
     let start = Amazons::with_size(6).unwrap();
-    let (ma, _) = play(&a, true, start.clone(), 11);
-    let (mb, _) = play(&b, true, start.clone(), 11);
+    let (ma, _) = play(&a, true, start, 11);
+    let (mb, _) = play(&b, true, start, 11);
     assert_eq!(ma, mb);
     // Another seed of the player changes the bot's choices.
     let c = SpielMctsPlayer::<Amazons>::new(options(&python, "20", "4"));
@@ -151,9 +151,19 @@ fn parallel_games_use_their_own_processes() {
     let Some(python) = SPIEL.find() else { return };
     let bridge = SpielMctsPlayer::<Gomoku>::new(options(&python, "20", "2"));
     let start = Gomoku::with_size(7).unwrap();
+    // Two games open at once: two processes, both kept when they end.
+    {
+        let mut rng = seeded_rng(3, 0);
+        let mut one = bridge.session();
+        let mut two = bridge.session();
+        one.choose(&start, &mut rng).unwrap();
+        two.choose(&start, &mut rng).unwrap();
+    }
+    assert_eq!(bridge.idle_processes(), 2);
+    // Two games on two threads share them, each its own.
     std::thread::scope(|s| {
         for i in 0..2 {
-            let (bridge, start) = (&bridge, start.clone());
+            let bridge = &bridge;
             s.spawn(move || play(bridge, i == 0, start, i));
         }
     });

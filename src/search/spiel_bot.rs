@@ -153,8 +153,8 @@ impl SpielMctsOptions {
                 }
                 "timeout" => {
                     o.move_timeout = match v.parse::<f64>() {
-                        Ok(s) if s == 0.0 => None,
                         Ok(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
+                        Ok(s) if s.abs() < f64::MIN_POSITIVE => None,
                         _ => {
                             return Err(format!(
                                 "{key}={value}: expected seconds (a number > 0, or 0 for no limit)"
@@ -244,7 +244,7 @@ pub trait SpielGame: Game {
 
     /// The move that `actions` make in `self`, `None` when they name no
     /// move of this board (the move may still be illegal).
-    fn from_spiel_actions(&self, actions: &[i64]) -> Option<Self::Move>;
+    fn spiel_move(&self, actions: &[i64]) -> Option<Self::Move>;
 
     /// OpenSpiel's game string, as `pyspiel.load_game` reads it:
     /// `amazons(board_size=6)`, `tic_tac_toe()`.
@@ -275,7 +275,7 @@ impl SpielGame for TicTacToe {
     fn to_spiel_actions(&self, mv: TttMove) -> Vec<i64> {
         vec![mv.0 as i64]
     }
-    fn from_spiel_actions(&self, actions: &[i64]) -> Option<TttMove> {
+    fn spiel_move(&self, actions: &[i64]) -> Option<TttMove> {
         cell_action(actions, 9).map(|c| TttMove(c as u8))
     }
 }
@@ -290,7 +290,7 @@ impl SpielGame for Gomoku {
     fn to_spiel_actions(&self, mv: GomokuMove) -> Vec<i64> {
         vec![mv.0 as i64]
     }
-    fn from_spiel_actions(&self, actions: &[i64]) -> Option<GomokuMove> {
+    fn spiel_move(&self, actions: &[i64]) -> Option<GomokuMove> {
         cell_action(actions, self.size() * self.size()).map(|c| GomokuMove(c as u16))
     }
 }
@@ -305,7 +305,7 @@ impl SpielGame for Pentago {
     fn to_spiel_actions(&self, mv: PentagoMove) -> Vec<i64> {
         vec![mv.0 as i64]
     }
-    fn from_spiel_actions(&self, actions: &[i64]) -> Option<PentagoMove> {
+    fn spiel_move(&self, actions: &[i64]) -> Option<PentagoMove> {
         cell_action(actions, 36 * 8).map(|a| PentagoMove(a as u16))
     }
 }
@@ -320,7 +320,7 @@ impl SpielGame for Amazons {
     fn to_spiel_actions(&self, mv: AmazonsMove) -> Vec<i64> {
         vec![mv.from as i64, mv.to as i64, mv.arrow as i64]
     }
-    fn from_spiel_actions(&self, actions: &[i64]) -> Option<AmazonsMove> {
+    fn spiel_move(&self, actions: &[i64]) -> Option<AmazonsMove> {
         let cells = (self.size() * self.size()) as i64;
         match *actions {
             [from, to, arrow] if [from, to, arrow].iter().all(|a| (0..cells).contains(a)) => {
@@ -680,7 +680,7 @@ impl<G: SpielGame> SpielMctsPlayer<G> {
         };
         let mut legal = Vec::new();
         state.legal_moves(&mut legal);
-        match state.from_spiel_actions(&actions) {
+        match state.spiel_move(&actions) {
             Some(mv) if legal.contains(&mv) => Ok(mv),
             Some(mv) => Err(Failure::Answered(format!(
                 "OpenSpiel's MCTS chose actions {actions:?} = {}, which is not legal in \
@@ -851,17 +851,14 @@ mod tests {
         let mut moves = Vec::new();
         g.legal_moves(&mut moves);
         for &mv in &moves {
-            assert_eq!(g.from_spiel_actions(&g.to_spiel_actions(mv)), Some(mv));
+            assert_eq!(g.spiel_move(&g.to_spiel_actions(mv)), Some(mv));
         }
-        assert_eq!(g.from_spiel_actions(&[1, 2]), None);
-        assert_eq!(g.from_spiel_actions(&[1, 2, 36]), None);
+        assert_eq!(g.spiel_move(&[1, 2]), None);
+        assert_eq!(g.spiel_move(&[1, 2, 36]), None);
         let p = Pentago::new();
-        assert_eq!(p.from_spiel_actions(&[288]), None);
-        assert_eq!(p.from_spiel_actions(&[169]), Some(PentagoMove(169)));
-        assert_eq!(
-            Amazons::spiel_game_string(6),
-            "amazons(board_size=6)".to_string()
-        );
+        assert_eq!(p.spiel_move(&[288]), None);
+        assert_eq!(p.spiel_move(&[169]), Some(PentagoMove(169)));
+        assert_eq!(Amazons::spiel_game_string(6), "amazons(board_size=6)");
         assert_eq!(Gomoku::spiel_game_string(9), "gomoku(size=9,connect=5)");
         assert_eq!(TicTacToe::spiel_game_string(3), "tic_tac_toe()");
     }
