@@ -285,12 +285,10 @@ impl ConvBn {
         Ok(y)
     }
 
-    /// Training mode through the fused convolution kernel (no bias) and
-    /// candle's batch norm: for the heads' 1x1 convolutions.
-    fn forward_fused_train(&self, x: &Tensor) -> Result<Tensor> {
-        let w = self.conv.weight();
-        let zero = Tensor::zeros(w.dim(0)?, w.dtype(), w.device())?;
-        let y = kernels::conv2d_act(x, w, &zero, [self.pad; 4], Act::Identity)?;
+    /// Training mode for the heads' 1x1 convolutions: from the tower's
+    /// bordered output straight to planes, then candle's batch norm.
+    fn head_train(&self, x: &Tensor) -> Result<Tensor> {
+        let y = kernels::conv1x1_from_bordered(x, self.conv.weight())?;
         self.bn.forward_t(&y, true)
     }
 }
@@ -396,7 +394,7 @@ enum Path {
     Stock,
     /// Training mode on CPU f32: the tower on bordered activations
     /// (3x3 convolution kernel, fused batch norm + residual + relu), the
-    /// heads' convolutions through the fused kernel.
+    /// heads' 1x1 convolutions reading it directly.
     Train,
     /// Eval mode on CPU f32: batch norms folded into fused convolutions.
     Infer,
@@ -415,7 +413,7 @@ impl ResNet {
         self.forward_impl(planes, globals, train, Path::Stock)
     }
 
-    /// The tower's output `[B, ch, H, W]` through the bordered kernels.
+    /// The tower's output through the bordered kernels (bordered).
     fn tower_bordered(&self, planes: &Tensor, train: bool) -> Result<Tensor> {
         let x = kernels::to_bordered(planes)?;
         let mut x = if train {
@@ -432,7 +430,7 @@ impl ResNet {
                 b.b.bordered_folded(&y, Some(&x), Act::Relu)?
             };
         }
-        kernels::from_bordered(&x)
+        Ok(x)
     }
 
     fn forward_impl(
@@ -447,7 +445,7 @@ impl ResNet {
         let cba = |cb: &ConvBn, x: &Tensor, act: Act| -> Result<Tensor> {
             let y = match path {
                 Path::Infer => return cb.forward_folded(x, act),
-                Path::Train => cb.forward_fused_train(x)?,
+                Path::Train => cb.head_train(x)?,
                 Path::Stock => cb.forward(x, train)?,
             };
             match act {
@@ -465,7 +463,9 @@ impl ResNet {
                 }
                 x
             }
-            Path::Train | Path::Infer => self.tower_bordered(planes, path == Path::Train)?,
+            // Bordered: the heads read it directly.
+            Path::Train => self.tower_bordered(planes, true)?,
+            Path::Infer => kernels::from_bordered(&self.tower_bordered(planes, false)?)?,
         };
         let v = cba(&self.value_conv, &x, Act::Relu)?.flatten_from(1)?;
         let v = match globals {

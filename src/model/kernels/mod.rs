@@ -7,8 +7,9 @@
 //! For residual towers, activations can live in a bordered channels-last
 //! layout (`[B, H+2, W+2, C]`, zero border; [`to_bordered`],
 //! [`from_bordered`]) where a 3x3 convolution needs no padding pass
-//! ([`conv3x3`], [`conv3x3_infer`]) and training-mode batch norm, residual
-//! add and relu are one op ([`batch_norm_relu`]).
+//! ([`conv3x3`], [`conv3x3_infer`]), training-mode batch norm, residual
+//! add and relu are one op ([`batch_norm_relu`]), and heads' 1x1
+//! convolutions read it directly ([`conv1x1_from_bordered`]).
 //!
 //! They run on CPU f32 tensors; on other devices and dtypes each falls back
 //! to candle's own ops, so callers need no second code path. Matrix products
@@ -22,6 +23,7 @@ mod act;
 mod batch_norm;
 mod bordered;
 mod conv;
+mod conv1x1;
 mod conv3x3;
 mod linear;
 
@@ -29,6 +31,7 @@ pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};
 pub use bordered::{from_bordered, to_bordered};
 pub use conv::{conv2d_act, im2col};
+pub use conv1x1::conv1x1_from_bordered;
 pub use conv3x3::{conv3x3, conv3x3_infer};
 pub use linear::linear_act;
 

@@ -1,0 +1,232 @@
+//! 1x1 convolution with few filters (value and policy heads) from a
+//! bordered channels-last activation ([`super::bordered`]) straight to
+//! planes: `x [B, H+2, W+2, C]`, `w [F, C, 1, 1]` -> `[B, F, H, W]`.
+//!
+//! Each output is a dot product of one point's `C` contiguous channels, so
+//! no layout change, im2col or transpose is needed either way; the input
+//! gradient is written bordered (border zero). Meant for small `F` (the
+//! work per point is `F * C`, without a matrix product's blocking).
+
+use super::act::{dispatch, f32_slice, with_f32};
+use super::bordered::{for_blocks, output_vec, Board};
+use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use rayon::prelude::*;
+
+#[inline(always)]
+fn dot_body(a: &[f32], b: &[f32]) -> f32 {
+    // Eight partial sums: vectorisable without reassociating one chain.
+    let mut acc = [0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    let mut s = acc.iter().sum::<f32>();
+    for (x, y) in ra.iter().zip(rb) {
+        s += x * y;
+    }
+    s
+}
+
+/// `out [ns, F, H*W]` from bordered `x [ns, H+2, W+2, C]`.
+#[inline(always)]
+fn fwd_block_body(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) {
+    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    for (s, o) in out.chunks_exact_mut(f * n).enumerate() {
+        for y in 0..bd.h {
+            for xx in 0..bd.w {
+                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
+                let xv = &x[at..at + c];
+                for (fo, wf) in w.chunks_exact(c).enumerate() {
+                    o[fo * n + y * bd.w + xx] = dot_body(xv, wf);
+                }
+            }
+        }
+    }
+}
+dispatch!(fwd_block(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) => fwd_block_body);
+
+/// Bordered `dx [ns, H+2, W+2, C]` (interior) from `g [ns, F, H*W]`.
+#[inline(always)]
+fn dx_block_body(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) {
+    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    for (s, gs) in g.chunks_exact(f * n).enumerate() {
+        for y in 0..bd.h {
+            for xx in 0..bd.w {
+                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
+                let d = &mut dx[at..at + c];
+                d.fill(0.0);
+                for (fo, wf) in w.chunks_exact(c).enumerate() {
+                    let gv = gs[fo * n + y * bd.w + xx];
+                    for (d, &wv) in d.iter_mut().zip(wf) {
+                        *d += gv * wv;
+                    }
+                }
+            }
+        }
+    }
+}
+dispatch!(dx_block(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) => dx_block_body);
+
+/// `dw [F, C] += sum over points of g * x` for a block.
+#[inline(always)]
+fn dw_block_body(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) {
+    let (n, f, wp, plane) = (bd.points(), dw.len() / c, bd.wp(), bd.plane());
+    for (s, gs) in g.chunks_exact(f * n).enumerate() {
+        for y in 0..bd.h {
+            for xx in 0..bd.w {
+                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
+                let xv = &x[at..at + c];
+                for (fo, d) in dw.chunks_exact_mut(c).enumerate() {
+                    let gv = gs[fo * n + y * bd.w + xx];
+                    for (d, &xv) in d.iter_mut().zip(xv) {
+                        *d += gv * xv;
+                    }
+                }
+            }
+        }
+    }
+}
+dispatch!(dw_block(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) => dw_block_body);
+
+fn check(op: &str, xd: &[usize], wd: &[usize]) -> Result<(Board, usize, usize)> {
+    let (bd, c) = Board::of(op, xd)?;
+    match *wd {
+        [f, c2, 1, 1] if c2 == c => Ok((bd, c, f)),
+        _ => candle_core::bail!("{op}: weight {wd:?} for {c} channels"),
+    }
+}
+
+struct Conv1x1;
+
+impl CustomOp2 for Conv1x1 {
+    fn name(&self) -> &'static str {
+        "plies-conv1x1-from-bordered"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = f32_slice(self.name(), s1, l1)?;
+        let w = f32_slice(self.name(), s2, l2)?;
+        let (bd, c, f) = check(self.name(), l1.dims(), l2.dims())?;
+        let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
+        let mut out = output_vec(bd.b * f * n);
+        for_blocks(&mut out, ns * f * n, bd.b > ns, |i, o| {
+            let s0 = i * ns;
+            let k = o.len() / (f * n);
+            fwd_block(&bd, c, &x[s0 * plane * c..(s0 + k) * plane * c], w, o);
+        });
+        Ok((CpuStorage::F32(out), Shape::from((bd.b, f, bd.h, bd.w))))
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        w: &Tensor,
+        _res: &Tensor,
+        grad: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+        let (bd, c, f) = check(self.name(), x.dims(), w.dims())?;
+        let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
+        let wv = w.flatten_all()?.to_vec1::<f32>()?;
+        let dev = x.device();
+        let (dx, dw) = with_f32(grad, |g| {
+            let dx = x.track_op().then(|| {
+                let mut dx = output_vec(bd.b * plane * c);
+                for_blocks(&mut dx, ns * plane * c, bd.b > ns, |i, d| {
+                    super::bordered::zero_border(&bd, c, d);
+                    let s0 = i * ns;
+                    let k = d.len() / (plane * c);
+                    dx_block(&bd, c, &g[s0 * f * n..(s0 + k) * f * n], &wv, d);
+                });
+                dx
+            });
+            let dw = with_f32(x, |xv| {
+                // Per-block partial sums, added in block order.
+                let blocks = bd.b.div_ceil(ns);
+                let part = |i: usize| {
+                    let (s0, s1) = (i * ns, ((i + 1) * ns).min(bd.b));
+                    let mut dw = vec![0f32; f * c];
+                    dw_block(
+                        &bd,
+                        c,
+                        &xv[s0 * plane * c..s1 * plane * c],
+                        &g[s0 * f * n..s1 * f * n],
+                        &mut dw,
+                    );
+                    dw
+                };
+                let parts: Vec<Vec<f32>> = if blocks > 1 && rayon::current_num_threads() > 1 {
+                    (0..blocks).into_par_iter().map(part).collect()
+                } else {
+                    (0..blocks).map(part).collect()
+                };
+                let mut dw = vec![0f32; f * c];
+                for p in &parts {
+                    for (d, v) in dw.iter_mut().zip(p) {
+                        *d += v;
+                    }
+                }
+                dw
+            });
+            (dx, dw)
+        })?;
+        Ok((
+            dx.map(|d| Tensor::from_vec(d, x.shape(), dev))
+                .transpose()?,
+            Some(Tensor::from_vec(dw?, w.shape(), dev)?),
+        ))
+    }
+}
+
+/// 1x1 convolution (no bias) of a bordered `x [B, H+2, W+2, C]` by
+/// `w [F, C, 1, 1]`: planes `[B, F, H, W]`, with gradients for both (the
+/// input's bordered, border zero). CPU f32 only; for few filters.
+pub fn conv1x1_from_bordered(x: &Tensor, w: &Tensor) -> Result<Tensor> {
+    let op = "conv1x1_from_bordered";
+    if !x.device().is_cpu() || x.dtype() != DType::F32 || w.dtype() != DType::F32 {
+        candle_core::bail!("{op}: CPU f32 tensors only");
+    }
+    check(op, x.dims(), w.dims())?;
+    x.contiguous()?.apply_op2(&w.contiguous()?, Conv1x1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bordered::to_bordered;
+    use super::*;
+    use candle_core::{Device, Var};
+
+    #[test]
+    fn matches_candle_conv() -> Result<()> {
+        let dev = Device::Cpu;
+        for (b, c, f, h, w) in [(3, 5, 1, 4, 3), (70, 32, 2, 8, 8), (2, 17, 3, 1, 1)] {
+            let x0 = Tensor::randn(0f32, 1.0, (b, c, h, w), &dev)?;
+            let w0 = Tensor::randn(0f32, 0.3, (f, c, 1, 1), &dev)?;
+            let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+            let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+            let ya = conv1x1_from_bordered(&to_bordered(&xa)?, &wa)?;
+            let yb = xb.conv2d(&wb, 0, 1, 1, 1)?;
+            let diff = |a: &Tensor, b: &Tensor| -> Result<f32> {
+                (a - b)?.abs()?.max_all()?.to_scalar::<f32>()
+            };
+            assert!(diff(&ya, &yb)? < 1e-5, "b{b} c{c} f{f}: values");
+            let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+            let ga = (ya * &up)?.sum_all()?.backward()?;
+            let gb = (yb * &up)?.sum_all()?.backward()?;
+            for (a, b) in [(&xa, &xb), (&wa, &wb)] {
+                let (a, b) = (ga.get(a).expect("grad"), gb.get(b).expect("grad"));
+                let scale = b.abs()?.max_all()?.to_scalar::<f32>()?.max(1.0);
+                assert!(diff(a, b)? < 1e-5 * scale, "b{b} c{c} f{f}: gradients");
+            }
+        }
+        Ok(())
+    }
+}
