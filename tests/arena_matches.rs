@@ -43,3 +43,55 @@ fn expert_beats_random_and_results_do_not_depend_on_threads() {
         "{elo:?}"
     );
 }
+
+#[test]
+fn matches_start_at_any_size_and_arimaa_setups_repeat_across_threads() {
+    use plies::arena::{build_players, play_match_from, StartConfig};
+    use plies::game::{Amazons, Arimaa};
+
+    let start = StartConfig::for_game::<Amazons>(Some(6), None).unwrap();
+    let specs = ["random".to_string(), "alphabeta:depth=1".to_string()];
+    let p = build_players::<Amazons>(&specs, |i| format!("player {i}")).unwrap();
+    let r = play_match_from::<Amazons>(
+        p[0].as_ref(),
+        p[1].as_ref(),
+        &start.starter::<Amazons>(),
+        20,
+        4,
+        None,
+        None,
+    )
+    .unwrap();
+    assert_eq!(r.total.games(), 20);
+    assert!(r.equity < 0.0, "{r}");
+    // A 6x6 game is far shorter than a 10x10 one (92 moves at most).
+    assert!(r.mean_plies < 40.0, "{r}");
+
+    let start = StartConfig::for_game::<Arimaa>(None, None).unwrap();
+    let specs = [
+        "random-steps".to_string(),
+        "random-steps:end=0.5".to_string(),
+    ];
+    let p = build_players::<Arimaa>(&specs, |i| format!("player {i}")).unwrap();
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| {
+                play_match_from::<Arimaa>(
+                    p[0].as_ref(),
+                    p[1].as_ref(),
+                    &start.starter::<Arimaa>(),
+                    40,
+                    11,
+                    Some(2000),
+                    None,
+                )
+                .unwrap()
+            })
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one, two);
+    assert_eq!(one.total.games(), 40);
+}

@@ -2,11 +2,13 @@ use thiserror::Error;
 
 #[derive(Debug, Error)]
 pub enum ArenaError {
-    #[error("game {game}: {player} failed: {source}")]
+    // The player's error is part of the message (not a `source`), so
+    // that printing the error chain does not repeat it.
+    #[error("game {game}: {player} failed: {error}")]
     Player {
         game: usize,
         player: String,
-        source: Box<crate::search::SearchError>,
+        error: Box<crate::search::SearchError>,
     },
     #[error("game {game}: {player} chose an illegal move {mv}")]
     IllegalMove {
@@ -16,10 +18,10 @@ pub enum ArenaError {
     },
     /// A player spec that does not parse or build; `player` says which
     /// (`--a`, `player 2 of --players`).
-    #[error("{player}: {source}")]
+    #[error("{player}: {error}")]
     Spec {
         player: String,
-        source: Box<crate::search::SearchError>,
+        error: Box<crate::search::SearchError>,
     },
     #[error("game {game}: no start position: {why}")]
     Start { game: usize, why: String },

@@ -62,7 +62,7 @@ pub fn play_game_from<G: Game>(
             .map_err(|source| ArenaError::Player {
                 game: index,
                 player: player.name(),
-                source: Box::new(source),
+                error: Box::new(source),
             })?;
         if !is_legal(&state, mv, &mut legal) {
             return Err(ArenaError::IllegalMove {

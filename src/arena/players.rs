@@ -65,7 +65,7 @@ pub fn build_players<G: ArenaGame>(
         .map(|(i, s)| {
             G::arena_player(s).map_err(|source| ArenaError::Spec {
                 player: label(i),
-                source: Box::new(source),
+                error: Box::new(source),
             })
         })
         .collect()

@@ -157,7 +157,7 @@ fn draw<DB: DrawingBackend>(
             .draw_series(std::iter::once(
                 EmptyElement::at((b.elo, y.clone()))
                     + Circle::new((0, 0), 5, BAR.filled())
-                    + Text::new(format!("{:+.0}", b.elo), (0, -9), value),
+                    + Text::new(crate::arena::fmt_elo(b.elo), (0, -9), value),
             ))
             .map_err(err)?;
     }

@@ -105,10 +105,12 @@ impl MatchResult {
     }
 }
 
-/// An Elo value for people: `+191`, `-inf`.
+/// An Elo value for people, rounded: `+191`, `-35`, `0`, `-inf`.
 pub fn fmt_elo(x: f64) -> String {
     if x.is_infinite() {
         if x > 0.0 { "+inf" } else { "-inf" }.into()
+    } else if x.round() == 0.0 {
+        "0".into()
     } else {
         format!("{x:+.0}")
     }

@@ -141,8 +141,8 @@ impl RoundRobin {
             t.push_row([
                 r.rank.to_string(),
                 r.player.clone(),
-                format!("{:+.0}", r.elo),
-                format!("[{:+.0}, {:+.0}]", r.lo, r.hi),
+                fmt_elo(r.elo),
+                format!("[{}, {}]", fmt_elo(r.lo), fmt_elo(r.hi)),
                 r.games.to_string(),
                 format!("{}-{}-{}", r.wdl.wins, r.wdl.draws, r.wdl.losses),
                 format!("{:.1}%", 100.0 * r.score),
@@ -206,5 +206,8 @@ mod tests {
         assert_eq!(fmt_points(7.5), "7.5");
         assert_eq!(num(f64::INFINITY, 1), "inf");
         assert_eq!(num(-12.345, 1), "-12.3");
+        assert_eq!(fmt_elo(-0.3), "0");
+        assert_eq!(fmt_elo(190.85), "+191");
+        assert_eq!(fmt_elo(f64::NEG_INFINITY), "-inf");
     }
 }
