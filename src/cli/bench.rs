@@ -19,6 +19,9 @@ pub enum BenchCmd {
     /// against the same search calling the model one position at a time,
     /// at 1, 2, 8 and 32 threads (a fresh seeded cnn3 or resnet).
     Mcts(super::bench_mcts::MctsBenchArgs),
+    /// plies' MCTS against OpenSpiel's MCTS bot at the same simulations and
+    /// at the same time per move: equity, Elo, ms per move and games/s.
+    VsSpiel(super::bench_vs_spiel::VsSpielArgs),
     /// Distinct full moves per second (and single steps per second) for
     /// each position of a file, on one thread. `scripts/bench_arimaa_movegen.sh`
     /// times pyrimaa on the same file in the same run and prints the ratio.
@@ -93,6 +96,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
         BenchCmd::Mcts(a) => super::bench_mcts::bench_mcts(a),
+        BenchCmd::VsSpiel(a) => super::bench_vs_spiel::bench_vs_spiel(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
         BenchCmd::Loader(a) => bench_loader::bench_loader(a),

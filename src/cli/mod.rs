@@ -7,6 +7,7 @@ mod bench_loader;
 mod bench_mcts;
 mod bench_models;
 mod bench_playouts;
+mod bench_vs_spiel;
 mod data;
 mod dataset;
 mod engine;

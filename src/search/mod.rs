@@ -17,6 +17,7 @@ mod greedy;
 pub mod naive;
 mod random;
 mod spec;
+pub mod timed;
 pub mod tt;
 pub mod spiel_bot;
 

@@ -9,6 +9,7 @@ use crate::search::game_player::PlayableGame;
 use crate::search::{GameSession, Player, SearchError};
 use crate::util::SeededRng;
 use rand::RngExt;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// An MCTS player: a config and an optional evaluator.
@@ -17,6 +18,8 @@ pub struct MctsPlayer<G: PlayableGame> {
     eval: Option<Arc<dyn Evaluator<G>>>,
     label: String,
     last: Mutex<Option<SearchStats>>,
+    searches: AtomicU64,
+    simulations: AtomicU64,
 }
 
 impl<G: PlayableGame> MctsPlayer<G> {
@@ -34,11 +37,23 @@ impl<G: PlayableGame> MctsPlayer<G> {
             eval,
             label,
             last: Mutex::new(None),
+            searches: AtomicU64::new(0),
+            simulations: AtomicU64::new(0),
         })
     }
 
     pub fn config(&self) -> &MctsConfig {
         &self.cfg
+    }
+
+    /// Mean simulations per search over every search so far.
+    pub fn simulations_per_search(&self) -> f64 {
+        let n = self.searches.load(Ordering::Relaxed);
+        if n == 0 {
+            0.0
+        } else {
+            self.simulations.load(Ordering::Relaxed) as f64 / n as f64
+        }
     }
 
     /// The statistics of the last search any caller ran.
@@ -66,6 +81,9 @@ impl<G: PlayableGame> MctsPlayer<G> {
         }
         let seed: u64 = rng.random();
         let stats = run_search(root, state, &self.cfg, self.eval.as_deref(), seed)?;
+        self.searches.fetch_add(1, Ordering::Relaxed);
+        self.simulations
+            .fetch_add(stats.simulations, Ordering::Relaxed);
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
         best_move(root).ok_or(SearchError::NoMoves)
     }
