@@ -598,4 +598,60 @@ mod tests {
             }
         }
     }
+
+    /// Training-mode outputs, gradients and running statistics are the same
+    /// bits on 1 and 3 threads (blocked sums in a fixed order).
+    #[test]
+    fn train_path_does_not_depend_on_threads() {
+        let dev = Device::Cpu;
+        let cfg = ResNetConfig::tiny(InputShape::new([3, 8, 8], 0));
+        let x = Tensor::randn(0f32, 1.0, (67, 3, 8, 8), &dev).unwrap();
+        let init = VarMap::new();
+        ResNet::new(&cfg, VarBuilder::from_varmap(&init, DType::F32, &dev)).unwrap();
+        let run = |threads: usize| -> Vec<(String, Vec<f32>)> {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let vm = VarMap::new();
+                let net =
+                    ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+                let data = vm.data().lock().unwrap();
+                for (name, var) in data.iter() {
+                    let t = init.data().lock().unwrap()[name]
+                        .as_tensor()
+                        .copy()
+                        .unwrap();
+                    var.set(&t).unwrap();
+                }
+                let out = ValueNet::forward(&net, &x, None, true).unwrap();
+                let grads = out
+                    .value
+                    .sqr()
+                    .unwrap()
+                    .sum_all()
+                    .unwrap()
+                    .backward()
+                    .unwrap();
+                let mut all = vec![("value".to_string(), out.value.to_vec1::<f32>().unwrap())];
+                for (name, var) in data.iter() {
+                    let t = match grads.get(var) {
+                        Some(g) => g.clone(),
+                        None => var.as_tensor().clone(),
+                    };
+                    all.push((
+                        name.clone(),
+                        t.flatten_all().unwrap().to_vec1::<f32>().unwrap(),
+                    ));
+                }
+                all.sort_by(|a, b| a.0.cmp(&b.0));
+                all
+            })
+        };
+        let (one, three) = (run(1), run(3));
+        for ((name, a), (_, b)) in one.iter().zip(&three) {
+            assert!(a == b, "{name} differs between 1 and 3 threads");
+        }
+    }
 }

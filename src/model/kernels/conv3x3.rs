@@ -206,8 +206,8 @@ fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32
                         }
                     }
                 }
-                // dw[F, 9C] += g^T[F, rows] * cols[rows, 9C]
-                sgemm_on(false, f, k, rows, &mut dw, k, true, g, (1, f), cols, (k, 1));
+                // dw^T[9C, F] += cols^T[9C, rows] * g[rows, F]
+                sgemm_on(false, k, f, rows, &mut dw, f, true, cols, (1, k), g, (f, 1));
             });
         }
         dw
@@ -223,12 +223,12 @@ fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32
             *d += v;
         }
     }
-    // [F, 9C] -> [F, C, 3, 3]
+    // [9C, F] -> [F, C, 3, 3]
     let mut dw = vec![0f32; f * k];
     for fo in 0..f {
         for ci in 0..c {
             for t in 0..9 {
-                dw[(fo * c + ci) * 9 + t] = dwm[fo * k + t * c + ci];
+                dw[(fo * c + ci) * 9 + t] = dwm[(t * c + ci) * f + fo];
             }
         }
     }
@@ -244,7 +244,12 @@ fn check_weight(op: &str, bd: &Board, c: usize, w: &[usize]) -> Result<usize> {
     }
 }
 
-struct Conv3x3;
+/// The training convolution; remembers whether the forward's input had a
+/// zero border, so that the backward pass need not scan it again.
+#[derive(Default)]
+struct Conv3x3 {
+    clean_input: std::sync::atomic::AtomicBool,
+}
 
 impl CustomOp2 for Conv3x3 {
     fn name(&self) -> &'static str {
@@ -263,6 +268,9 @@ impl CustomOp2 for Conv3x3 {
         let (bd, c) = Board::of(self.name(), l1.dims())?;
         let f = check_weight(self.name(), &bd, c, l2.dims())?;
         let x = zero_bordered(&bd, c, x);
+        let clean = matches!(x, std::borrow::Cow::Borrowed(_));
+        self.clean_input
+            .store(clean, std::sync::atomic::Ordering::Relaxed);
         let mut out = output_vec(bd.b * bd.plane() * f);
         let wm = weight_matrix(w, f, c);
         conv_into(&bd, c, f, &x, &wm, None, None, false, &mut out);
@@ -292,7 +300,12 @@ impl CustomOp2 for Conv3x3 {
             };
             let dw = if w.track_op() {
                 let dw = with_f32(x, |xv| {
-                    let xv = zero_bordered(&bd, c, xv);
+                    // The same tensor as in the forward pass.
+                    let xv = if self.clean_input.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::borrow::Cow::Borrowed(xv)
+                    } else {
+                        zero_bordered(&bd, c, xv)
+                    };
                     weight_grad(&bd, c, f, &xv, &gy)
                 })?;
                 Some(Tensor::from_vec(dw, w.shape(), dev)?)
@@ -309,7 +322,8 @@ impl CustomOp2 for Conv3x3 {
 /// gradients for both. CPU f32 only.
 pub fn conv3x3(x: &Tensor, w: &Tensor) -> Result<Tensor> {
     check_args("conv3x3", x, w)?;
-    x.contiguous()?.apply_op2(&w.contiguous()?, Conv3x3)
+    x.contiguous()?
+        .apply_op2(&w.contiguous()?, Conv3x3::default())
 }
 
 fn check_args(op: &str, x: &Tensor, w: &Tensor) -> Result<(Board, usize, usize)> {
