@@ -130,8 +130,7 @@ fn run<G: PlayableGame>(a: &MctsBenchArgs, start: G, encoder: &str) -> anyhow::R
             simulations: a.sims,
             threads,
             rollout: Rollout::Plies(0),
-            puct: true,
-            c: 1.5,
+            puct: Some(true),
             reuse: false,
             eval: Some(a.model.clone()),
             ..MctsConfig::default()

@@ -50,12 +50,15 @@ pub struct MctsConfig {
     /// Thinking time per move; the search stops at whichever limit comes first.
     pub time: Option<Duration>,
     pub threads: usize,
-    /// Exploration constant (UCT's c, or PUCT's c_puct).
-    pub c: f64,
+    /// Exploration constant (UCT's c, or PUCT's c_puct); `None`: 1.4 for
+    /// UCT, 1.5 for PUCT.
+    pub c: Option<f64>,
     pub rollout: Rollout,
     /// PUCT (priors from the evaluator's policy, uniform without one)
-    /// instead of UCT.
-    pub puct: bool,
+    /// instead of UCT; `None`: PUCT exactly when the evaluator has a policy
+    /// head (uniform priors spread a few hundred simulations too thinly
+    /// over wide move lists).
+    pub puct: Option<bool>,
     /// Losses counted per thread in flight below a node.
     pub virtual_loss: f64,
     /// Keep the subtree of the position reached for the next move.
@@ -75,9 +78,9 @@ impl Default for MctsConfig {
             simulations: 1000,
             time: None,
             threads: 1,
-            c: 1.4,
+            c: None,
             rollout: Rollout::ToEnd,
-            puct: false,
+            puct: None,
             virtual_loss: 1.0,
             reuse: true,
             eval: None,
@@ -91,6 +94,17 @@ impl MctsConfig {
     pub const KEYS: [&'static str; 10] = [
         "sims", "time", "threads", "eval", "rollout", "c", "puct", "vloss", "reuse", "batch",
     ];
+
+    /// Whether the search runs PUCT, for an evaluator with or without a
+    /// policy head.
+    pub fn uses_puct(&self, has_policy: bool) -> bool {
+        self.puct.unwrap_or(has_policy)
+    }
+
+    /// The exploration constant for UCT or PUCT.
+    pub fn exploration(&self, puct: bool) -> f64 {
+        self.c.unwrap_or(if puct { 1.5 } else { 1.4 })
+    }
 
     /// The batch size of the evaluator service for a checkpoint
     /// evaluator, `None` for no service.
@@ -106,8 +120,8 @@ impl MctsConfig {
     /// Builds a config from `key=value` pairs; the error names the bad key
     /// or value. Without `eval` leaves are valued by playouts to the end;
     /// with one, at the leaf (`rollout=0`) unless `rollout` says otherwise;
-    /// `puct` defaults to on with an evaluator and `c` to 1.4 for UCT and
-    /// 1.5 for PUCT.
+    /// `puct` defaults to on for evaluators with a policy head and `c` to
+    /// 1.4 for UCT and 1.5 for PUCT.
     pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, String> {
         let mut cfg = MctsConfig::default();
         let mut rollout = None;
@@ -167,8 +181,8 @@ impl MctsConfig {
         } else {
             Rollout::ToEnd
         });
-        cfg.puct = puct.unwrap_or(has_eval);
-        cfg.c = c.unwrap_or(if cfg.puct { 1.5 } else { 1.4 });
+        cfg.puct = puct;
+        cfg.c = c;
         if cfg.rollout == Rollout::Plies(0) && !has_eval {
             return Err("rollout=0 values leaves by the evaluator alone: give eval=NAME".into());
         }
@@ -224,11 +238,11 @@ impl fmt::Display for MctsConfig {
         } else if let Rollout::Plies(n) = self.rollout {
             parts.push(format!("rollout={n}"));
         }
-        if self.puct != self.eval.is_some() {
-            parts.push(format!("puct={}", if self.puct { "on" } else { "off" }));
+        if let Some(p) = self.puct {
+            parts.push(format!("puct={}", if p { "on" } else { "off" }));
         }
-        if self.c != if self.puct { 1.5 } else { 1.4 } {
-            parts.push(format!("c={}", self.c));
+        if let Some(c) = self.c {
+            parts.push(format!("c={c}"));
         }
         if self.virtual_loss != 1.0 {
             parts.push(format!("vloss={}", self.virtual_loss));
@@ -253,11 +267,11 @@ mod tests {
         assert_eq!(c.simulations, 800);
         assert_eq!(c.threads, 8);
         assert_eq!(c.rollout, Rollout::Plies(0));
-        assert!(c.puct);
-        assert_eq!(c.c, 1.5);
+        assert!(c.uses_puct(true) && !c.uses_puct(false));
+        assert_eq!(c.exploration(true), 1.5);
         let plain: MctsConfig = "sims=100".parse().unwrap();
         assert_eq!(plain.rollout, Rollout::ToEnd);
-        assert!(!plain.puct);
+        assert_eq!(plain.exploration(false), 1.4);
         for text in [
             "mcts:sims=800,threads=8,eval=mindist",
             "mcts:sims=100",

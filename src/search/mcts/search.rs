@@ -41,6 +41,8 @@ impl SearchStats {
 
 struct Shared<'a, G: Game> {
     cfg: &'a MctsConfig,
+    puct: bool,
+    c: f64,
     eval: Option<&'a dyn Evaluator<G>>,
     started: AtomicU64,
     evaluations: AtomicU64,
@@ -69,8 +71,11 @@ pub fn run_search<G: PlayableGame>(
     seed: u64,
 ) -> Result<SearchStats, SearchError> {
     let start = Instant::now();
+    let puct = cfg.uses_puct(eval.is_some_and(|e| e.has_policy()));
     let shared = Shared {
         cfg,
+        puct,
+        c: cfg.exploration(puct),
         eval,
         started: AtomicU64::new(0),
         evaluations: AtomicU64::new(0),
@@ -158,7 +163,7 @@ fn simulate<'t, G: PlayableGame>(
             // A game without moves that does not say it is over: a loss.
             Some([]) => break -1.0,
             Some(children) => {
-                let edge = select(node, children, shared.cfg);
+                let edge = select(node, children, shared);
                 let child = edge.node_or_create();
                 child.add_in_flight();
                 path.push(child);
@@ -177,12 +182,16 @@ fn simulate<'t, G: PlayableGame>(
 }
 
 /// The child to walk into: UCT, or PUCT with priors.
-fn select<'a, M>(parent: &Node<M>, children: &'a [Edge<M>], cfg: &MctsConfig) -> &'a Edge<M> {
-    let vl = cfg.virtual_loss;
+fn select<'a, G: Game>(
+    parent: &Node<G::Move>,
+    children: &'a [Edge<G::Move>],
+    shared: &Shared<'_, G>,
+) -> &'a Edge<G::Move> {
+    let vl = shared.cfg.virtual_loss;
     let parent_n = (parent.visits() + parent.in_flight()).max(1) as f64;
     let mut best = &children[0];
     let mut best_score = f64::NEG_INFINITY;
-    if cfg.puct {
+    if shared.puct {
         // Unvisited children start a little below the parent's value.
         let fpu = -parent.mean() - 0.2;
         let sqrt_n = parent_n.sqrt();
@@ -191,7 +200,7 @@ fn select<'a, M>(parent: &Node<M>, children: &'a [Edge<M>], cfg: &MctsConfig) ->
                 Some(c) => (c.q(vl, fpu), (c.visits() + c.in_flight()) as f64),
                 None => (fpu, 0.0),
             };
-            let score = q + cfg.c * e.prior as f64 * sqrt_n / (1.0 + n);
+            let score = q + shared.c * e.prior as f64 * sqrt_n / (1.0 + n);
             if score > best_score {
                 best_score = score;
                 best = e;
@@ -205,7 +214,7 @@ fn select<'a, M>(parent: &Node<M>, children: &'a [Edge<M>], cfg: &MctsConfig) ->
                 return e;
             };
             let n = (c.visits() + c.in_flight()) as f64;
-            let score = c.q(vl, 0.0) + cfg.c * (ln_n / n).sqrt();
+            let score = c.q(vl, 0.0) + shared.c * (ln_n / n).sqrt();
             if score > best_score {
                 best_score = score;
                 best = e;
@@ -231,7 +240,7 @@ fn expand<G: PlayableGame>(
         return Ok(-1.0);
     }
     moves.shuffle(rng);
-    let use_policy = cfg.puct && shared.eval.is_some_and(|e| e.has_policy());
+    let use_policy = shared.puct && shared.eval.is_some_and(|e| e.has_policy());
     let (value, policy) = match (cfg.rollout, shared.eval) {
         (Rollout::Plies(0), Some(e)) => {
             shared.evaluations.fetch_add(1, Ordering::Relaxed);
