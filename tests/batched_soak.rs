@@ -181,8 +181,8 @@ fn check_counts(s: &BatchStats) {
 /// value near 1 (1.2e-7), printed by the tests below.
 fn batch_composition_does_not_change_answers<G: Game>(inner: &dyn Evaluator<G>, pool: &[G]) -> f32 {
     let pool = &pool[..300];
-    let alone = unbatched(inner, &pool);
-    let whole = inner.evaluate_full(&pool).unwrap();
+    let alone = unbatched(inner, pool);
+    let whole = inner.evaluate_full(pool).unwrap();
     let mut worst = 0f32;
     for (a, b) in alone.iter().zip(&whole) {
         worst = worst.max(diff(a, b));
@@ -398,7 +398,7 @@ fn failing_and_panicking_batches_reach_their_callers_without_a_hang() {
                     for _ in 0..150 {
                         let i = rng.random_range(0..pool.len());
                         let j = rng.random_range(0..pool.len());
-                        match svc.evaluate_full(&[pool[i].clone(), pool[j].clone()]) {
+                        match svc.evaluate_full(&[pool[i], pool[j]]) {
                             Ok(got) => {
                                 assert!(diff(&got[0], &want[i]) <= TOL);
                                 assert!(diff(&got[1], &want[j]) <= TOL);

@@ -14,7 +14,8 @@
 //! | --- | --- |
 //! | `options.rs` | [`BatchOptions`], [`BatchError`] |
 //! | `service.rs` | [`BatchedEvaluator`]: the callers' side |
-//! | `worker.rs` | the worker thread: batch formation, deduplication, replies |
+//! | `queue.rs` | the queue of pieces of requests; when the worker wakes |
+//! | `worker.rs` | the worker thread: deduplication, the inner call, replies |
 //! | `cache.rs` | [`EvalCache`]: answers by position key, bounded |
 //! | `stats.rs` | [`BatchStats`]: counters, batch sizes, latency percentiles |
 //!
@@ -30,6 +31,7 @@
 
 mod cache;
 mod options;
+mod queue;
 mod service;
 mod stats;
 mod worker;

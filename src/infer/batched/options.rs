@@ -14,8 +14,9 @@ pub const CACHE_ENTRIES_LIMIT: usize = 1 << 28;
 /// How a [`super::BatchedEvaluator`] forms batches.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BatchOptions {
-    /// Most distinct positions the inner evaluator sees in one call
-    /// (default 256). Larger requests are split into pieces of this size.
+    /// Most positions in one batch, so in one call of the inner evaluator
+    /// (default 256; it sees each distinct position once). Larger requests
+    /// are split into pieces of this size.
     pub max_batch: usize,
     /// How long a batch waits for more requests after the first of them
     /// was queued (default 200 microseconds); a full batch goes at once.

@@ -4,12 +4,12 @@
 
 use super::cache::EvalCache;
 use super::options::{BatchError, BatchOptions};
+use super::queue::{Job, Queue};
 use super::stats::{BatchStats, Stats, StatsHead};
 use super::worker;
 use crate::game::Game;
 use crate::infer::{Evaluation, Evaluator, InferError};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, Sender, SyncSender};
+use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Instant;
@@ -18,26 +18,13 @@ use std::time::Instant;
 /// error its batch failed with.
 pub(super) type Reply = Result<Vec<Evaluation>, Arc<str>>;
 
-/// A piece of one request: at most `max_batch` positions.
-pub(super) struct Job<G> {
-    pub states: Vec<G>,
-    pub keys: Vec<u64>,
-    pub queued: Instant,
-    pub reply: SyncSender<Reply>,
-}
-
-pub(super) enum Msg<G> {
-    Job(Job<G>),
-    Stop,
-}
-
 /// What the clients and the worker share.
 pub(super) struct Shared<G: Game> {
     pub inner: Arc<dyn Evaluator<G>>,
     pub opts: BatchOptions,
     pub cache: Option<EvalCache>,
     pub stats: Stats,
-    pub stopping: AtomicBool,
+    pub queue: Queue<G>,
 }
 
 /// The error of callers whose positions were never evaluated.
@@ -49,9 +36,9 @@ pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 /// Any number of threads call [`Evaluator::evaluate`] or
 /// [`Evaluator::evaluate_full`] on a shared `Arc<BatchedEvaluator<G>>`.
 /// Positions found in the cache are answered at once; the others are queued.
-/// The worker takes the first queued request, waits up to `max_wait` from
-/// the moment that request was queued for more (fewer when `max_batch`
-/// distinct positions are reached first), calls the inner
+/// The worker takes the oldest queued request and those behind it, up to
+/// `max_batch` positions, once `max_batch` positions are queued or
+/// `max_wait` has passed since the oldest was queued, calls the inner
 /// [`Evaluator::evaluate_full`] once on the distinct positions of the batch
 /// and hands each caller its own answers. Answers are the inner evaluator's
 /// own for the same positions; an error or a panic of the inner evaluator
@@ -79,7 +66,6 @@ pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 /// ```
 pub struct BatchedEvaluator<G: Game> {
     shared: Arc<Shared<G>>,
-    queue: Sender<Msg<G>>,
     worker: Mutex<Option<JoinHandle<()>>>,
     name: String,
     has_policy: bool,
@@ -94,18 +80,16 @@ impl<G: Game> BatchedEvaluator<G> {
         let shared = Arc::new(Shared {
             cache: EvalCache::new(opts.cache_entries),
             stats: Stats::new(opts.max_batch),
-            stopping: AtomicBool::new(false),
+            queue: Queue::new(opts.max_batch, opts.max_wait),
             inner,
             opts,
         });
-        let (queue, rx): (Sender<Msg<G>>, Receiver<Msg<G>>) = mpsc::channel();
         let worker_shared = shared.clone();
         let handle = std::thread::Builder::new()
             .name("plies-batcher".into())
-            .spawn(move || worker::run(&worker_shared, rx))?;
+            .spawn(move || worker::run(&worker_shared))?;
         Ok(BatchedEvaluator {
             shared,
-            queue,
             worker: Mutex::new(Some(handle)),
             name,
             has_policy,
@@ -137,16 +121,14 @@ impl<G: Game> BatchedEvaluator<G> {
 
     /// Whether the worker still takes requests.
     pub fn is_running(&self) -> bool {
-        !self.shared.stopping.load(Ordering::Acquire)
+        !self.shared.queue.is_stopped()
     }
 
     /// Stops the worker: the batch it is evaluating is answered, requests
     /// still queued and later ones get an error. Returns once the worker
     /// thread has ended. Dropping the service does the same.
     pub fn shutdown(&self) {
-        self.shared.stopping.store(true, Ordering::Release);
-        // Wakes a worker waiting for requests; fails only if it has ended.
-        let _ = self.queue.send(Msg::Stop);
+        self.shared.queue.stop();
         let handle = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(h) = handle {
             // An inner evaluator that owns this service and drops it on the
@@ -178,10 +160,6 @@ impl<G: Game> BatchedEvaluator<G> {
             None => missing.extend(0..n),
         }
         if !missing.is_empty() {
-            if s.stopping.load(Ordering::Acquire) {
-                Stats::add(&s.stats.dropped, missing.len());
-                return Err(InferError::Other(STOPPED.into()));
-            }
             let mut failure: Option<InferError> = None;
             let mut waiting = Vec::new();
             for piece in missing.chunks(s.opts.max_batch) {
@@ -192,9 +170,9 @@ impl<G: Game> BatchedEvaluator<G> {
                     queued: Instant::now(),
                     reply,
                 };
-                if self.queue.send(Msg::Job(job)).is_err() {
-                    // The worker has ended: this piece and the later ones
-                    // are never evaluated.
+                if s.queue.push(job).is_err() {
+                    // The service has stopped: this piece and the later
+                    // ones are never evaluated.
                     let sent: usize = waiting.iter().map(|(p, _): &(&[usize], _)| p.len()).sum();
                     Stats::add(&s.stats.dropped, missing.len() - sent);
                     failure = Some(InferError::Other(STOPPED.into()));

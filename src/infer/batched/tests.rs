@@ -108,7 +108,7 @@ fn positions(n: usize) -> Vec<TicTacToe> {
         }
         g.legal_moves(&mut moves);
         for &m in moves.iter().rev() {
-            let mut next = g.clone();
+            let mut next = g;
             next.play(m);
             stack.push(next);
         }
@@ -162,7 +162,7 @@ fn batches_never_exceed_max_batch_and_answers_are_the_callers_own() {
                     // 1 to 7 positions, duplicates included: pieces of 4.
                     let len = 1 + (t + r) % 7;
                     let req: Vec<TicTacToe> = (0..len)
-                        .map(|i| pool[(t * 31 + r * 7 + i * i) % pool.len()].clone())
+                        .map(|i| pool[(t * 31 + r * 7 + i * i) % pool.len()])
                         .collect();
                     let got = svc.evaluate_full(&req).unwrap();
                     let want: Vec<Evaluation> = req.iter().map(eval_of).collect();
@@ -261,7 +261,7 @@ fn duplicates_in_a_batch_are_evaluated_once() {
     let inner = Arc::new(Scripted::default());
     let svc = service(inner.clone(), 8, Duration::ZERO, 0);
     let p = positions(3);
-    let req = [&p[0], &p[1], &p[0], &p[0], &p[2], &p[1]].map(|g| g.clone());
+    let req = [p[0], p[1], p[0], p[0], p[2], p[1]];
     let got = svc.evaluate_full(&req).unwrap();
     assert_eq!(got, req.iter().map(eval_of).collect::<Vec<_>>());
     assert_eq!(inner.batches(), vec![3]);
@@ -328,7 +328,7 @@ fn failing_batch_reaches_every_caller(mode: u8, needle: &'static str) {
         let p = positions(8);
         let threads: Vec<_> = (0..8)
             .map(|i| {
-                let (svc, g) = (svc.clone(), p[i].clone());
+                let (svc, g) = (svc.clone(), p[i]);
                 std::thread::spawn(move || svc.evaluate(&[g]))
             })
             .collect();
@@ -378,7 +378,7 @@ fn shutdown_answers_waiting_callers_with_an_error() {
         let p = positions(4);
         // The first request blocks the worker inside the inner evaluator.
         let first = {
-            let (svc, g) = (svc.clone(), p[0].clone());
+            let (svc, g) = (svc.clone(), p[0]);
             std::thread::spawn(move || svc.evaluate(&[g]))
         };
         while inner.batches().is_empty() {

@@ -1,63 +1,25 @@
 //! The worker thread: forms batches from the queue, calls the inner
 //! evaluator once per batch and answers every piece of every request in it.
 
-use super::service::{Job, Msg, Reply, Shared};
+use super::queue::Job;
+use super::service::{Reply, Shared};
 use super::stats::Stats;
 use crate::game::Game;
 use crate::infer::{Evaluation, InferError};
 use std::collections::hash_map::Entry;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, TryRecvError};
 use std::sync::Arc;
 use std::time::Instant;
 
-/// Serves batches until the service stops. Pieces left in the queue, or in
-/// a batch being formed when the stop arrives, are dropped unanswered:
-/// their callers see their reply channel close and return an error.
-pub(super) fn run<G: Game>(shared: &Shared<G>, queue: Receiver<Msg<G>>) {
-    let max_batch = shared.opts.max_batch;
-    let mut carry: Option<Job<G>> = None;
-    'serve: loop {
-        if shared.stopping.load(Ordering::Acquire) {
-            break;
-        }
-        let first = match carry.take() {
-            Some(job) => job,
-            None => match queue.recv() {
-                Ok(Msg::Job(job)) => job,
-                Ok(Msg::Stop) | Err(_) => break,
-            },
-        };
-        // The wait counts from when the first request was queued: one that
-        // waited behind the previous batch goes out at once.
-        let deadline = first.queued + shared.opts.max_wait;
+/// Serves batches until the service stops. Pieces still queued then are
+/// dropped unanswered: their callers see their reply channel close and
+/// return an error.
+pub(super) fn run<G: Game>(shared: &Shared<G>) {
+    tight_timers();
+    while let Some(jobs) = shared.queue.next_batch() {
         let mut batch = Batch::default();
-        batch.add(first);
-        while batch.distinct() < max_batch {
-            let msg = match queue.try_recv() {
-                Ok(msg) => msg,
-                Err(TryRecvError::Disconnected) => break 'serve,
-                Err(TryRecvError::Empty) => {
-                    let now = Instant::now();
-                    if now >= deadline {
-                        break;
-                    }
-                    match queue.recv_timeout(deadline - now) {
-                        Ok(msg) => msg,
-                        Err(RecvTimeoutError::Timeout) => break,
-                        Err(RecvTimeoutError::Disconnected) => break 'serve,
-                    }
-                }
-            };
-            match msg {
-                Msg::Stop => break 'serve,
-                Msg::Job(job) if batch.fits(&job, max_batch) => batch.add(job),
-                Msg::Job(job) => {
-                    carry = Some(job);
-                    break;
-                }
-            }
+        for job in jobs {
+            batch.add(job);
         }
         batch.run(shared);
     }
@@ -86,24 +48,6 @@ impl<G> Default for Batch<G> {
 }
 
 impl<G: Game> Batch<G> {
-    fn distinct(&self) -> usize {
-        self.keys.len()
-    }
-
-    /// Whether `job`'s new distinct positions keep the batch within `max_batch`.
-    fn fits(&self, job: &Job<G>, max_batch: usize) -> bool {
-        if self.keys.len() + job.keys.len() <= max_batch {
-            return true;
-        }
-        let mut new = foldhash::HashSet::default();
-        for k in &job.keys {
-            if !self.index.contains_key(k) {
-                new.insert(*k);
-            }
-        }
-        self.keys.len() + new.len() <= max_batch
-    }
-
     fn add(&mut self, mut job: Job<G>) {
         let mut slots = Vec::with_capacity(job.keys.len());
         for (&k, state) in job.keys.iter().zip(job.states.drain(..)) {
@@ -176,15 +120,21 @@ impl<G: Game> Batch<G> {
             match result {
                 Ok(evals) => {
                     for (&i, e) in todo.iter().zip(evals) {
-                        if let Some(cache) = &shared.cache {
-                            cache.insert(self.keys[i], e.clone());
-                        }
                         answers[i] = Some(e);
                     }
                 }
                 Err(why) => failure = Some(why.into()),
             }
         }
+        // Kept for the cache before the replies take them; stored after the
+        // callers have their answers.
+        let fresh: Vec<(u64, Evaluation)> = match (&shared.cache, &failure) {
+            (Some(_), None) => todo
+                .iter()
+                .filter_map(|&i| Some((self.keys[i], answers[i].clone()?)))
+                .collect(),
+            _ => Vec::new(),
+        };
         // The last piece to use an answer takes it; the others copy it.
         let mut uses = vec![0usize; n];
         for (_, slots) in &self.jobs {
@@ -212,6 +162,11 @@ impl<G: Game> Batch<G> {
             // fills; it is never full. A caller that has gone is no error.
             let _ = job.reply.try_send(reply);
         }
+        if let Some(cache) = &shared.cache {
+            for (key, e) in fresh {
+                cache.insert(key, e);
+            }
+        }
     }
 }
 
@@ -231,5 +186,17 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         s.clone()
     } else {
         "a panic without a message".into()
+    }
+}
+
+/// Asks Linux to end this thread's timed waits within a microsecond of
+/// their deadline rather than the default 50 (`max_wait` is a few hundred
+/// microseconds). Elsewhere, and if refused, the default stays.
+fn tight_timers() {
+    #[cfg(target_os = "linux")]
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument (nanoseconds)
+    // and changes only the calling thread's timer slack.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1000 as libc::c_ulong);
     }
 }
