@@ -34,7 +34,7 @@ impl Board {
     /// The board and channels of a bordered shape `[B, H+2, W+2, C]`.
     pub fn of(op: &str, dims: &[usize]) -> Result<(Board, usize)> {
         match *dims {
-            [b, hp, wp, c] if hp >= 3 && wp >= 3 => Ok((
+            [b, hp, wp, c] if hp >= 3 && wp >= 3 && c > 0 => Ok((
                 Board {
                     b,
                     h: hp - 2,
@@ -42,7 +42,9 @@ impl Board {
                 },
                 c,
             )),
-            _ => candle_core::bail!("{op}: {dims:?} is not a bordered [B, H+2, W+2, C] shape"),
+            _ => candle_core::bail!(
+                "{op}: {dims:?} is not a bordered [B, H+2, W+2, C] shape (H, W, C >= 1)"
+            ),
         }
     }
 
@@ -220,6 +222,9 @@ impl CustomOp1 for ToBordered {
     fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = f32_slice(self.name(), s, l)?;
         let (b, c, h, w) = l.shape().dims4()?;
+        if c == 0 || h == 0 || w == 0 {
+            candle_core::bail!("{}: empty planes {:?}", self.name(), l.dims());
+        }
         let bd = Board { b, h, w };
         let mut out = output_vec(b * bd.plane() * c);
         to_bordered_into(&bd, c, x, &mut out);

@@ -94,7 +94,7 @@ dispatch!(dw_block(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) =
 fn check(op: &str, xd: &[usize], wd: &[usize]) -> Result<(Board, usize, usize)> {
     let (bd, c) = Board::of(op, xd)?;
     match *wd {
-        [f, c2, 1, 1] if c2 == c => Ok((bd, c, f)),
+        [f, c2, 1, 1] if c2 == c && f > 0 => Ok((bd, c, f)),
         _ => candle_core::bail!("{op}: weight {wd:?} for {c} channels"),
     }
 }

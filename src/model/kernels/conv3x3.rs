@@ -237,7 +237,7 @@ fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32
 
 fn check_weight(op: &str, bd: &Board, c: usize, w: &[usize]) -> Result<usize> {
     match *w {
-        [f, c2, 3, 3] if c2 == c => Ok(f),
+        [f, c2, 3, 3] if c2 == c && f > 0 => Ok(f),
         _ => candle_core::bail!(
             "{op}: weight {w:?} does not fit a 3x3 convolution of {c} channels ({bd:?})"
         ),
