@@ -208,7 +208,9 @@ fn small_match(game: &str, size: Option<&str>, a: &str, b: &str, games: &str) ->
 #[test]
 fn match_plays_every_game() {
     // Arimaa's naive player tries every distinct turn: too slow here.
-    let cases: [(&str, Option<&str>, &str, usize, &str, &str); 6] = [
+    /// Game, --size, its name in files, board size, players.
+    type Case<'a> = (&'a str, Option<&'a str>, &'a str, usize, &'a str, &'a str);
+    let cases: [Case; 6] = [
         ("tictactoe", None, TicTacToe::NAME, 3, "random", "naive"),
         ("amazons", Some("6"), Amazons::NAME, 6, "random", "naive"),
         ("pentago", None, Pentago::NAME, 6, "random", "naive"),

@@ -1,7 +1,9 @@
 use super::ArenaError;
+use crate::game::arimaa::{self, TurnState};
 use crate::game::{Arimaa, Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::SeededRng;
+use std::any::Any;
 
 /// One game as played: where it started, how it ended and its moves.
 #[derive(Clone, Debug)]
@@ -68,7 +70,7 @@ pub fn play_game_from<G: Game>(
             return Err(ArenaError::IllegalMove {
                 game: index,
                 player: player.name(),
-                mv: state.move_to_string(mv),
+                mv: describe_move(&state, mv),
             });
         }
         for s in &mut sessions {
@@ -82,16 +84,58 @@ pub fn play_game_from<G: Game>(
 /// Whether `mv` may be played in `state`. Arimaa's `legal_moves` lists one
 /// step sequence per distinct resulting board (and takes about a
 /// millisecond), while players may reach that board by other steps: there
-/// a move is legal when its notation reads back as the same steps (legal
-/// steps that change the board and repeat no position a third time).
+/// a move is legal when every step is legal in turn and its notation reads
+/// back as the same steps (a turn that changes the board and repeats no
+/// position a third time).
 pub fn is_legal<G: Game>(state: &G, mv: G::Move, scratch: &mut Vec<G::Move>) -> bool {
-    if G::NAME == Arimaa::NAME {
-        return state
-            .parse_move(&state.move_to_string(mv))
-            .is_ok_and(|back| back == mv);
+    let any_state: &dyn Any = state;
+    let any_move: &dyn Any = &mv;
+    if let (Some(g), Some(&m)) = (
+        any_state.downcast_ref::<Arimaa>(),
+        any_move.downcast_ref::<arimaa::Move>(),
+    ) {
+        return arimaa_steps_are_legal(g, m)
+            && g.parse_move(&g.move_to_string(m))
+                .is_ok_and(|back| back == m);
     }
     state.legal_moves(scratch);
     scratch.contains(&mv)
+}
+
+/// `mv` in the game's notation where it can be written (an Arimaa move
+/// with an impossible step cannot), else as the program sees it.
+fn describe_move<G: Game>(state: &G, mv: G::Move) -> String {
+    let any_state: &dyn Any = state;
+    let any_move: &dyn Any = &mv;
+    if let (Some(g), Some(&m)) = (
+        any_state.downcast_ref::<Arimaa>(),
+        any_move.downcast_ref::<arimaa::Move>(),
+    ) {
+        if !arimaa_steps_are_legal(g, m) {
+            return format!("{mv:?}");
+        }
+    }
+    state.move_to_string(mv)
+}
+
+/// Whether each step of `mv` is a legal step in turn from the start of the
+/// turn (its notation can then be written).
+fn arimaa_steps_are_legal(g: &Arimaa, mv: arimaa::Move) -> bool {
+    if g.outcome().is_some() {
+        return false;
+    }
+    let mut p = *g.position();
+    let mut turn = TurnState::START;
+    for step in mv.steps() {
+        if p.piece_at(step.from).is_none() {
+            return false;
+        }
+        match p.classify_step(&turn, step) {
+            Ok(kind) => turn = p.apply_step(&turn, step, kind).0,
+            Err(_) => return false,
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -143,7 +187,7 @@ mod tests {
         let mut rng = seeded_rng(1, 0);
         let g = TicTacToe::new();
         let b2 = g.parse_move("b2").unwrap();
-        let e = play_game_from(g.clone(), &Fixed(b2), &Fixed(b2), 0, &mut rng, None).unwrap_err();
+        let e = play_game_from(g, &Fixed(b2), &Fixed(b2), 0, &mut rng, None).unwrap_err();
         assert!(e.to_string().contains("illegal move b2"), "{e}");
         let g = play_game_from(g, &RandomPlayer, &RandomPlayer, 0, &mut rng, Some(3)).unwrap();
         assert_eq!(g.outcome, None);

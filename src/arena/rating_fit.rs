@@ -240,9 +240,9 @@ fn unreached(n: usize, edge: impl Fn(usize, usize) -> bool) -> Option<usize> {
     seen[0] = true;
     let mut stack = vec![0];
     while let Some(i) = stack.pop() {
-        for j in 0..n {
-            if !seen[j] && edge(i, j) {
-                seen[j] = true;
+        for (j, s) in seen.iter_mut().enumerate() {
+            if !*s && edge(i, j) {
+                *s = true;
                 stack.push(j);
             }
         }
@@ -299,11 +299,13 @@ fn solve(a: &[Vec<f64>], b: &[f64]) -> Option<Vec<f64>> {
             return None;
         }
         m.swap(col, pivot);
-        for r in col + 1..n {
-            let f = m[r][col] / m[col][col];
+        let (top, rest) = m.split_at_mut(col + 1);
+        let pivot_row = &top[col];
+        for row in rest {
+            let f = row[col] / pivot_row[col];
             if f != 0.0 {
-                for c in col..=n {
-                    m[r][c] -= f * m[col][c];
+                for (x, p) in row[col..].iter_mut().zip(&pivot_row[col..]) {
+                    *x -= f * p;
                 }
             }
         }
