@@ -142,5 +142,5 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
 /// same build, so searches that key by it are reproducible.
 pub fn hash_of<T: Hash + ?Sized>(value: &T) -> u64 {
     use std::hash::BuildHasher;
-    foldhash::fast::FixedState::with_seed(0x706c_6965_73).hash_one(value)
+    foldhash::fast::FixedState::with_seed(0x0070_6c69_6573).hash_one(value)
 }
