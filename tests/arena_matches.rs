@@ -48,10 +48,14 @@ fn expert_beats_random_and_results_do_not_depend_on_threads() {
 fn matches_start_at_any_size_and_arimaa_setups_repeat_across_threads() {
     use plies::arena::{build_players, play_match_from, StartConfig};
     use plies::game::{Amazons, Arimaa};
+    use plies::search::game_player::PlayerContext;
 
     let start = StartConfig::for_game::<Amazons>(Some(6), None).unwrap();
     let specs = ["random".to_string(), "alphabeta:depth=1".to_string()];
-    let p = build_players::<Amazons>(&specs, |i| format!("player {i}")).unwrap();
+    let p = build_players::<Amazons>(&specs, &PlayerContext::default_for::<Amazons>(), |i| {
+        format!("player {i}")
+    })
+    .unwrap();
     let r = play_match_from::<Amazons>(
         p[0].as_ref(),
         p[1].as_ref(),
@@ -72,7 +76,10 @@ fn matches_start_at_any_size_and_arimaa_setups_repeat_across_threads() {
         "random-steps".to_string(),
         "random-steps:end=0.5".to_string(),
     ];
-    let p = build_players::<Arimaa>(&specs, |i| format!("player {i}")).unwrap();
+    let p = build_players::<Arimaa>(&specs, &PlayerContext::default_for::<Arimaa>(), |i| {
+        format!("player {i}")
+    })
+    .unwrap();
     let run = |threads: usize| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)

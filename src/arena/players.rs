@@ -7,7 +7,7 @@
 
 use super::ArenaError;
 use crate::game::{Amazons, Arimaa, AtariGo, Gomoku, Pentago, TicTacToe};
-use crate::search::game_player::player_from_spec;
+use crate::search::game_player::{player_from_spec_in, PlayerContext};
 use crate::search::{build_tictactoe_player, Player, PlayerSpec, SearchError};
 use crate::selfplay::run::SelfplayGame;
 use std::sync::Arc;
@@ -15,9 +15,9 @@ use std::sync::Arc;
 /// A game the arena plays: self-play's start positions and players built
 /// from spec strings.
 pub trait ArenaGame: SelfplayGame {
-    /// The player `spec` describes.
-    fn arena_player(spec: &str) -> Result<Arc<dyn Player<Self>>, SearchError> {
-        player_from_spec::<Self>(spec)
+    /// The player `spec` describes, for boards and checkpoints of `ctx`.
+    fn arena_player(spec: &str, ctx: &PlayerContext) -> Result<Arc<dyn Player<Self>>, SearchError> {
+        player_from_spec_in::<Self>(spec, ctx)
     }
 }
 
@@ -28,12 +28,12 @@ impl ArenaGame for Gomoku {}
 impl ArenaGame for AtariGo {}
 
 impl ArenaGame for TicTacToe {
-    fn arena_player(spec: &str) -> Result<Arc<dyn Player<Self>>, SearchError> {
+    fn arena_player(spec: &str, ctx: &PlayerContext) -> Result<Arc<dyn Player<Self>>, SearchError> {
         if is_tictactoe_spec(spec) {
             let parsed: PlayerSpec = spec.parse()?;
-            build_tictactoe_player(&parsed, &candle_core::Device::Cpu)
+            build_tictactoe_player(&parsed, &ctx.eval.device)
         } else {
-            player_from_spec::<Self>(spec)
+            player_from_spec_in::<Self>(spec, ctx)
         }
     }
 }
@@ -57,13 +57,14 @@ fn is_tictactoe_spec(spec: &str) -> bool {
 /// of its index) and the bad key or value.
 pub fn build_players<G: ArenaGame>(
     specs: &[String],
+    ctx: &PlayerContext,
     label: impl Fn(usize) -> String,
 ) -> Result<Vec<Arc<dyn Player<G>>>, ArenaError> {
     specs
         .iter()
         .enumerate()
         .map(|(i, s)| {
-            G::arena_player(s).map_err(|source| ArenaError::Spec {
+            G::arena_player(s, ctx).map_err(|source| ArenaError::Spec {
                 player: label(i),
                 error: Box::new(source),
             })
@@ -77,13 +78,31 @@ mod tests {
 
     #[test]
     fn tictactoe_takes_both_kinds_of_spec() {
-        assert_eq!(TicTacToe::arena_player("expert").unwrap().name(), "expert");
-        assert_eq!(TicTacToe::arena_player("naive").unwrap().name(), "naive");
-        assert_eq!(TicTacToe::arena_player("random").unwrap().name(), "random");
-        let e = TicTacToe::arena_player("greedy:/nonexistent/ck")
-            .err()
-            .unwrap()
-            .to_string();
+        assert_eq!(
+            TicTacToe::arena_player("expert", &PlayerContext::default_for::<TicTacToe>())
+                .unwrap()
+                .name(),
+            "expert"
+        );
+        assert_eq!(
+            TicTacToe::arena_player("naive", &PlayerContext::default_for::<TicTacToe>())
+                .unwrap()
+                .name(),
+            "naive"
+        );
+        assert_eq!(
+            TicTacToe::arena_player("random", &PlayerContext::default_for::<TicTacToe>())
+                .unwrap()
+                .name(),
+            "random"
+        );
+        let e = TicTacToe::arena_player(
+            "greedy:/nonexistent/ck",
+            &PlayerContext::default_for::<TicTacToe>(),
+        )
+        .err()
+        .unwrap()
+        .to_string();
         assert!(e.contains("/nonexistent/ck"), "{e}");
         assert!(is_tictactoe_spec("greedy+:ck"));
         assert!(!is_tictactoe_spec("greedy:eval=x"));
@@ -93,10 +112,12 @@ mod tests {
     #[test]
     fn errors_name_the_place_and_the_key() {
         let specs = vec!["random".to_string(), "alphabeta:depth=2,width=3".into()];
-        let e = build_players::<Amazons>(&specs, |i| format!("player {} of --players", i + 1))
-            .err()
-            .unwrap()
-            .to_string();
+        let e = build_players::<Amazons>(&specs, &PlayerContext::default_for::<Amazons>(), |i| {
+            format!("player {} of --players", i + 1)
+        })
+        .err()
+        .unwrap()
+        .to_string();
         assert!(
             e.contains("player 2 of --players") && e.contains("'width'"),
             "{e}"

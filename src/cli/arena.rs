@@ -22,11 +22,15 @@ pub struct ArenaArgs {
     /// Board side length (Amazons, Gomoku, Atari-Go); default the game's standard.
     #[arg(long)]
     size: Option<usize>,
-    /// Two or more players: random, naive, alphabeta:depth=D[,eval=NAME],
-    /// greedy[:eval=NAME], random-steps[:end=P] (Arimaa); Tic-tac-toe also
-    /// expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
+    /// Two or more players: random, naive, alphabeta:depth=D[,eval=E],
+    /// greedy[:eval=E], mcts:sims=N[,threads=T,eval=E,...], spiel-mcts:sims=N,
+    /// random-steps[:end=P] (Arimaa); E: random, a hand evaluator or
+    /// ckpt:PATH. Tic-tac-toe also expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
     #[arg(long, num_args = 2.., required = true)]
     players: Vec<String>,
+    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Games between every two players (colours alternate).
     #[arg(long, default_value_t = 100)]
     games_per_pair: usize,
@@ -80,7 +84,10 @@ fn run_game<G: ArenaGame>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
         bail!("--prior-draws {} must be 0 or more", a.prior_draws);
     }
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
-    let players = build_players::<G>(&a.players, |i| format!("player {} of --players", i + 1))?;
+    let ctx = super::matches::player_context(start.size, &a.device)?;
+    let players = build_players::<G>(&a.players, &ctx, |i| {
+        format!("player {} of --players", i + 1)
+    })?;
     let cfg = RoundRobinConfig {
         games_per_pair: a.games_per_pair,
         seed: a.seed,

@@ -6,6 +6,8 @@ use plies::arena::{
     build_players, play_game_from, play_match_from, result_text, ArenaGame, StartConfig,
 };
 use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::search::evaluators::EvalContext;
+use plies::search::game_player::PlayerContext;
 use plies::util::seeded_rng;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -18,13 +20,18 @@ pub struct MatchArgs {
     #[arg(long)]
     size: Option<usize>,
     /// Player A (moves first in the even games): random, naive,
-    /// alphabeta:depth=D[,eval=NAME], greedy[:eval=NAME], random-steps[:end=P]
-    /// (Arimaa); Tic-tac-toe also expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
+    /// alphabeta:depth=D[,eval=E], greedy[:eval=E], mcts:sims=N[,threads=T,eval=E,...],
+    /// spiel-mcts:sims=N, random-steps[:end=P] (Arimaa); E: random, a hand
+    /// evaluator or ckpt:PATH. Tic-tac-toe also expert, greedy:CHECKPOINT,
+    /// greedy+:CHECKPOINT.
     #[arg(long)]
     a: String,
     /// Player B, same specs.
     #[arg(long)]
     b: String,
+    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     #[arg(long, default_value_t = 1000)]
     games: usize,
     #[arg(long, default_value_t = 1)]
@@ -58,12 +65,25 @@ pub struct PlayArgs {
     b: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Arimaa setups, as for `plies match`.
     #[arg(long)]
     setups: Option<String>,
     /// Stop after this many moves (0: no limit).
     #[arg(long, default_value_t = 1000)]
     max_plies: usize,
+}
+
+/// Where players are built: the board size and `--device`.
+pub fn player_context(size: usize, device: &str) -> anyhow::Result<PlayerContext> {
+    Ok(PlayerContext {
+        size,
+        eval: EvalContext {
+            device: plies::util::parse_device(device)?,
+        },
+    })
 }
 
 /// The ply limit of `--max-plies` (0: none).
@@ -85,7 +105,8 @@ pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
 fn match_game<G: ArenaGame>(a: MatchArgs) -> anyhow::Result<ExitCode> {
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
     let specs = [a.a.clone(), a.b.clone()];
-    let players = build_players::<G>(&specs, |i| ["--a", "--b"][i].to_string())?;
+    let ctx = player_context(start.size, &a.device)?;
+    let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
     let bar = progress(a.games as u64, "games", a.quiet || a.json);
     let t0 = Instant::now();
     let r = play_match_from::<G>(
@@ -139,7 +160,8 @@ pub fn run_play(a: PlayArgs) -> anyhow::Result<ExitCode> {
 fn play_one<G: ArenaGame>(a: PlayArgs) -> anyhow::Result<ExitCode> {
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
     let specs = [a.a.clone(), a.b.clone()];
-    let players = build_players::<G>(&specs, |i| ["--a", "--b"][i].to_string())?;
+    let ctx = player_context(start.size, &a.device)?;
+    let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
     let mut rng = seeded_rng(a.seed, 0);
     let first: G = start
         .start(&mut rng)
