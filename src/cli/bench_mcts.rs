@@ -166,6 +166,12 @@ fn run<G: PlayableGame>(a: &MctsBenchArgs, start: G, encoder: &str) -> anyhow::R
             latency_p99_us: stats.latency.p99_us,
         };
         eprintln!(
+            "  service: {} batches, {:.0} us in the model per batch, queue wait p50 {:.0} us",
+            stats.batches,
+            stats.inner_seconds * 1e6 / stats.batches.max(1) as f64,
+            stats.queue_wait.p50_us
+        );
+        eprintln!(
             "threads {:>3}: unbatched {:>8.0}/s, batched {:>8.0}/s ({:.2}x)",
             threads, row.unbatched_sims_per_s, row.batched_sims_per_s, row.ratio
         );
