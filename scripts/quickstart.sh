@@ -48,6 +48,10 @@ $P train --data "$OUT/arimaa-ds" --model data/arimaa/models/linear-material.json
 step "arimaa: evaluate on the February 2026 games, next to material and the paper"
 PLIES=$P bash scripts/eval_arimaa_2026.sh "$OUT/arimaa-cnn3/best" "$OUT/arimaa-linear/best"
 
+step "arimaa: the CNN plays (1-ply, every turn judged by the checkpoint) against 1-ply material"
+$P match --game arimaa --a "greedy:eval=ckpt:$OUT/arimaa-cnn3/best" --b alphabeta:depth=1,eval=material \
+  --games 4 --max-plies 60 --seed 1 --quiet
+
 step "arimaa: the loader against the CNN's training speed"
 $P bench loader --data "$OUT/arimaa-ds" --batch 256 --train-steps 10 --no-python
 

@@ -121,7 +121,16 @@ fn one_game<G: PlayableGame + SpielGame>(a: &VsSpielArgs, size: usize) -> anyhow
         .parse()
         .map_err(|e: String| anyhow::anyhow!("--plies-options: {e}"))?;
     let second = play::<G>(a, size, same_time, &spiel, "same time per move")?;
-    Ok(vec![first, second])
+    let mut rows = vec![first, second];
+    if G::SPIEL_ACTIONS > 1 {
+        // OpenSpiel searched each of its decisions of a move: give plies
+        // as many simulations per move.
+        let per_move: MctsConfig = format!("sims={}{extra}", a.sims * G::SPIEL_ACTIONS as u64)
+            .parse()
+            .map_err(|e: String| anyhow::anyhow!("--plies-options: {e}"))?;
+        rows.push(play::<G>(a, size, per_move, &spiel, "same sims per move")?);
+    }
+    Ok(rows)
 }
 
 fn play<G: PlayableGame + SpielGame>(
