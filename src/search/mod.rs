@@ -10,16 +10,16 @@ pub mod alphabeta;
 pub mod arimaa_material;
 mod error;
 pub mod evaluators;
-pub mod mcts;
 mod expert;
 pub mod game_player;
 mod greedy;
+pub mod mcts;
 pub mod naive;
 mod random;
 mod spec;
+pub mod spiel_bot;
 pub mod timed;
 pub mod tt;
-pub mod spiel_bot;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
 pub use error::SearchError;

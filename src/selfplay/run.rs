@@ -368,9 +368,7 @@ pub fn play_game<G: SelfplayGame>(
                 .ok_or(SearchError::NoMoves)
                 .map_err(player_err)?
         } else {
-            sessions[mover]
-                .choose(&g, &mut rng)
-                .map_err(player_err)?
+            sessions[mover].choose(&g, &mut rng).map_err(player_err)?
         };
         for s in &mut sessions {
             s.observe(&g, mv);
