@@ -436,6 +436,15 @@ impl PlayerContext {
 struct Scorer<G: Game> {
     score: ScoreFn<G>,
     error: Option<Arc<std::sync::Mutex<Option<String>>>>,
+    /// The evaluator behind `score`, when it is not a hand formula: greedy
+    /// sends all its positions in one call (one forward pass of a model).
+    batch: Option<Arc<dyn crate::infer::Evaluator<G>>>,
+}
+
+/// An evaluator's value in the scorer's integer units.
+fn value_score(v: f32) -> i32 {
+    let cap = (WIN_THRESHOLD / 2) as f32;
+    (v * 10_000.0).clamp(-cap, cap).round() as i32
 }
 
 impl<G: Game> Scorer<G> {
@@ -476,6 +485,7 @@ fn resolve_eval<G: PlayableGame>(
             Scorer {
                 score: f,
                 error: None,
+                batch: None,
             },
         ));
     }
@@ -485,13 +495,11 @@ fn resolve_eval<G: PlayableGame>(
     })?;
     let slot = Arc::new(std::sync::Mutex::new(None));
     let error = slot.clone();
-    let cap = (WIN_THRESHOLD / 2) as f32;
+    let batch = evaluator.clone();
     let score: ScoreFn<G> =
         Arc::new(
             move |g: &G| match evaluator.evaluate(std::slice::from_ref(g)) {
-                Ok(v) => (v.first().copied().unwrap_or(0.0) * 10_000.0)
-                    .clamp(-cap, cap)
-                    .round() as i32,
+                Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
                 Err(e) => {
                     slot.lock()
                         .unwrap_or_else(|p| p.into_inner())
@@ -505,6 +513,7 @@ fn resolve_eval<G: PlayableGame>(
         Scorer {
             score,
             error: Some(error),
+            batch: Some(batch),
         },
     ))
 }
@@ -681,15 +690,37 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
     fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
+        let children: Vec<G> = moves
+            .iter()
+            .map(|&mv| {
+                let mut child = state.clone();
+                child.play(mv);
+                child
+            })
+            .collect();
+        // A model values every unfinished child in one call.
+        let batched: Option<Vec<f32>> = match &self.eval.batch {
+            Some(e) => {
+                let open: Vec<G> = children
+                    .iter()
+                    .filter(|c| c.outcome().is_none())
+                    .cloned()
+                    .collect();
+                Some(e.evaluate(&open)?)
+            }
+            None => None,
+        };
+        let mut open_values = batched.iter().flatten();
         let mut best = i32::MIN;
         let mut ties = Vec::new();
-        for &mv in &moves {
-            let mut child = state.clone();
-            child.play(mv);
+        for (&mv, child) in moves.iter().zip(&children) {
             // The child's value is for the opponent, who moves there.
             let v = match child.outcome() {
                 Some(o) => -terminal_score(o, child.side_to_move(), 1),
-                None => -(self.eval.score)(&child),
+                None => match open_values.next() {
+                    Some(&value) => -value_score(value),
+                    None => -(self.eval.score)(child),
+                },
             };
             if v > best {
                 best = v;
