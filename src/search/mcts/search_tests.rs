@@ -41,7 +41,14 @@ fn many_threads_lose_no_visit_and_leave_no_virtual_loss() {
         assert_eq!(stats.simulations, 2000);
         assert_eq!(root.visits(), 2000, "threads {threads}");
         let children = root.children().unwrap();
-        assert_eq!(children.iter().map(|e| e.visits()).sum::<u32>(), 2000 - 1);
+        // Every simulation but those that valued the root itself went into
+        // a child; threads that found the root unexpanded at the same time
+        // each valued it (only one expansion is kept).
+        let below: u32 = children.iter().map(|e| e.visits()).sum();
+        assert!(
+            (2000 - threads as u32..=2000 - 1).contains(&below),
+            "threads {threads}: {below} visits below the root"
+        );
         fn no_flight(n: &Node<TttMove>) -> bool {
             n.in_flight() == 0
                 && n.children()
