@@ -331,13 +331,14 @@ mod tests {
 
     #[test]
     fn shapes_and_tensor_names() {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(1);
         for kernel in [[4, 4], [1, 8], [6, 1]] {
             let cfg = Cnn3Config {
                 kernel,
                 ..Default::default()
             };
             let (vm, net) = build(&cfg, [6, 8, 8]);
-            let x = Tensor::randn(0f32, 1.0, (5, 6, 8, 8), &Device::Cpu).unwrap();
+            let x = rt.randn(0f32, 1.0, (5, 6, 8, 8), &Device::Cpu).unwrap();
             let y = net.forward(&x).unwrap();
             assert_eq!(y.dims(), &[5, 1]);
             let v: Vec<f32> = y.flatten_all().unwrap().to_vec1().unwrap();
@@ -366,14 +367,15 @@ mod tests {
 
     #[test]
     fn fused_dropout_path_matches_stock_ops_with_the_same_masks() {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(2);
         let dev = Device::Cpu;
         let cfg = Cnn3Config {
             dropout: 0.3,
             ..Default::default()
         };
         let (vm, net) = build(&cfg, [6, 8, 8]);
-        let x = Tensor::randn(0f32, 1.0, (50, 6, 8, 8), &dev).unwrap();
-        let t = Tensor::rand(0f32, 1.0, (50, 1), &dev).unwrap();
+        let x = rt.randn(0f32, 1.0, (50, 6, 8, 8), &dev).unwrap();
+        let t = rt.rand(0f32, 1.0, (50, 1), &dev).unwrap();
         let (fast, stock) = super::super::dropout::with_step(5, 9, || {
             (
                 net.forward_t(&x, true).unwrap(),
@@ -417,6 +419,7 @@ mod tests {
 
     #[test]
     fn fused_path_matches_stock_ops() {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(3);
         let dev = Device::Cpu;
         for (kernel, output) in [
             ([4, 4], Cnn3Output::Sigmoid),
@@ -439,8 +442,8 @@ mod tests {
                     .unwrap();
             }
             for batch in [1, 7, 300] {
-                let x = Tensor::randn(0f32, 1.0, (batch, 6, 8, 8), &dev).unwrap();
-                let t = Tensor::rand(0f32, 1.0, (batch, 1), &dev).unwrap();
+                let x = rt.randn(0f32, 1.0, (batch, 6, 8, 8), &dev).unwrap();
+                let t = rt.rand(0f32, 1.0, (batch, 1), &dev).unwrap();
                 let fast = net.forward(&x).unwrap();
                 let stock = net.forward_stock(&x).unwrap();
                 let d = (&fast - &stock)
@@ -489,6 +492,7 @@ mod tests {
 
     #[test]
     fn gradient_steps_lower_the_mse() {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(4);
         let dev = Device::Cpu;
         for output in [Cnn3Output::Sigmoid, Cnn3Output::Relu] {
             let cfg = Cnn3Config {
@@ -506,7 +510,7 @@ mod tests {
                     .set(&Tensor::new(&[0.5f32], &dev).unwrap())
                     .unwrap();
             }
-            let x = Tensor::randn(0f32, 1.0, (16, 2, 5, 5), &dev).unwrap();
+            let x = rt.randn(0f32, 1.0, (16, 2, 5, 5), &dev).unwrap();
             let t = Tensor::new(&[[1f32], [0.], [0.5], [1.], [0.], [1.], [0.], [0.5]], &dev)
                 .unwrap()
                 .repeat((2, 1))

@@ -58,6 +58,8 @@ mod mdrnn;
 mod mlp;
 mod native_mlp;
 mod resnet;
+#[cfg(test)]
+pub(crate) mod test_tensors;
 
 pub use activation::{elliott, Activation};
 pub use cnn3::{Cnn3, Cnn3Config, Cnn3Output};

@@ -519,6 +519,7 @@ mod tests {
     /// (training mode), relu and add.
     #[test]
     fn matches_candle_batch_norm() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(1);
         let dev = Device::Cpu;
         for (b, c, h, w, with_res) in [
             (4, 3, 5, 4, false),
@@ -526,10 +527,10 @@ mod tests {
             (70, 8, 8, 8, true),
             (300, 2, 3, 2, false),
         ] {
-            let z0 = (Tensor::randn(0f32, 2.0, (b, c, h, w), &dev)? + 3.0)?;
-            let r0 = Tensor::randn(0f32, 1.0, (b, c, h, w), &dev)?;
-            let g0 = Tensor::rand(0.5f32, 1.5, c, &dev)?;
-            let b0 = Tensor::randn(0f32, 0.5, c, &dev)?;
+            let z0 = (rt.randn(0f32, 2.0, (b, c, h, w), &dev)? + 3.0)?;
+            let r0 = rt.randn(0f32, 1.0, (b, c, h, w), &dev)?;
+            let g0 = rt.rand(0.5f32, 1.5, c, &dev)?;
+            let b0 = rt.randn(0f32, 0.5, c, &dev)?;
             let vars = |t: &[&Tensor]| -> Result<Vec<Var>> {
                 t.iter().map(|t| Var::from_tensor(t)).collect()
             };
@@ -572,7 +573,7 @@ mod tests {
             let v = Tensor::new(stats.var.as_slice(), &dev)?;
             let want = ((v * (0.1 * n / (n - 1.0)))? + 0.9)?;
             assert!(max_diff(&want, bn.running_var()) < 1e-5, "{what}: var");
-            let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+            let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
             let ga = (ya * &up)?.sum_all()?.backward()?;
             let gb = (yb * &up)?.sum_all()?.backward()?;
             for (i, name) in ["z", "res", "gamma", "beta"].iter().enumerate() {

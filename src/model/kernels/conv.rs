@@ -466,6 +466,7 @@ mod tests {
 
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(1);
         let dev = Device::Cpu;
         type Case = (usize, [usize; 4], [usize; 2], [usize; 4]);
         let cases: [Case; 7] = [
@@ -481,9 +482,9 @@ mod tests {
         ];
         for (bsz, [c, h, w, f], [kh, kw], pad) in cases {
             for act in [Act::Tanh, Act::Relu, Act::Identity] {
-                let x0 = Tensor::randn(0f32, 1.0, (bsz, c, h, w), &dev)?;
-                let w0 = Tensor::randn(0f32, 0.3, (f, c, kh, kw), &dev)?;
-                let b0 = Tensor::randn(0f32, 0.3, f, &dev)?;
+                let x0 = rt.randn(0f32, 1.0, (bsz, c, h, w), &dev)?;
+                let w0 = rt.randn(0f32, 0.3, (f, c, kh, kw), &dev)?;
+                let b0 = rt.randn(0f32, 0.3, f, &dev)?;
                 let (xa, wa, ba) = (
                     Var::from_tensor(&x0)?,
                     Var::from_tensor(&w0)?,
@@ -499,7 +500,7 @@ mod tests {
                 assert_eq!(ya.dims(), yb.dims());
                 let what = format!("{act:?} x{:?} w{:?} pad{pad:?}", x0.dims(), w0.dims());
                 assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
-                let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+                let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
                 let ga = (ya * &up)?.sum_all()?.backward()?;
                 let gb = (yb * &up)?.sum_all()?.backward()?;
                 for (name, a, b) in [("x", &xa, &xb), ("w", &wa, &wb), ("b", &ba, &bb)] {
@@ -515,9 +516,10 @@ mod tests {
 
     #[test]
     fn data_input_gets_no_gradient_and_bad_shapes_fail() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(2);
         let dev = Device::Cpu;
-        let x = Tensor::randn(0f32, 1.0, (2, 3, 5, 5), &dev)?;
-        let w = Var::from_tensor(&Tensor::randn(0f32, 1.0, (4, 3, 2, 2), &dev)?)?;
+        let x = rt.randn(0f32, 1.0, (2, 3, 5, 5), &dev)?;
+        let w = Var::from_tensor(&rt.randn(0f32, 1.0, (4, 3, 2, 2), &dev)?)?;
         let b = Var::from_tensor(&Tensor::zeros(4, DType::F32, &dev)?)?;
         let y = conv2d_act(&x, &w, &b, [0; 4], Act::Tanh)?;
         assert_eq!(y.dims(), &[2, 4, 4, 4]);

@@ -437,6 +437,7 @@ mod tests {
 
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(1);
         let dev = Device::Cpu;
         // batch, channels, filters, height, width; the last ones span
         // several blocks and gradient groups.
@@ -447,15 +448,15 @@ mod tests {
             (70, 8, 5, 8, 8),
             (300, 4, 4, 3, 2),
         ] {
-            let x0 = Tensor::randn(0f32, 1.0, (b, c, h, w), &dev)?;
-            let w0 = Tensor::randn(0f32, 0.3, (f, c, 3, 3), &dev)?;
+            let x0 = rt.randn(0f32, 1.0, (b, c, h, w), &dev)?;
+            let w0 = rt.randn(0f32, 0.3, (f, c, 3, 3), &dev)?;
             let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
             let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
             let ya = from_bordered(&conv3x3(&to_bordered(&xa)?, &wa)?)?;
             let yb = xb.conv2d(&wb, 1, 1, 1, 1)?;
             let what = format!("b{b} c{c} f{f} {h}x{w}");
             assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
-            let up = Tensor::randn(0f32, 1.0, ya.shape(), &dev)?;
+            let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
             let ga = (ya * &up)?.sum_all()?.backward()?;
             let gb = (yb * &up)?.sum_all()?.backward()?;
             for (name, a, b) in [("x", &xa, &xb), ("w", &wa, &wb)] {
@@ -469,17 +470,18 @@ mod tests {
 
     #[test]
     fn border_is_ignored_and_infer_fuses() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(2);
         let dev = Device::Cpu;
-        let x = to_bordered(&Tensor::randn(0f32, 1.0, (5, 3, 4, 6), &dev)?)?;
-        let w = Tensor::randn(0f32, 0.3, (4, 3, 3, 3), &dev)?;
+        let x = to_bordered(&rt.randn(0f32, 1.0, (5, 3, 4, 6), &dev)?)?;
+        let w = rt.randn(0f32, 0.3, (4, 3, 3, 3), &dev)?;
         // Ones on the border, x inside.
         let ones = Tensor::ones((5, 3, 4, 6), DType::F32, &dev)?;
         let border = (Tensor::ones(x.shape(), DType::F32, &dev)? - to_bordered(&ones)?)?;
         let noisy = (&x + border)?;
         let y = conv3x3(&x, &w)?;
         assert_eq!(max_diff(&y, &conv3x3(&noisy, &w)?), 0.0);
-        let b = Tensor::randn(0f32, 1.0, 4, &dev)?;
-        let r = to_bordered(&Tensor::randn(0f32, 1.0, (5, 4, 4, 6), &dev)?)?;
+        let b = rt.randn(0f32, 1.0, 4, &dev)?;
+        let r = to_bordered(&rt.randn(0f32, 1.0, (5, 4, 4, 6), &dev)?)?;
         let fused = conv3x3_infer(&x, &w, &b, Some(&r), Act::Relu)?;
         let bb = to_bordered(&b.reshape((1, 4, 1, 1))?.broadcast_as((5, 4, 4, 6))?)?;
         let want = (&y + &bb + &r)?.relu()?;

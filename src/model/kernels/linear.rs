@@ -167,13 +167,14 @@ mod tests {
 
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(1);
         let dev = Device::Cpu;
         for (rows, inp, out) in [(1, 7, 1), (5, 13, 4), (300, 200, 130)] {
             for act in [Act::Identity, Act::Tanh, Act::Sigmoid, Act::Relu] {
-                let x0 = Tensor::randn(0f32, 1.0, (rows, inp), &dev)?;
-                let w0 = Tensor::randn(0f32, 0.3, (out, inp), &dev)?;
-                let b0 = Tensor::randn(0f32, 0.3, out, &dev)?;
-                let up = Tensor::randn(0f32, 1.0, (rows, out), &dev)?;
+                let x0 = rt.randn(0f32, 1.0, (rows, inp), &dev)?;
+                let w0 = rt.randn(0f32, 0.3, (out, inp), &dev)?;
+                let b0 = rt.randn(0f32, 0.3, out, &dev)?;
+                let up = rt.randn(0f32, 1.0, (rows, out), &dev)?;
                 let vars = |_: ()| -> Result<(Var, Var, Var)> {
                     Ok((
                         Var::from_tensor(&x0)?,
@@ -202,9 +203,10 @@ mod tests {
 
     #[test]
     fn no_input_gradient_for_data() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(2);
         let dev = Device::Cpu;
-        let x = Tensor::randn(0f32, 1.0, (4, 3), &dev)?;
-        let w = Var::from_tensor(&Tensor::randn(0f32, 1.0, (2, 3), &dev)?)?;
+        let x = rt.randn(0f32, 1.0, (4, 3), &dev)?;
+        let w = Var::from_tensor(&rt.randn(0f32, 1.0, (2, 3), &dev)?)?;
         let b = Var::from_tensor(&Tensor::zeros(2, DType::F32, &dev)?)?;
         let g = linear_act(&x, &w, &b, Act::Tanh)?.sum_all()?.backward()?;
         assert!(g.get(&x).is_none());

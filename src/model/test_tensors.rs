@@ -1,0 +1,49 @@
+//! Seeded random tensors for tests. candle's `Tensor::randn` draws from an
+//! unseeded generator on the CPU, so a tolerance failure could not be
+//! replayed; these take a seed.
+
+use crate::util::{seeded_rng, SeededRng};
+use candle_core::{Device, Result, Shape, Tensor};
+use rand::RngExt;
+
+pub struct SeededTensors(SeededRng);
+
+impl SeededTensors {
+    pub fn new(seed: u64) -> Self {
+        Self(seeded_rng(seed, 0x7e57))
+    }
+
+    /// Normal draws with this mean and standard deviation (Box-Muller).
+    pub fn randn<S: Into<Shape>>(
+        &mut self,
+        mean: f32,
+        std: f32,
+        shape: S,
+        dev: &Device,
+    ) -> Result<Tensor> {
+        let shape = shape.into();
+        let v: Vec<f32> = (0..shape.elem_count())
+            .map(|_| {
+                let u = 1.0 - self.0.random::<f32>();
+                let a = std::f32::consts::TAU * self.0.random::<f32>();
+                mean + std * (-2.0 * u.ln()).sqrt() * a.cos()
+            })
+            .collect();
+        Tensor::from_vec(v, shape, dev)
+    }
+
+    /// Uniform draws in [lo, hi).
+    pub fn rand<S: Into<Shape>>(
+        &mut self,
+        lo: f32,
+        hi: f32,
+        shape: S,
+        dev: &Device,
+    ) -> Result<Tensor> {
+        let shape = shape.into();
+        let v: Vec<f32> = (0..shape.elem_count())
+            .map(|_| lo + (hi - lo) * self.0.random::<f32>())
+            .collect();
+        Tensor::from_vec(v, shape, dev)
+    }
+}
