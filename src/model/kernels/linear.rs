@@ -2,10 +2,11 @@
 //! `y = act(x w^T + b)` in one matrix product and one pass over `y`.
 
 use super::act::{act_grad, bias_act, f32_slice, to_f32_vec, with_f32, Act};
+use super::small_batch::matmul_wt;
 use super::{col_sums, sgemm};
 
-/// Below this many rows the forward product goes row by row.
-const SMALL_BATCH: usize = 16;
+/// Up to this many rows the forward product reads w in place.
+const SMALL_BATCH: usize = 64;
 use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
 
 struct LinearAct {
@@ -40,15 +41,11 @@ impl CustomOp3 for LinearAct {
             );
         }
         let mut y = vec![0f32; rows * out];
-        // y[rows, out] = x[rows, inp] * w^T[inp, out]. A few rows are done
-        // one at a time: gemm's matrix-vector path reads w once per row, while
-        // its blocked path would first pack all of w (10 MB for a 15x15
-        // board's hidden layer), which made batches of 2 to 8 rows cost
-        // several times one row.
-        if rows < SMALL_BATCH {
-            for (xr, yr) in x.chunks_exact(inp).zip(y.chunks_exact_mut(out)) {
-                sgemm(1, out, inp, yr, out, false, xr, (inp, 1), w, (1, inp));
-            }
+        // y[rows, out] = x[rows, inp] * w^T[inp, out]. Up to a search's
+        // batch, without packing w (see small_batch): gemm's blocked path
+        // copies all of w first (10 MB for a 15x15 board's hidden layer).
+        if rows <= SMALL_BATCH {
+            matmul_wt(x, rows, inp, w, out, &mut y);
         } else {
             sgemm(rows, out, inp, &mut y, out, false, x, (inp, 1), w, (1, inp));
         }

@@ -26,6 +26,7 @@ mod conv;
 mod conv1x1;
 mod conv3x3;
 mod linear;
+mod small_batch;
 
 pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};

@@ -1,0 +1,308 @@
+//! `y = x w^T` for a few rows (a search's batch of positions) against a
+//! large weight matrix, without packing it.
+//!
+//! gemm's blocked path first copies the whole of `w` into its own layout on
+//! every call; for a 15x15 board's hidden layer that is 10 MB to move for a
+//! batch of 24 positions, and its threads split the few rows badly. Here each
+//! block of three weight rows is read once (into L2) and multiplied with every
+//! row of `x` in register tiles of four rows, and blocks of outputs go to
+//! different cores.
+//!
+//! Every `y[r, j]` is summed in the same order whatever the number of rows
+//! and wherever the row falls in a tile: a position gets the same bits alone
+//! as in any batch, so batched and unbatched evaluation agree exactly.
+
+use rayon::prelude::*;
+
+/// Rows of `x` per register tile.
+const ROWS: usize = 4;
+/// Rows of `w` (outputs) per register tile.
+const OUTS: usize = 3;
+/// Floats per vector.
+const LANES: usize = 8;
+/// Below this many multiply-adds one thread does the whole product.
+const PARALLEL_WORK: usize = 1 << 18;
+
+/// `y[r, j] = sum_k x[r, k] * w[j, k]`: `x` is `rows x inp`, `w` is
+/// `out x inp` and `y` is `rows x out`, all dense row-major.
+pub(crate) fn matmul_wt(x: &[f32], rows: usize, inp: usize, w: &[f32], out: usize, y: &mut [f32]) {
+    assert!(x.len() >= rows * inp && w.len() >= out * inp && y.len() >= rows * out);
+    if rows == 0 || out == 0 {
+        return;
+    }
+    // Outputs first (`yt` is `out x rows`), so each task owns whole rows of
+    // it; then one transpose, which is small next to the product.
+    let mut yt = vec![0f32; out * rows];
+    let tasks = if rows * out * inp >= PARALLEL_WORK {
+        rayon::current_num_threads() * 4
+    } else {
+        1
+    };
+    // Whole tiles of outputs per task.
+    let per_task = out.div_ceil(tasks).div_ceil(OUTS) * OUTS;
+    yt.par_chunks_mut(per_task * rows)
+        .enumerate()
+        .for_each(|(t, chunk)| {
+            let j0 = t * per_task;
+            let n = chunk.len() / rows;
+            block(x, rows, inp, &w[j0 * inp..(j0 + n) * inp], n, chunk);
+        });
+    for (j, col) in yt.chunks_exact(rows).enumerate() {
+        for (r, &v) in col.iter().enumerate() {
+            y[r * out + j] = v;
+        }
+    }
+}
+
+/// `yt[j, r]` for the `n` weight rows of `w`.
+fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has the features.
+        unsafe { avx2::block(x, rows, inp, w, n, yt) };
+        return;
+    }
+    portable::block(x, rows, inp, w, n, yt)
+}
+
+/// The lanes' partial sums in a fixed order, then the tail.
+#[inline(always)]
+fn finish(lanes: [f32; LANES], x_tail: &[f32], w_tail: &[f32]) -> f32 {
+    let pairs = [
+        lanes[0] + lanes[4],
+        lanes[1] + lanes[5],
+        lanes[2] + lanes[6],
+        lanes[3] + lanes[7],
+    ];
+    let mut s = (pairs[0] + pairs[2]) + (pairs[1] + pairs[3]);
+    for (a, b) in x_tail.iter().zip(w_tail) {
+        s += a * b;
+    }
+    s
+}
+
+#[cfg(target_arch = "x86_64")]
+mod avx2 {
+    use super::{finish, LANES, OUTS, ROWS};
+    use std::arch::x86_64::*;
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
+        let whole = inp / LANES * LANES;
+        let mut j0 = 0;
+        while j0 < n {
+            let j = (n - j0).min(OUTS);
+            let mut r0 = 0;
+            while r0 < rows {
+                let r = (rows - r0).min(ROWS);
+                dispatch_tile(x, rows, inp, whole, w, yt, r0, j0, r, j);
+                r0 += r;
+            }
+            j0 += j;
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[target_feature(enable = "avx2,fma")]
+    fn dispatch_tile(
+        x: &[f32],
+        rows: usize,
+        inp: usize,
+        whole: usize,
+        w: &[f32],
+        yt: &mut [f32],
+        r0: usize,
+        j0: usize,
+        r: usize,
+        j: usize,
+    ) {
+        macro_rules! go {
+            ($r:literal, $j:literal) => {
+                tile::<$r, $j>(x, rows, inp, whole, w, yt, r0, j0)
+            };
+        }
+        match (r, j) {
+            (4, 3) => go!(4, 3),
+            (4, 2) => go!(4, 2),
+            (4, 1) => go!(4, 1),
+            (3, 3) => go!(3, 3),
+            (3, 2) => go!(3, 2),
+            (3, 1) => go!(3, 1),
+            (2, 3) => go!(2, 3),
+            (2, 2) => go!(2, 2),
+            (2, 1) => go!(2, 1),
+            (1, 3) => go!(1, 3),
+            (1, 2) => go!(1, 2),
+            _ => go!(1, 1),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    #[inline]
+    #[target_feature(enable = "avx2,fma")]
+    fn tile<const R: usize, const J: usize>(
+        x: &[f32],
+        rows: usize,
+        inp: usize,
+        whole: usize,
+        w: &[f32],
+        yt: &mut [f32],
+        r0: usize,
+        j0: usize,
+    ) {
+        let xs: [&[f32]; R] = std::array::from_fn(|i| &x[(r0 + i) * inp..(r0 + i + 1) * inp]);
+        let ws: [&[f32]; J] = std::array::from_fn(|i| &w[(j0 + i) * inp..(j0 + i + 1) * inp]);
+        let mut acc = [[_mm256_setzero_ps(); J]; R];
+        let mut k = 0;
+        while k < whole {
+            // SAFETY: k + LANES <= whole <= inp, the length of every row.
+            unsafe {
+                let wv: [__m256; J] =
+                    std::array::from_fn(|i| _mm256_loadu_ps(ws[i].as_ptr().add(k)));
+                for (acc_r, xr) in acc.iter_mut().zip(&xs) {
+                    let xv = _mm256_loadu_ps(xr.as_ptr().add(k));
+                    for (a, &wv) in acc_r.iter_mut().zip(&wv) {
+                        *a = _mm256_fmadd_ps(xv, wv, *a);
+                    }
+                }
+            }
+            k += LANES;
+        }
+        for (i, acc_r) in acc.iter().enumerate() {
+            for (jj, a) in acc_r.iter().enumerate() {
+                let mut lanes = [0f32; LANES];
+                // SAFETY: lanes holds LANES floats.
+                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *a) };
+                yt[(j0 + jj) * rows + r0 + i] = finish(lanes, &xs[i][whole..], &ws[jj][whole..]);
+            }
+        }
+    }
+}
+
+mod portable {
+    use super::{finish, LANES, OUTS, ROWS};
+
+    /// The same sums as the vector path, lane by lane (fused multiply-add
+    /// would call libm here, so the lanes use a multiply and an add; the
+    /// bits may differ from the vector path's, but not between batches).
+    pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
+        let whole = inp / LANES * LANES;
+        let mut j0 = 0;
+        while j0 < n {
+            let j = (n - j0).min(OUTS);
+            let mut r0 = 0;
+            while r0 < rows {
+                let r = (rows - r0).min(ROWS);
+                for i in 0..r {
+                    let xr = &x[(r0 + i) * inp..(r0 + i + 1) * inp];
+                    for jj in 0..j {
+                        let wr = &w[(j0 + jj) * inp..(j0 + jj + 1) * inp];
+                        let mut lanes = [0f32; LANES];
+                        for (xc, wc) in xr[..whole]
+                            .chunks_exact(LANES)
+                            .zip(wr[..whole].chunks_exact(LANES))
+                        {
+                            for l in 0..LANES {
+                                lanes[l] += xc[l] * wc[l];
+                            }
+                        }
+                        yt[(j0 + jj) * rows + r0 + i] = finish(lanes, &xr[whole..], &wr[whole..]);
+                    }
+                }
+                r0 += r;
+            }
+            j0 += j;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::test_tensors::SeededTensors;
+    use candle_core::Device;
+
+    fn draw(rt: &mut SeededTensors, n: usize) -> Vec<f32> {
+        rt.randn(0.0, 1.0, n, &Device::Cpu)
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    }
+
+    /// Every shape of tile and tail against a plain f64 sum.
+    #[test]
+    fn matches_a_plain_sum() {
+        let mut rt = SeededTensors::new(1);
+        for &(rows, inp, out) in &[
+            (1, 1, 1),
+            (5, 7, 4),
+            (9, 33, 7),
+            (24, 200, 13),
+            (64, 96, 384),
+        ] {
+            let x = draw(&mut rt, rows * inp);
+            let w = draw(&mut rt, out * inp);
+            let mut y = vec![f32::NAN; rows * out];
+            matmul_wt(&x, rows, inp, &w, out, &mut y);
+            for r in 0..rows {
+                for j in 0..out {
+                    let s: f64 = (0..inp)
+                        .map(|k| x[r * inp + k] as f64 * w[j * inp + k] as f64)
+                        .sum();
+                    let d = (y[r * out + j] as f64 - s).abs();
+                    assert!(
+                        d <= 1e-5 * (inp as f64).sqrt().max(1.0),
+                        "{rows}x{inp}x{out} at {r},{j}: {} vs {s}",
+                        y[r * out + j]
+                    );
+                }
+            }
+        }
+    }
+
+    /// A row gives the same bits alone, in any batch and at any place in
+    /// it, on one thread or many.
+    #[test]
+    fn a_row_gets_the_same_bits_in_any_batch() {
+        let mut rt = SeededTensors::new(2);
+        let (inp, out) = (301, 383);
+        let w = draw(&mut rt, out * inp);
+        let x = draw(&mut rt, 37 * inp);
+        let mut alone = vec![0f32; 37 * out];
+        for r in 0..37 {
+            matmul_wt(
+                &x[r * inp..(r + 1) * inp],
+                1,
+                inp,
+                &w,
+                out,
+                &mut alone[r * out..(r + 1) * out],
+            );
+        }
+        for rows in [2, 3, 5, 16, 37] {
+            for start in [0, 37 - rows] {
+                let mut y = vec![0f32; rows * out];
+                matmul_wt(
+                    &x[start * inp..(start + rows) * inp],
+                    rows,
+                    inp,
+                    &w,
+                    out,
+                    &mut y,
+                );
+                assert_eq!(
+                    y,
+                    alone[start * out..(start + rows) * out],
+                    "{rows} rows from {start}"
+                );
+            }
+        }
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(3)
+            .build()
+            .unwrap();
+        let mut y = vec![0f32; 37 * out];
+        pool.install(|| matmul_wt(&x, 37, inp, &w, out, &mut y));
+        assert_eq!(y, alone);
+    }
+}
