@@ -1,7 +1,9 @@
 //! `plies engine`: serve a player to outside controllers.
 
 use clap::{Args, Subcommand};
-use plies::protocol::{run_aei, run_gomocup, AeiConfig, EngineSpec, GomocupConfig, GomocupPlayer};
+use plies::protocol::{
+    run_aei_with, run_gomocup, AeiConfig, EngineSpec, GomocupConfig, GomocupPlayer,
+};
 use std::io::BufReader;
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -11,7 +13,7 @@ pub enum EngineCmd {
     /// An Arimaa engine speaking AEI on stdin/stdout (or, with --server and
     /// --port, on a socket to a pyrimaa controller). Bad input is answered
     /// with `log Error: ...` and the engine keeps serving until `quit`.
-    Aei(AeiArgs),
+    Aei(Box<AeiArgs>),
     /// A Gomoku brain speaking the Gomocup (Piskvork) protocol on
     /// stdin/stdout, boards 5x5 to 19x19. Bad input is answered with
     /// `ERROR ...` (or `UNKNOWN ...`) and the brain keeps serving until `END`.
@@ -30,10 +32,20 @@ pub struct GomocupArgs {
 
 #[derive(Args)]
 pub struct AeiArgs {
-    /// random, or alphabeta[:depth=TURNS,time=SECS,nodes=N]; either may add
-    /// setup=standard (default: a random setup)
-    #[arg(long, default_value = "alphabeta")]
+    /// random; alphabeta[:depth=TURNS,time=SECS,nodes=N,eval=E];
+    /// greedy[:eval=E]; or mcts[:sims=N,time=SECS,threads=T,eval=E,
+    /// rollout=K|end,puct=on|off,c=C,vloss=V,reuse=on|off,batch=B] (the
+    /// keys of `plies match`'s mcts). E: material (the default of alphabeta
+    /// and greedy), random, or ckpt:PATH, a trained Arimaa checkpoint
+    /// (loaded, and refused if missing or of another game, before the
+    /// engine answers anything). Any of them may add setup=standard
+    /// (default: a random setup). Example:
+    /// mcts:sims=2000,threads=2,eval=ckpt:runs/quickstart/arimaa-cnn3/best
+    #[arg(long, default_value = "alphabeta", verbatim_doc_comment)]
     player: EngineSpec,
+    /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Seed of the random setups, random moves and tie-breaks.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -56,15 +68,21 @@ pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
             }
         }
         EngineCmd::Aei(a) => {
-            let config = AeiConfig::new(a.player, a.seed);
+            let mut config = AeiConfig::new(a.player, a.seed);
+            config.context = super::matches::player_context(8, &a.device)?;
+            // A checkpoint that cannot play is refused before the engine
+            // answers anything (the controller sees it exit).
+            let player = config
+                .player()
+                .map_err(|e| anyhow::anyhow!("cannot start the engine: {e}"))?;
             let served = match (a.server, a.port) {
                 (Some(host), Some(port)) => {
                     let stream = TcpStream::connect((host.as_str(), port))?;
                     stream.set_nodelay(true)?;
                     let reader = BufReader::new(stream.try_clone()?);
-                    run_aei(reader, stream, &config)
+                    run_aei_with(reader, stream, &config, &player)
                 }
-                _ => run_aei(std::io::stdin().lock(), std::io::stdout(), &config),
+                _ => run_aei_with(std::io::stdin().lock(), std::io::stdout(), &config, &player),
             };
             // A controller that went away ends the session; that is no error.
             match served {

@@ -25,13 +25,14 @@
 //! ```
 
 use super::player::{
-    choose_move, random_setup, EngineKind, EngineSpec, MoveLimits, DEFAULT_DEPTH, DEFAULT_TIME,
+    random_setup, EngineKind, EnginePlayer, EngineSpec, MoveLimits, SearchTree, DEFAULT_DEPTH,
+    DEFAULT_TIME,
 };
 use super::timecontrol::TimeControl;
 use crate::game::arimaa::notation::parse_position_line;
 use crate::game::arimaa::{side_name, Arimaa, Piece, Position, Setup};
 use crate::game::{Game, Outcome, Side};
-use crate::search::alphabeta::WIN_THRESHOLD;
+use crate::search::game_player::PlayerContext;
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::io::{self, BufRead, Write};
@@ -49,6 +50,8 @@ pub struct AeiConfig {
     pub name: String,
     /// Sent as `id author`.
     pub author: String,
+    /// Where the player's checkpoint runs (the CPU by default).
+    pub context: PlayerContext,
 }
 
 impl AeiConfig {
@@ -58,7 +61,13 @@ impl AeiConfig {
             author: "plies".into(),
             spec,
             seed,
+            context: PlayerContext::default_for::<Arimaa>(),
         }
+    }
+
+    /// Builds the player of `spec` in `context` (see [`EnginePlayer::build`]).
+    pub fn player(&self) -> Result<EnginePlayer, crate::search::SearchError> {
+        EnginePlayer::build(&self.spec, &self.context)
     }
 }
 
@@ -162,6 +171,10 @@ enum Flow {
 
 struct Engine<'env, W> {
     out: &'env Out<W>,
+    player: &'env EnginePlayer,
+    /// The MCTS tree kept between moves; a search holds the lock while it
+    /// runs, and every position change waits for the search to end first.
+    tree: &'env Mutex<SearchTree>,
     config: AeiConfig,
     spec: EngineSpec,
     rng: SeededRng,
@@ -174,18 +187,46 @@ struct Engine<'env, W> {
 
 /// Serves AEI on `input`/`output` until `quit` or the end of the input. At
 /// the end of the input a running `go` search is finished and answered
-/// first. Errors only when writing to `output` fails.
+/// first. Errors when writing to `output` fails, or at once (after a
+/// `log Error: ...` line on `output`) with [`io::ErrorKind::InvalidInput`]
+/// when the player cannot be built (a missing checkpoint, one of another
+/// game); build it first with [`AeiConfig::player`] to tell that apart.
 pub fn run_aei<R: BufRead, W: Write + Send>(
+    input: R,
+    mut output: W,
+    config: &AeiConfig,
+) -> io::Result<()> {
+    let player = match config.player() {
+        Ok(p) => p,
+        Err(e) => {
+            let line = format!("log Error: cannot start the engine: {e}");
+            let clean: String = line.chars().filter(|c| !matches!(c, '\n' | '\r')).collect();
+            output.write_all(clean.as_bytes())?;
+            output.write_all(b"\n")?;
+            output.flush()?;
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, e.to_string()));
+        }
+    };
+    run_aei_with(input, output, config, &player)
+}
+
+/// [`run_aei`] with a player already built (its spec should be
+/// `config.spec`, whose setup choice the engine starts with).
+pub fn run_aei_with<R: BufRead, W: Write + Send>(
     mut input: R,
     output: W,
     config: &AeiConfig,
+    player: &EnginePlayer,
 ) -> io::Result<()> {
     let out = Out {
         w: Mutex::new(output),
         broken: AtomicBool::new(false),
     };
+    let tree = Mutex::new(SearchTree::default());
     let mut engine = Engine {
         out: &out,
+        player,
+        tree: &tree,
         config: config.clone(),
         spec: config.spec.clone(),
         rng: seeded_rng(config.seed, 0),
@@ -315,9 +356,11 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 self.drop_search(active);
                 self.phase = Phase::Setup(None);
                 self.tc.new_game();
+                self.clear_tree();
             }
             "setposition" => {
                 self.drop_search(active);
+                self.clear_tree();
                 self.setposition(rest);
             }
             "setoption" => self.setoption(rest),
@@ -334,6 +377,10 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             _ => self.log_error(format!("unknown command '{}'", shorten(trimmed))),
         }
         Flow::Continue
+    }
+
+    fn clear_tree(&self) {
+        self.tree.lock().unwrap_or_else(|p| p.into_inner()).clear();
     }
 
     /// Cancels a running search silently (the position is about to change).
@@ -492,7 +539,14 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             }
             Phase::Play(game) => match game.parse_move(text) {
                 Ok(mv) => {
+                    let before = game.hash_key();
                     game.play(mv);
+                    // An MCTS tree keeps the subtree of the position reached.
+                    self.tree.lock().unwrap_or_else(|p| p.into_inner()).advance(
+                        before,
+                        mv,
+                        game.hash_key(),
+                    );
                     None
                 }
                 Err(e) => Some(format!(
@@ -559,7 +613,9 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 game.as_ref().clone()
             }
         };
-        let kind = self.spec.kind;
+        let player = self.player;
+        let tree = self.tree;
+        let uses_tree = player.kind() == EngineKind::Mcts;
         let started = Instant::now();
         let think = if ponder {
             None
@@ -590,9 +646,11 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 max_nodes,
                 stop: &sig.stop,
             };
-            let choice = choose_move(kind, &game, &limits, &mut rng, |r| {
+            let mut kept = uses_tree.then(|| tree.lock().unwrap_or_else(|p| p.into_inner()));
+            let choice = player.choose(&game, &limits, kept.as_deref_mut(), &mut rng, |r| {
                 let _ = out.search_lines(&sig, &[format!("info depth {}", 4 * r.depth)], false);
             });
+            drop(kept);
             if ponder {
                 // A ponder answers only when told to stop.
                 while !sig.stop.load(Ordering::SeqCst) && !sig.cancel.load(Ordering::SeqCst) {
@@ -609,9 +667,31 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             };
             let elapsed = started.elapsed().as_secs_f64();
             let mut lines = Vec::new();
+            if let Some(e) = &choice.error {
+                lines.push(format!(
+                    "log Error: go: {e}; answering with the best move found before"
+                ));
+            }
             if let Some(r) = &choice.search {
                 lines.push(format!("info nodes {}", r.nodes));
-                lines.push(format!("info score {}", centi_rabbits(r.score)));
+            }
+            if let Some(m) = &choice.mcts {
+                lines.push(format!("info nodes {}", m.stats.simulations));
+                lines.push(format!("info simulations {}", m.stats.simulations));
+                lines.push(format!("info reused {}", m.reused));
+                lines.push(format!("info bestvisits {}", m.best_visits));
+                lines.push(format!("info bestvalue {:.4}", m.best_value));
+            }
+            if let Some((seen, total)) = choice.greedy {
+                lines.push(format!("info nodes {seen}"));
+                if seen < total {
+                    lines.push(format!("log Warning: go: greedy valued {seen} of {total} moves before it had to answer"));
+                }
+            }
+            if let Some(score) = choice.score {
+                lines.push(format!("info score {score}"));
+            }
+            if choice.search.is_some() || choice.mcts.is_some() || choice.greedy.is_some() {
                 lines.push(format!("info pv {}", game.move_to_string(choice.mv)));
             }
             lines.push(format!("info time {}", elapsed.round() as u64));
@@ -628,30 +708,27 @@ impl<'env, W: Write + Send> Engine<'env, W> {
     /// The think time for `side`: the clock's budget, the spec's `time=`,
     /// whichever is shorter; with neither, the default for alphabeta
     /// unless a depth was asked for.
+    /// greedy and mcts: the clock's budget and the spec's `time=`, or no
+    /// limit but their own (every position once, the simulations).
     fn think_time(&self, side: Side) -> Option<Duration> {
         if self.spec.kind == EngineKind::Random {
             return None;
         }
         let clock = self.tc.budget(side);
-        let spec = self.spec.time.map(Duration::from_secs_f64);
+        let spec = self.spec.time_limit();
         match (clock, spec) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (Some(a), None) | (None, Some(a)) => Some(a),
-            (None, None) if self.spec.depth.is_none() && self.depth_steps == 0 => {
+            (None, None)
+                if self.spec.kind == EngineKind::AlphaBeta
+                    && self.spec.depth.is_none()
+                    && self.depth_steps == 0 =>
+            {
                 Some(Duration::from_secs_f64(DEFAULT_TIME))
             }
             (None, None) => None,
         }
     }
-}
-
-/// AEI scores are in centi-rabbits; our material values in millirabbits.
-fn centi_rabbits(score: i32) -> i64 {
-    if score.abs() >= WIN_THRESHOLD {
-        // A forced result: keep it far above any material score.
-        return score.signum() as i64 * 100_000;
-    }
-    (score as i64) / 10
 }
 
 fn describe_result(outcome: Outcome, how: &str) -> String {
@@ -711,8 +788,13 @@ mod tests {
 
     #[test]
     fn scores_in_centi_rabbits() {
+        use super::super::player::{centi_rabbits, value_centi_rabbits};
         assert_eq!(centi_rabbits(1000), 100);
         assert_eq!(centi_rabbits(-1500), -150);
         assert_eq!(centi_rabbits(crate::search::alphabeta::WIN - 1), 100_000);
+        // A value reads as the material score it squashes.
+        assert_eq!(value_centi_rabbits((1000f64 / 4000.0).tanh()), 100);
+        assert_eq!(value_centi_rabbits(-(1500f64 / 4000.0).tanh()), -150);
+        assert_eq!(value_centi_rabbits(0.0), 0);
     }
 }

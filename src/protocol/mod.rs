@@ -2,9 +2,10 @@
 //!
 //! [`aei`] is the Arimaa Engine Interface (as spoken by pyrimaa's
 //! controllers, the arimaa.com gameroom client and Arimaa GUIs), with the
-//! players of [`player`] (`random`, and `alphabeta` on material) and the
+//! players of [`player`] (`random`, `alphabeta`, `greedy` and `mcts`, with
+//! `material`, `random` or a trained checkpoint as evaluator) and the
 //! clock handling of [`timecontrol`]. `plies engine aei` runs it on
-//! stdin/stdout.
+//! stdin/stdout or a socket.
 
 pub mod aei;
 pub mod gomocup;
@@ -13,7 +14,7 @@ pub mod player;
 mod tests;
 pub mod timecontrol;
 
-pub use aei::{run_aei, short_board, AeiConfig};
+pub use aei::{run_aei, run_aei_with, short_board, AeiConfig};
 pub use gomocup::{run_gomocup, GomocupConfig, GomocupPlayer};
-pub use player::{EngineKind, EngineSpec};
+pub use player::{EngineKind, EnginePlayer, EngineSpec, SearchTree};
 pub use timecontrol::TimeControl;

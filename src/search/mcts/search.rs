@@ -47,6 +47,8 @@ struct Shared<'a, G: Game> {
     started: AtomicU64,
     evaluations: AtomicU64,
     stop: AtomicBool,
+    /// A caller's flag that ends the search early (an engine's `stop`).
+    external_stop: Option<&'a AtomicBool>,
     deadline: Option<Instant>,
     error: Mutex<Option<SearchError>>,
 }
@@ -70,6 +72,19 @@ pub fn run_search<G: PlayableGame>(
     eval: Option<&dyn Evaluator<G>>,
     seed: u64,
 ) -> Result<SearchStats, SearchError> {
+    run_search_until(root, state, cfg, eval, seed, None)
+}
+
+/// [`run_search`], also ending early (between simulations) once `stop`
+/// is set; the tree keeps every finished simulation.
+pub fn run_search_until<G: PlayableGame>(
+    root: &Node<G::Move>,
+    state: &G,
+    cfg: &MctsConfig,
+    eval: Option<&dyn Evaluator<G>>,
+    seed: u64,
+    stop: Option<&AtomicBool>,
+) -> Result<SearchStats, SearchError> {
     let start = Instant::now();
     let puct = cfg.uses_puct(eval.is_some_and(|e| e.has_policy()));
     let shared = Shared {
@@ -80,6 +95,7 @@ pub fn run_search<G: PlayableGame>(
         started: AtomicU64::new(0),
         evaluations: AtomicU64::new(0),
         stop: AtomicBool::new(false),
+        external_stop: stop,
         deadline: cfg.time.map(|t| start + t),
         error: Mutex::new(None),
     };
@@ -115,6 +131,7 @@ fn worker<G: PlayableGame>(
     let mut path = Vec::new();
     loop {
         if shared.stop.load(Ordering::Relaxed)
+            || shared.external_stop.is_some_and(|s| s.load(Ordering::Relaxed))
             || shared.deadline.is_some_and(|d| Instant::now() >= d)
         {
             return;
