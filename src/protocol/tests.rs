@@ -143,6 +143,11 @@ impl Driver {
 
     /// `go` and the move it answers with.
     fn go(&self) -> String {
+        bestmove(self.go_lines().last().unwrap())
+    }
+
+    /// `go` and every line up to its `bestmove`, which contain no error.
+    fn go_lines(&self) -> Vec<String> {
         self.send("go");
         let lines = self.until("bestmove");
         let errors: Vec<&String> = lines
@@ -150,7 +155,7 @@ impl Driver {
             .filter(|l| l.starts_with("log Error"))
             .collect();
         assert!(errors.is_empty(), "{errors:?}");
-        bestmove(lines.last().unwrap())
+        lines
     }
 
     /// Waits for the loop to end (after `quit` or closing the input).
@@ -517,4 +522,263 @@ fn end_of_input_lets_a_search_answer() {
 fn closing_the_input_without_quit_ends_the_loop() {
     let d = Driver::open("random", 1);
     d.close().unwrap();
+}
+
+/// Writes a seeded Arimaa checkpoint into `dir` and returns its path:
+/// Zaffetti's cnn3 (untrained) or the piece-square table started from
+/// material values (`arimaa-6x8x8` encoder either way).
+fn arimaa_checkpoint(dir: &std::path::Path, cnn: bool) -> String {
+    use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
+    use crate::model::{
+        seeded_tensors, Cnn3Config, Cnn3NetConfig, InputShape, LinearConfig, ModelConfig,
+    };
+    let encoder = crate::encode::arimaa_encoder("arimaa-6x8x8")
+        .unwrap()
+        .spec();
+    let model = if cnn {
+        ModelConfig::Cnn3(Cnn3NetConfig::new(
+            InputShape::new(encoder.shape, encoder.globals),
+            Cnn3Config::default(),
+        ))
+    } else {
+        ModelConfig::Linear(LinearConfig::arimaa_material())
+    };
+    let tensors = seeded_tensors(&model, &mut seeded_rng(5, 0), &candle_core::Device::Cpu).unwrap();
+    let ck = CheckpointConfig::new("arimaa", encoder, model, TrainingInfo::default());
+    checkpoint::save(dir, &ck, &tensors).unwrap();
+    dir.display().to_string()
+}
+
+/// Gold's elephant on d4 can push the silver cat on d3 onto trap c3 and
+/// capture it.
+fn free_cat() -> Arimaa {
+    Arimaa::from_text(&format!(
+        "g {}",
+        "r......r\
+         ........\
+         ........\
+         ........\
+         ...E....\
+         ...c....\
+         ........\
+         R......R"
+    ))
+    .unwrap()
+}
+
+/// The value of `name` in the `info name value` lines.
+fn info<'a>(lines: &'a [String], name: &str) -> Option<&'a str> {
+    let prefix = format!("info {name} ");
+    lines
+        .iter()
+        .rev()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+}
+
+#[test]
+fn mcts_with_a_checkpoint_plays_a_game_and_reports() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cnn = arimaa_checkpoint(&tmp.path().join("cnn3"), true);
+    // Two threads share one batched service in front of the model.
+    let spec = format!("mcts:sims=40,threads=2,eval=ckpt:{cnn},setup=standard");
+    let game = self_play(&spec, 1, 6);
+    assert_eq!(game.ply(), 6);
+    // What a move's search reports.
+    let d = opening_driver(&format!("mcts:sims=30,eval=ckpt:{cnn}"));
+    let lines = d.go_lines();
+    assert_eq!(info(&lines, "simulations"), Some("30"), "{lines:?}");
+    assert_eq!(info(&lines, "nodes"), Some("30"), "{lines:?}");
+    assert_eq!(info(&lines, "reused"), Some("0"), "{lines:?}");
+    let visits: u32 = info(&lines, "bestvisits").unwrap().parse().unwrap();
+    assert!(visits >= 1, "{lines:?}");
+    let value: f64 = info(&lines, "bestvalue").unwrap().parse().unwrap();
+    assert!((-1.0..=1.0).contains(&value), "{lines:?}");
+    info(&lines, "score").unwrap().parse::<i64>().unwrap();
+    let mv = bestmove(lines.last().unwrap());
+    assert_eq!(info(&lines, "pv"), Some(mv.as_str()));
+    Arimaa::new().parse_move(&mv).unwrap();
+    d.send("quit");
+    d.join().unwrap();
+}
+
+#[test]
+fn checkpoint_players_take_a_free_piece() {
+    let tmp = tempfile::tempdir().unwrap();
+    let linear = arimaa_checkpoint(&tmp.path().join("linear"), false);
+    let board = short_board(free_cat().position());
+    for spec in [
+        format!("greedy:eval=ckpt:{linear}"),
+        format!("alphabeta:depth=1,eval=ckpt:{linear}"),
+        format!("mcts:sims=600,eval=ckpt:{linear}"),
+        "mcts:sims=600,eval=material".to_string(),
+    ] {
+        let d = Driver::open(&spec, 1);
+        d.send(&format!("setposition g {board}"));
+        let lines = d.go_lines();
+        let mv = bestmove(lines.last().unwrap());
+        let mut g = free_cat();
+        g.play_str(&mv)
+            .unwrap_or_else(|e| panic!("{spec}: illegal {mv}: {e}"));
+        let cats =
+            g.position().material(Side::Second)[crate::game::arimaa::PieceType::Cat as usize];
+        assert_eq!(cats, 0, "{spec}: {mv}\n{lines:?}");
+        let score: i64 = info(&lines, "score").unwrap().parse().unwrap();
+        assert!(score > 0, "{spec}: {lines:?}");
+        d.send("quit");
+        d.join().unwrap();
+    }
+    // Whole games go on legally with the checkpoint.
+    self_play(&format!("greedy:eval=ckpt:{linear}"), 2, 6);
+    self_play(
+        &format!("alphabeta:depth=1,eval=ckpt:{linear},setup=standard"),
+        3,
+        4,
+    );
+}
+
+#[test]
+fn mcts_keeps_its_tree_through_makemove() {
+    let d = Driver::open("mcts:sims=2000,eval=material", 1);
+    d.send(&format!(
+        "setposition g {}",
+        short_board(free_cat().position())
+    ));
+    let lines = d.go_lines();
+    assert_eq!(info(&lines, "reused"), Some("0"));
+    let visits = info(&lines, "bestvisits").unwrap().to_string();
+    assert!(visits.parse::<u32>().unwrap() > 1, "{lines:?}");
+    // The engine's own move played: its subtree is searched on.
+    let mv = bestmove(lines.last().unwrap());
+    d.send(&format!("makemove {mv}"));
+    let lines = d.go_lines();
+    assert_eq!(info(&lines, "reused"), Some(visits.as_str()), "{lines:?}");
+    let mut g = free_cat();
+    g.play_str(&mv).unwrap();
+    g.parse_move(&bestmove(lines.last().unwrap())).unwrap();
+    // A new position starts afresh.
+    d.send(&format!(
+        "setposition g {}",
+        short_board(free_cat().position())
+    ));
+    let lines = d.go_lines();
+    assert_eq!(info(&lines, "reused"), Some("0"));
+    // reuse=off never keeps one.
+    let d2 = Driver::open("mcts:sims=300,eval=material,reuse=off", 1);
+    d2.send(&format!(
+        "setposition g {}",
+        short_board(free_cat().position())
+    ));
+    let mv = d2.go();
+    d2.send(&format!("makemove {mv}"));
+    assert_eq!(info(&d2.go_lines(), "reused"), Some("0"));
+    for d in [d, d2] {
+        d.send("quit");
+        d.join().unwrap();
+    }
+}
+
+#[test]
+fn stop_ends_an_mcts_search_promptly() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cnn = arimaa_checkpoint(&tmp.path().join("cnn3"), true);
+    for spec in [
+        "mcts:time=60,eval=material".to_string(),
+        format!("mcts:time=60,threads=2,eval=ckpt:{cnn}"),
+    ] {
+        let d = opening_driver(&spec);
+        d.send("go");
+        std::thread::sleep(Duration::from_millis(300));
+        let t = Instant::now();
+        d.send("stop");
+        let lines = d.until("bestmove");
+        assert!(
+            t.elapsed() < Duration::from_secs(2),
+            "{spec}: {:?}",
+            t.elapsed()
+        );
+        Arimaa::new()
+            .parse_move(&bestmove(lines.last().unwrap()))
+            .unwrap();
+        let sims: u64 = info(&lines, "simulations").unwrap().parse().unwrap();
+        assert!(sims > 0, "{spec}: {lines:?}");
+        // A ponder answers only when stopped, then a legal move too.
+        d.send("go ponder");
+        std::thread::sleep(Duration::from_millis(200));
+        assert!(
+            !d.sync().iter().any(|l| l.starts_with("bestmove")),
+            "{spec}"
+        );
+        d.send("stop");
+        let mv = bestmove(d.until("bestmove").last().unwrap());
+        Arimaa::new().parse_move(&mv).unwrap();
+        // makemove drops a running search without an answer.
+        d.send("go");
+        std::thread::sleep(Duration::from_millis(100));
+        d.send("makemove Ee2n Ee3n Ee4n Ee5n");
+        let lines = d.sync();
+        assert!(
+            !lines.iter().any(|l| l.starts_with("bestmove")),
+            "{lines:?}"
+        );
+        d.send("quit");
+        d.join().unwrap();
+    }
+}
+
+#[test]
+fn the_clock_bounds_mcts() {
+    for spec in ["mcts:time=60,eval=material", "mcts:sims=100000000"] {
+        let d = opening_driver(spec);
+        d.send("setoption name tcmove value 1");
+        d.send("setoption name tcreserve value 0");
+        d.send("setoption name greserve value 0");
+        d.send("setoption name sreserve value 0");
+        assert!(d.sync().is_empty());
+        let t = Instant::now();
+        let mv = d.go();
+        assert!(
+            t.elapsed() < Duration::from_secs(3),
+            "{spec}: {:?}",
+            t.elapsed()
+        );
+        Arimaa::new().parse_move(&mv).unwrap();
+        d.send("quit");
+        d.join().unwrap();
+    }
+}
+
+#[test]
+fn a_bad_checkpoint_stops_the_engine_before_it_serves() {
+    let ttt = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/checkpoints/tictactoe-mlp80-td"
+    );
+    for (spec, why) in [
+        (
+            "greedy:eval=ckpt:/no/such/checkpoint".to_string(),
+            "/no/such/checkpoint",
+        ),
+        (
+            "mcts:sims=10,eval=ckpt:/no/such/checkpoint".to_string(),
+            "/no/such/checkpoint",
+        ),
+        (
+            format!("alphabeta:depth=1,eval=ckpt:{ttt}"),
+            "for game 'tictactoe', not 'arimaa'",
+        ),
+    ] {
+        let config = AeiConfig::new(spec.parse().unwrap(), 1);
+        let mut out = Vec::new();
+        let err = run_aei("aei\nisready\n".as_bytes(), &mut out, &config).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidInput, "{spec}");
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(out.lines().count(), 1, "{out}");
+        assert!(
+            out.starts_with(&format!(
+                "log Error: cannot start the engine: player spec '{spec}'"
+            )) && out.contains(why),
+            "{out}"
+        );
+        assert!(config.player().is_err());
+    }
 }
