@@ -785,9 +785,12 @@ fn mcts(
     // The most visited root move that is legal here (a kept tree of an
     // equal position met before may hold a move the repetition rule now
     // forbids); ties by the better mean.
+    let legal: Option<foldhash::HashSet<Move>> =
+        (reused > 0).then(|| moves.iter().copied().collect());
     let mut best: Option<(Move, u32, f64)> = None;
     for e in root.children().unwrap_or(&[]) {
-        if !moves.contains(&e.mv) {
+        // A fresh root's children are exactly the legal moves.
+        if legal.as_ref().is_some_and(|l| !l.contains(&e.mv)) {
             continue;
         }
         let visits = e.visits();
