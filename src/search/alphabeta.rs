@@ -36,6 +36,19 @@ const INF: i32 = i32::MAX - 1;
 /// to move, in any unit well below [`WIN_THRESHOLD`].
 pub trait PositionEval<G: Game> {
     fn eval(&self, state: &G) -> i32;
+
+    /// Whether [`PositionEval::eval_batch`] is much cheaper per position than
+    /// [`PositionEval::eval`] (a model's forward pass): then the search
+    /// values all children of a node one move above the horizon in one
+    /// call, giving up the cut-offs among them.
+    fn prefers_batches(&self) -> bool {
+        false
+    }
+
+    /// The values of `states`, in order.
+    fn eval_batch(&self, states: &[G]) -> Vec<i32> {
+        states.iter().map(|s| self.eval(s)).collect()
+    }
 }
 
 impl<G: Game, F: Fn(&G) -> i32> PositionEval<G> for F {
@@ -163,10 +176,17 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        for &mv in &moves {
-            let mut child = state.clone();
-            child.play(mv);
-            let v = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha);
+        let frontier = (depth == 1 && self.eval.prefers_batches())
+            .then(|| self.frontier_values(state, &moves, ply + 1));
+        for (i, &mv) in moves.iter().enumerate() {
+            let v = match &frontier {
+                Some(values) => -values[i],
+                None => {
+                    let mut child = state.clone();
+                    child.play(mv);
+                    -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+                }
+            };
             if self.aborted {
                 break;
             }
@@ -194,6 +214,33 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
             self.tt.store(key, ply, depth, best, bound, best_move);
         }
         best
+    }
+
+    /// The value of each move's position for its side to move, `ply`
+    /// moves below the root: finished games exactly, the others in one call
+    /// of the evaluator. Every child counts as a node.
+    fn frontier_values(&mut self, state: &G, moves: &[G::Move], ply: u32) -> Vec<i32> {
+        let mut values = vec![0; moves.len()];
+        let mut open = Vec::new();
+        let mut open_at = Vec::new();
+        for (i, &mv) in moves.iter().enumerate() {
+            let mut child = state.clone();
+            child.play(mv);
+            match child.outcome() {
+                Some(o) => values[i] = terminal_score(o, child.side_to_move(), ply),
+                None => {
+                    open.push(child);
+                    open_at.push(i);
+                }
+            }
+        }
+        self.nodes += moves.len() as u64;
+        if !open.is_empty() {
+            for (i, v) in open_at.into_iter().zip(self.eval.eval_batch(&open)) {
+                values[i] = v;
+            }
+        }
+        values
     }
 
     /// The table's move first, then this ply's killers, then by history.
@@ -303,13 +350,20 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         // This iteration's scores, parallel to `moves` (fail-lows are
         // upper bounds, good enough for ordering).
         let mut new_scores = vec![-INF; moves.len()];
+        let frontier = (depth == 1 && eval.prefers_batches() && !s.out_of_budget())
+            .then(|| s.frontier_values(root, &moves, 1));
         for (i, &mv) in moves.iter().enumerate() {
-            if s.out_of_budget() {
+            if frontier.is_none() && s.out_of_budget() {
                 break;
             }
-            let mut child = root.clone();
-            child.play(mv);
-            let v = -s.negamax(&child, depth - 1, 1, -INF, -alpha);
+            let v = match &frontier {
+                Some(values) => -values[i],
+                None => {
+                    let mut child = root.clone();
+                    child.play(mv);
+                    -s.negamax(&child, depth - 1, 1, -INF, -alpha)
+                }
+            };
             if s.aborted {
                 break;
             }
@@ -410,6 +464,59 @@ mod tests {
         let r = search(&g, None, &eval, &SearchLimits::depth(1));
         assert_eq!(g.move_to_string(r.best.unwrap()), "b2", "{}", g.to_text());
         assert_eq!(r.score, 10);
+    }
+
+    /// Values from the position's key, either one at a time or in batches.
+    struct KeyEval {
+        batches: std::cell::RefCell<Vec<usize>>,
+        prefer: bool,
+    }
+
+    impl PositionEval<TicTacToe> for KeyEval {
+        fn eval(&self, state: &TicTacToe) -> i32 {
+            (state.hash_key() % 201) as i32 - 100
+        }
+        fn prefers_batches(&self) -> bool {
+            self.prefer
+        }
+        fn eval_batch(&self, states: &[TicTacToe]) -> Vec<i32> {
+            self.batches.borrow_mut().push(states.len());
+            states.iter().map(|s| self.eval(s)).collect()
+        }
+    }
+
+    /// Valuing the horizon's positions in batches changes the calls, not
+    /// the answer: same move and score at every depth, from several
+    /// positions.
+    #[test]
+    fn batched_horizon_gives_the_same_search() {
+        for start in [vec![], vec!["b2"], vec!["a1", "b2"], vec!["a1", "b2", "c3"]] {
+            let g = play(&start);
+            for depth in 1..=4 {
+                let one = KeyEval {
+                    batches: Default::default(),
+                    prefer: false,
+                };
+                let many = KeyEval {
+                    batches: Default::default(),
+                    prefer: true,
+                };
+                let a = search(&g, None, &one, &SearchLimits::depth(depth));
+                let b = search(&g, None, &many, &SearchLimits::depth(depth));
+                assert_eq!(
+                    (a.best, a.score),
+                    (b.best, b.score),
+                    "{start:?} depth {depth}"
+                );
+                assert!(one.batches.borrow().is_empty());
+                let sizes = many.batches.borrow();
+                assert!(!sizes.is_empty(), "{start:?} depth {depth}: no batch");
+                // The root's children at depth 1: all open ones in one call.
+                if depth == 1 {
+                    assert_eq!(sizes[0], 9 - start.len(), "{start:?}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //! assert!(legal.contains(&mv));
 //! ```
 
-use super::alphabeta::{search, terminal_score, SearchLimits, WIN_THRESHOLD};
+use super::alphabeta::{search, terminal_score, PositionEval, SearchLimits, WIN_THRESHOLD};
 use super::evaluators::{evaluator_by_name, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
@@ -447,6 +447,43 @@ fn value_score(v: f32) -> i32 {
     (v * 10_000.0).clamp(-cap, cap).round() as i32
 }
 
+/// A model's positions go to it in batches; hand formulas one at a time.
+impl<G: Game> PositionEval<G> for Scorer<G> {
+    fn eval(&self, state: &G) -> i32 {
+        (self.score)(state)
+    }
+
+    fn prefers_batches(&self) -> bool {
+        self.batch.is_some()
+    }
+
+    fn eval_batch(&self, states: &[G]) -> Vec<i32> {
+        let Some(e) = &self.batch else {
+            return states.iter().map(|s| (self.score)(s)).collect();
+        };
+        match e.evaluate(states) {
+            Ok(v) if v.len() == states.len() => v.into_iter().map(value_score).collect(),
+            result => {
+                let why = match result {
+                    Err(e) => e.to_string(),
+                    Ok(v) => format!(
+                        "{} answered {} values for {} positions",
+                        e.name(),
+                        v.len(),
+                        states.len()
+                    ),
+                };
+                if let Some(slot) = &self.error {
+                    slot.lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .get_or_insert(why);
+                }
+                vec![0; states.len()]
+            }
+        }
+    }
+}
+
 impl<G: Game> Scorer<G> {
     fn take_error(&self) -> Result<(), SearchError> {
         let Some(slot) = &self.error else {
@@ -663,11 +700,10 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
             return Err(SearchError::NoMoves);
         }
         moves.shuffle(rng);
-        let eval = &*self.eval.score;
         let r = search(
             state,
             Some(&moves),
-            &|g: &G| eval(g),
+            &self.eval,
             &SearchLimits::depth(self.depth),
         );
         self.eval.take_error()?;
