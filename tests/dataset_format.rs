@@ -44,15 +44,15 @@ fn row(game: &str, ply: u32, len: u32, uid: u32, globals: usize) -> PositionRow 
         globals: g,
         label: [1.0, 0.0, 0.5][(uid % 3) as usize],
         move_played: (ply < len).then(|| format!("m{ply}")),
-        source: if uid % 2 == 0 {
+        source: if uid.is_multiple_of(2) {
             "selfplay:a-vs-b"
         } else {
             "games.jsonl"
         }
         .into(),
-        termination: (uid % 4 == 0).then(|| "win".to_string()),
-        white_rating: (uid % 3 == 0).then_some(1500 + uid),
-        black_rating: (uid % 5 == 0).then_some(1400),
+        termination: uid.is_multiple_of(4).then(|| "win".to_string()),
+        white_rating: uid.is_multiple_of(3).then_some(1500 + uid),
+        black_rating: uid.is_multiple_of(5).then_some(1400),
     }
 }
 

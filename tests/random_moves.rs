@@ -73,7 +73,7 @@ fn positions<G: Game>(start: &G, games: usize, step: u32, seed: u64) -> Vec<G> {
     for _ in 0..games {
         let mut g = start.clone();
         loop {
-            if g.ply() % step == 0 || g.outcome().is_some() {
+            if g.ply().is_multiple_of(step) || g.outcome().is_some() {
                 out.push(g.clone());
             }
             match default_move(&g, &mut rng, &mut scratch) {

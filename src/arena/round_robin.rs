@@ -161,7 +161,7 @@ pub fn round_robin<G: ArenaGame>(
         .into_par_iter()
         .map(|g| {
             let (a, b) = pairs[g / per_pair];
-            let a_first = (g % per_pair) % 2 == 0;
+            let a_first = (g % per_pair).is_multiple_of(2);
             let (first, second) = if a_first { (a, b) } else { (b, a) };
             let mut rng = seeded_rng(cfg.seed, g as u64);
             let s: G = start

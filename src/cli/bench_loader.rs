@@ -112,7 +112,7 @@ fn write_synthetic(dir: &Path, rows: usize, seed: u64) -> anyhow::Result<()> {
             position: "synthetic".into(),
             planes: planes.clone(),
             globals: vec![],
-            label: if (game + ply as usize) % 2 == 0 {
+            label: if (game + ply as usize).is_multiple_of(2) {
                 1.0
             } else {
                 0.0

@@ -464,7 +464,7 @@ impl Game for Amazons {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.arrows.count_ones() % 2 == 0 {
+        if self.arrows.count_ones().is_multiple_of(2) {
             Side::First
         } else {
             Side::Second

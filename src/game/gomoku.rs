@@ -219,7 +219,7 @@ impl Game for Gomoku {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.stones % 2 == 0 {
+        if self.stones.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second

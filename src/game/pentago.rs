@@ -169,7 +169,7 @@ impl Game for Pentago {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.ply % 2 == 0 {
+        if self.ply.is_multiple_of(2) {
             Side::First
         } else {
             Side::Second
@@ -470,7 +470,7 @@ mod tests {
         for ly in 0..3 {
             for lx in 0..3 {
                 if bb >> ((oy + ly) * 6 + ox + lx) & 1 == 1 {
-                    let (nx, ny) = if r % 2 == 0 {
+                    let (nx, ny) = if r.is_multiple_of(2) {
                         (ly, 2 - lx)
                     } else {
                         (2 - ly, lx)

@@ -230,7 +230,7 @@ impl Fail {
 
 /// The label of the `k`-th move after the setups (0 is `2g`).
 pub fn move_label(k: usize) -> String {
-    let side = if k % 2 == 0 {
+    let side = if k.is_multiple_of(2) {
         Side::First
     } else {
         Side::Second

@@ -163,7 +163,7 @@ fn build(
         if tok.ends_with('.') && tok[..tok.len() - 1].chars().all(|c| c.is_ascii_digit()) {
             continue;
         }
-        let slot_is_black = slot % 2 == 0;
+        let slot_is_black = slot.is_multiple_of(2);
         match tok {
             "white" | "black" => {
                 let chosen = if tok == "black" {

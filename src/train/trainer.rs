@@ -812,7 +812,7 @@ pub fn fit_cv(
             st.train_batches += 1;
             st.train_positions += b.len as u64;
             pb.inc(b.len as u64);
-            if cfg.save_every > 0 && st.step % cfg.save_every == 0 {
+            if cfg.save_every > 0 && st.step.is_multiple_of(cfg.save_every) {
                 let mut snap = st.clone();
                 snap.epoch_seconds += started.elapsed().as_secs_f64();
                 save_state(&snap, &opt)?;

@@ -52,7 +52,7 @@ impl Dir {
             Dir::North if sq < 56 => Some(sq + 8),
             Dir::South if sq >= 8 => Some(sq - 8),
             Dir::East if sq % 8 != 7 => Some(sq + 1),
-            Dir::West if sq % 8 != 0 => Some(sq - 1),
+            Dir::West if !sq.is_multiple_of(8) => Some(sq - 1),
             _ => None,
         }
     }
