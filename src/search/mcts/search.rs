@@ -131,7 +131,9 @@ fn worker<G: PlayableGame>(
     let mut path = Vec::new();
     loop {
         if shared.stop.load(Ordering::Relaxed)
-            || shared.external_stop.is_some_and(|s| s.load(Ordering::Relaxed))
+            || shared
+                .external_stop
+                .is_some_and(|s| s.load(Ordering::Relaxed))
             || shared.deadline.is_some_and(|d| Instant::now() >= d)
         {
             return;
