@@ -55,7 +55,7 @@ use crate::game::{Game, Side};
 use crate::infer::batched::{BatchOptions, BatchedEvaluator};
 use crate::infer::Evaluator;
 use crate::search::alphabeta::{
-    search_with_progress, terminal_score, SearchLimits, SearchResult, WIN_THRESHOLD,
+    search_with_progress, terminal_score, PositionEval, SearchLimits, SearchResult, WIN_THRESHOLD,
 };
 use crate::search::arimaa_material;
 use crate::search::evaluators::evaluator_by_name;
@@ -446,8 +446,51 @@ impl Scorer {
         }
     }
 
+    fn note_error(&self, e: String) {
+        self.error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(e);
+    }
+
     fn take_error(&self) -> Option<String> {
         self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
+    }
+}
+
+/// A model values the positions at the search's horizon in one call per
+/// node (see [`PositionEval::prefers_batches`]); material one at a time.
+impl PositionEval<Arimaa> for Scorer {
+    fn eval(&self, state: &Arimaa) -> i32 {
+        (self.score)(state)
+    }
+
+    fn prefers_batches(&self) -> bool {
+        self.model.is_some()
+    }
+
+    fn eval_batch(&self, states: &[Arimaa]) -> Vec<i32> {
+        let Some(model) = &self.model else {
+            return states.iter().map(|s| (self.score)(s)).collect();
+        };
+        match model.evaluate(states) {
+            Ok(values) if values.len() == states.len() => {
+                values.into_iter().map(value_score).collect()
+            }
+            Ok(values) => {
+                self.note_error(format!(
+                    "evaluator {} answered {} values for {} positions",
+                    model.name(),
+                    values.len(),
+                    states.len()
+                ));
+                vec![0; states.len()]
+            }
+            Err(e) => {
+                self.note_error(e.to_string());
+                vec![0; states.len()]
+            }
+        }
     }
 }
 
@@ -624,14 +667,7 @@ impl EnginePlayer {
                     max_nodes: limits.max_nodes,
                     stop: Some(limits.stop),
                 };
-                let score = &*scorer.score;
-                let r = search_with_progress(
-                    &root,
-                    Some(&moves),
-                    &|g: &Arimaa| score(g),
-                    &sl,
-                    progress,
-                );
+                let r = search_with_progress(&root, Some(&moves), scorer, &sl, progress);
                 let mv = r.best.unwrap_or(moves[0]);
                 Choice {
                     score: Some(scorer.centi(r.score)),
