@@ -66,7 +66,7 @@ pub struct MctsConfig {
     /// The evaluator's name (`eval=`), resolved by the caller.
     pub eval: Option<String>,
     /// Largest batch of the batched evaluator service a checkpoint
-    /// evaluator runs behind (`batch=`; `None`: the thread count when there
+    /// evaluator runs behind (`batch=`; `None`: three quarters of the threads when there
     /// is more than one thread; 0: no service, every thread calls the
     /// model itself).
     pub batch: Option<usize>,
@@ -107,12 +107,15 @@ impl MctsConfig {
     }
 
     /// The batch size of the evaluator service for a checkpoint
-    /// evaluator, `None` for no service.
+    /// evaluator, `None` for no service. By default three quarters of the
+    /// threads (rounded up): some threads are always walking the tree, and
+    /// waiting for all of them left the model idle (on 2 cores, 32
+    /// threads: about 15% more simulations/s with batches of 24 than 32).
     pub fn service_batch(&self) -> Option<usize> {
         match self.batch {
             Some(0) => None,
             Some(n) => Some(n),
-            None if self.threads > 1 => Some(self.threads),
+            None if self.threads > 1 => Some(self.threads - self.threads / 4),
             None => None,
         }
     }
