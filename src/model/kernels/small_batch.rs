@@ -23,8 +23,10 @@ const OUTS: usize = 3;
 const OUTS_512: usize = 6;
 /// Floats per vector.
 const LANES: usize = 8;
-/// Below this many multiply-adds one thread does the whole product.
-const PARALLEL_WORK: usize = 1 << 18;
+/// Below this many multiply-adds one thread does the whole product: the
+/// Arimaa cnn3's single position (0.46M, 25 us) costs more to hand to
+/// rayon's pool from a search thread than it gains.
+const PARALLEL_WORK: usize = 1 << 20;
 
 /// `y[r, j] = sum_k x[r, k] * w[j, k]`: `x` is `rows x inp`, `w` is
 /// `out x inp` and `y` is `rows x out`, all dense row-major.
