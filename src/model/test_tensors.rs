@@ -1,6 +1,6 @@
-//! Seeded random tensors for tests. candle's `Tensor::randn` draws from an
-//! unseeded generator on the CPU, so a tolerance failure could not be
-//! replayed; these take a seed.
+//! Seeded random tensors for tests, and the comparisons the model tests
+//! share. candle's `Tensor::randn` draws from an unseeded generator on the
+//! CPU, so a tolerance failure could not be replayed; these take a seed.
 
 use crate::util::{seeded_rng, SeededRng};
 use candle_core::{Device, Result, Shape, Tensor};
@@ -46,4 +46,21 @@ impl SeededTensors {
             .collect();
         Tensor::from_vec(v, shape, dev)
     }
+}
+
+/// The largest absolute difference between two f32 tensors of one shape.
+pub fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
+    max_abs(&(a - b).unwrap())
+}
+
+/// The largest absolute value of an f32 tensor.
+pub fn max_abs(a: &Tensor) -> f32 {
+    a.abs()
+        .unwrap()
+        .flatten_all()
+        .unwrap()
+        .max(0)
+        .unwrap()
+        .to_scalar::<f32>()
+        .unwrap()
 }

@@ -1,6 +1,7 @@
 //! Tests of every model behind the one interface.
 
 use super::*;
+use crate::model::test_tensors::max_diff;
 use crate::util::seeded_rng;
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
@@ -74,19 +75,6 @@ fn inputs(cfg: &ModelConfig, b: usize, seed: u64) -> (Tensor, Option<Tensor>) {
         .unwrap()
     });
     (planes, g)
-}
-
-fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-    (a - b)
-        .unwrap()
-        .abs()
-        .unwrap()
-        .flatten_all()
-        .unwrap()
-        .max(0)
-        .unwrap()
-        .to_scalar::<f32>()
-        .unwrap()
 }
 
 #[test]

@@ -492,28 +492,9 @@ pub fn batch_norm_relu(
 mod tests {
     use super::super::bordered::{from_bordered, to_bordered};
     use super::*;
+    use crate::model::test_tensors::{max_abs, max_diff};
     use candle_core::{Device, Var};
     use candle_nn::ModuleT;
-
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
-
-    fn max_abs(a: &Tensor) -> f32 {
-        a.abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
 
     /// Values, batch statistics and gradients against candle's batch norm
     /// (training mode), relu and add.

@@ -433,6 +433,7 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
 
     fn stock(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act) -> Result<Tensor> {
@@ -449,19 +450,6 @@ mod tests {
             Act::Sigmoid => candle_nn::ops::sigmoid(&y),
             Act::Relu => y.relu(),
         }
-    }
-
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .max(0)
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
     }
 
     #[test]

@@ -413,27 +413,8 @@ pub fn conv3x3_infer(
 mod tests {
     use super::super::bordered::{from_bordered, to_bordered};
     use super::*;
+    use crate::model::test_tensors::{max_abs, max_diff};
     use candle_core::{Device, Var};
-
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
-
-    fn max_abs(a: &Tensor) -> f32 {
-        a.abs()
-            .unwrap()
-            .max_all()
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
-    }
 
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {

@@ -137,6 +137,7 @@ pub fn linear_act(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
 
     fn stock(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
@@ -147,19 +148,6 @@ mod tests {
             Act::Sigmoid => candle_nn::ops::sigmoid(&y),
             Act::Relu => y.relu(),
         }
-    }
-
-    fn max_diff(a: &Tensor, b: &Tensor) -> f32 {
-        (a - b)
-            .unwrap()
-            .abs()
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .max(0)
-            .unwrap()
-            .to_scalar::<f32>()
-            .unwrap()
     }
 
     #[test]
