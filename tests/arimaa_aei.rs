@@ -7,9 +7,15 @@
 //! aei==1.4.1`; the tests do this themselves when neither exists). If that
 //! fails too the tests print a note and pass, unless `PLIES_REQUIRE_PYTHON=1`
 //! (as in CI), when they fail.
+//!
+//! Also: `mcts` with a seeded cnn3 checkpoint playing one short game the
+//! same way, and bad checkpoints or specs refused before the engine answers.
 
-use std::path::PathBuf;
-use std::process::Command;
+use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
+use plies::model::{seeded_tensors, Cnn3Config, Cnn3NetConfig, InputShape, ModelConfig};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 
 /// Sets up `.venv-arimaa` with pip when no Python with pyrimaa exists yet, so
 /// that `cargo test` on a fresh machine runs these tests too.
@@ -135,4 +141,78 @@ fn alphabeta_plays_a_whole_game_within_its_time() {
     let r = &summary["results"][0];
     let slowest = r["plies_move_seconds_max"].as_f64().unwrap();
     assert!(slowest < 1.5, "slowest move {slowest} s: {r}");
+}
+
+/// A seeded (untrained) cnn3 for Arimaa's `arimaa-6x8x8` planes in `dir`.
+fn cnn3_checkpoint(dir: &Path) -> String {
+    let encoder = plies::encode::arimaa_encoder("arimaa-6x8x8")
+        .unwrap()
+        .spec();
+    let model = ModelConfig::Cnn3(Cnn3NetConfig::new(
+        InputShape::new(encoder.shape, encoder.globals),
+        Cnn3Config::default(),
+    ));
+    let tensors = seeded_tensors(
+        &model,
+        &mut plies::util::seeded_rng(5, 0),
+        &candle_core::Device::Cpu,
+    )
+    .unwrap();
+    let ck = CheckpointConfig::new("arimaa", encoder, model, TrainingInfo::default());
+    checkpoint::save(dir, &ck, &tensors).unwrap();
+    dir.display().to_string()
+}
+
+#[test]
+fn mcts_with_a_checkpoint_plays_simple_engine_through_pyrimaa() {
+    let Some(py) = python() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let cnn = cnn3_checkpoint(&tmp.path().join("cnn3"));
+    let player = format!("mcts:time=0.2,threads=2,eval=ckpt:{cnn}");
+    let extra = ["--tc", "2s/10s/100/20s", "--max-turns", "8"];
+    let summary = play(&py, &player, 1, &extra);
+    let r = &summary["results"][0];
+    assert!(r["plies"].as_u64().unwrap() >= 6, "{r}");
+    // time=0.2 bounds every move well inside the clock.
+    let slowest = r["plies_move_seconds_max"].as_f64().unwrap();
+    assert!(slowest < 1.5, "slowest move {slowest} s: {r}");
+}
+
+#[test]
+fn a_bad_checkpoint_is_refused_before_the_engine_answers() {
+    for (spec, why) in [
+        (
+            "mcts:sims=10,eval=ckpt:/no/such/checkpoint".to_string(),
+            "/no/such/checkpoint".to_string(),
+        ),
+        (
+            format!(
+                "greedy:eval=ckpt:{}/checkpoints/tictactoe-mlp80-td",
+                env!("CARGO_MANIFEST_DIR")
+            ),
+            "for game 'tictactoe', not 'arimaa'".to_string(),
+        ),
+        (
+            "mcts:sims=10,evl=material".to_string(),
+            "unknown setting 'evl' for mcts".to_string(),
+        ),
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))
+            .args(["engine", "aei", "--player", &spec])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // The engine may be gone before it reads this.
+        let _ = child.stdin.take().unwrap().write_all(b"aei\nisready\n");
+        let out = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{spec}: {stderr}");
+        assert!(out.stdout.is_empty(), "{spec}: {:?}", out.stdout);
+        assert!(
+            stderr.contains(&spec) && stderr.contains(&why),
+            "{spec}: {stderr}"
+        );
+    }
 }
