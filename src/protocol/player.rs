@@ -59,7 +59,7 @@ use crate::search::alphabeta::{
 };
 use crate::search::arimaa_material;
 use crate::search::evaluators::evaluator_by_name;
-use crate::search::game_player::{PlayableGame, PlayerContext, ScoreFn};
+use crate::search::game_player::{model_scores, value_score, PlayableGame, PlayerContext, ScoreFn};
 use crate::search::mcts::{run_search_until, MctsConfig, Node, Rollout, SearchStats};
 use crate::search::SearchError;
 use crate::util::SeededRng;
@@ -419,15 +419,6 @@ pub fn value_centi_rabbits(v: f64) -> i64 {
     (scale * v.clamp(-0.9999, 0.9999).atanh()).round() as i64
 }
 
-/// An evaluator's value in alpha-beta's integer units (ten-thousandths).
-fn value_score(v: f32) -> i32 {
-    let cap = (WIN_THRESHOLD / 2) as f32;
-    if v.is_nan() {
-        return 0;
-    }
-    (v * 10_000.0).clamp(-cap, cap).round() as i32
-}
-
 /// Alpha-beta's static score: material in millirabbits, or an evaluator's
 /// value in ten-thousandths (errors kept for after the search).
 struct Scorer {
@@ -473,24 +464,10 @@ impl PositionEval<Arimaa> for Scorer {
         let Some(model) = &self.model else {
             return states.iter().map(|s| (self.score)(s)).collect();
         };
-        match model.evaluate(states) {
-            Ok(values) if values.len() == states.len() => {
-                values.into_iter().map(value_score).collect()
-            }
-            Ok(values) => {
-                self.note_error(format!(
-                    "evaluator {} answered {} values for {} positions",
-                    model.name(),
-                    values.len(),
-                    states.len()
-                ));
-                vec![0; states.len()]
-            }
-            Err(e) => {
-                self.note_error(e.to_string());
-                vec![0; states.len()]
-            }
-        }
+        model_scores(model.as_ref(), states).unwrap_or_else(|why| {
+            self.note_error(why);
+            vec![0; states.len()]
+        })
     }
 }
 
@@ -864,6 +841,7 @@ fn mcts(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::tests::free_cat;
     use crate::util::seeded_rng;
     use std::sync::atomic::AtomicBool;
 
@@ -991,23 +969,6 @@ mod tests {
         let a = random_setup(Side::First, &mut seeded_rng(7, 0));
         let c = random_setup(Side::First, &mut seeded_rng(8, 0));
         assert_ne!(a, c);
-    }
-
-    /// Gold elephant on d4 next to a silver cat on d3: gold can push the
-    /// cat d3 -> c3 (a trap with no silver neighbour) and capture it.
-    fn free_cat() -> Arimaa {
-        Arimaa::from_text(&format!(
-            "g {}",
-            "r......r\
-             ........\
-             ........\
-             ........\
-             ...E....\
-             ...c....\
-             ........\
-             R......R"
-        ))
-        .unwrap()
     }
 
     fn takes_the_cat(spec: &str, tree: Option<&mut SearchTree>) -> Choice {

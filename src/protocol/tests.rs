@@ -551,7 +551,7 @@ fn arimaa_checkpoint(dir: &std::path::Path, cnn: bool) -> String {
 
 /// Gold's elephant on d4 can push the silver cat on d3 onto trap c3 and
 /// capture it.
-fn free_cat() -> Arimaa {
+pub(super) fn free_cat() -> Arimaa {
     Arimaa::from_text(&format!(
         "g {}",
         "r......r\

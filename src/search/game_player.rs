@@ -441,10 +441,32 @@ struct Scorer<G: Game> {
     batch: Option<Arc<dyn crate::infer::Evaluator<G>>>,
 }
 
-/// An evaluator's value in the scorer's integer units.
-fn value_score(v: f32) -> i32 {
+/// An evaluator's value in the scorer's integer units (ten-thousandths);
+/// NaN scores 0.
+pub(crate) fn value_score(v: f32) -> i32 {
     let cap = (WIN_THRESHOLD / 2) as f32;
+    if v.is_nan() {
+        return 0;
+    }
     (v * 10_000.0).clamp(-cap, cap).round() as i32
+}
+
+/// A model's values of `states` in one call, as scores; the error says
+/// what went wrong (also a short answer).
+pub(crate) fn model_scores<G: Game>(
+    model: &dyn crate::infer::Evaluator<G>,
+    states: &[G],
+) -> Result<Vec<i32>, String> {
+    match model.evaluate(states) {
+        Ok(v) if v.len() == states.len() => Ok(v.into_iter().map(value_score).collect()),
+        Ok(v) => Err(format!(
+            "evaluator {} answered {} values for {} positions",
+            model.name(),
+            v.len(),
+            states.len()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
 }
 
 /// A model's positions go to it in batches; hand formulas one at a time.
@@ -461,26 +483,14 @@ impl<G: Game> PositionEval<G> for Scorer<G> {
         let Some(e) = &self.batch else {
             return states.iter().map(|s| (self.score)(s)).collect();
         };
-        match e.evaluate(states) {
-            Ok(v) if v.len() == states.len() => v.into_iter().map(value_score).collect(),
-            result => {
-                let why = match result {
-                    Err(e) => e.to_string(),
-                    Ok(v) => format!(
-                        "{} answered {} values for {} positions",
-                        e.name(),
-                        v.len(),
-                        states.len()
-                    ),
-                };
-                if let Some(slot) = &self.error {
-                    slot.lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(why);
-                }
-                vec![0; states.len()]
+        model_scores(e.as_ref(), states).unwrap_or_else(|why| {
+            if let Some(slot) = &self.error {
+                slot.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .get_or_insert(why);
             }
-        }
+            vec![0; states.len()]
+        })
     }
 }
 
