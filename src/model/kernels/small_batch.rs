@@ -119,6 +119,21 @@ fn block(path: Path, x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt
     }
 }
 
+/// Wider lanes folded in half, in a fixed order, down to [`finish`]'s eight.
+#[inline(always)]
+#[allow(dead_code)] // unused off x86_64
+fn fold_lanes<const N: usize>(lanes: [f32; N]) -> [f32; LANES] {
+    let mut v = lanes;
+    let mut n = N;
+    while n > LANES {
+        n /= 2;
+        for l in 0..n {
+            v[l] += v[l + n];
+        }
+    }
+    std::array::from_fn(|l| v[l])
+}
+
 /// The lanes' partial sums in a fixed order, then the tail.
 #[inline(always)]
 fn finish(lanes: [f32; LANES], x_tail: &[f32], w_tail: &[f32]) -> f32 {
@@ -135,12 +150,22 @@ fn finish(lanes: [f32; LANES], x_tail: &[f32], w_tail: &[f32]) -> f32 {
     s
 }
 
-#[cfg(target_arch = "x86_64")]
-mod avx2 {
-    use super::{finish, LANES, OUTS, ROWS};
+/// One vector path, the same code over a vector type: `block` walks tiles
+/// of `ROWS` rows of `x` by `$outs` rows of `w`, each lane summing its
+/// products in input order.
+macro_rules! vector_path {
+    (
+        $name:ident, $feature:literal, $vec:ident, $lanes:literal, $outs:literal,
+        $zero:ident, $load:ident, $store:ident, $fma:ident, $arms:tt
+    ) => {
+        #[cfg(target_arch = "x86_64")]
+        mod $name {
+    use super::{finish, fold_lanes, ROWS};
+    const LANES: usize = $lanes;
+    const OUTS: usize = $outs;
     use std::arch::x86_64::*;
 
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = $feature)]
     pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
         let whole = inp / LANES * LANES;
         let mut j0 = 0;
@@ -157,7 +182,7 @@ mod avx2 {
     }
 
     #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = $feature)]
     fn dispatch_tile(
         x: &[f32],
         rows: usize,
@@ -175,25 +200,12 @@ mod avx2 {
                 tile::<$r, $j>(x, rows, inp, whole, w, yt, r0, j0)
             };
         }
-        match (r, j) {
-            (4, 3) => go!(4, 3),
-            (4, 2) => go!(4, 2),
-            (4, 1) => go!(4, 1),
-            (3, 3) => go!(3, 3),
-            (3, 2) => go!(3, 2),
-            (3, 1) => go!(3, 1),
-            (2, 3) => go!(2, 3),
-            (2, 2) => go!(2, 2),
-            (2, 1) => go!(2, 1),
-            (1, 3) => go!(1, 3),
-            (1, 2) => go!(1, 2),
-            _ => go!(1, 1),
-        }
+        vector_path!(@arms go, r, j, $arms)
     }
 
     #[allow(clippy::too_many_arguments)]
     #[inline]
-    #[target_feature(enable = "avx2,fma")]
+    #[target_feature(enable = $feature)]
     fn tile<const R: usize, const J: usize>(
         x: &[f32],
         rows: usize,
@@ -206,17 +218,17 @@ mod avx2 {
     ) {
         let xs: [&[f32]; R] = std::array::from_fn(|i| &x[(r0 + i) * inp..(r0 + i + 1) * inp]);
         let ws: [&[f32]; J] = std::array::from_fn(|i| &w[(j0 + i) * inp..(j0 + i + 1) * inp]);
-        let mut acc = [[_mm256_setzero_ps(); J]; R];
+        let mut acc = [[$zero(); J]; R];
         let mut k = 0;
         while k < whole {
             // SAFETY: k + LANES <= whole <= inp, the length of every row.
             unsafe {
-                let wv: [__m256; J] =
-                    std::array::from_fn(|i| _mm256_loadu_ps(ws[i].as_ptr().add(k)));
+                let wv: [$vec; J] =
+                    std::array::from_fn(|i| $load(ws[i].as_ptr().add(k)));
                 for (acc_r, xr) in acc.iter_mut().zip(&xs) {
-                    let xv = _mm256_loadu_ps(xr.as_ptr().add(k));
+                    let xv = $load(xr.as_ptr().add(k));
                     for (a, &wv) in acc_r.iter_mut().zip(&wv) {
-                        *a = _mm256_fmadd_ps(xv, wv, *a);
+                        *a = $fma(xv, wv, *a);
                     }
                 }
             }
@@ -226,124 +238,83 @@ mod avx2 {
             for (jj, a) in acc_r.iter().enumerate() {
                 let mut lanes = [0f32; LANES];
                 // SAFETY: lanes holds LANES floats.
-                unsafe { _mm256_storeu_ps(lanes.as_mut_ptr(), *a) };
-                yt[(j0 + jj) * rows + r0 + i] = finish(lanes, &xs[i][whole..], &ws[jj][whole..]);
+                unsafe { $store(lanes.as_mut_ptr(), *a) };
+                let eight = fold_lanes(lanes);
+                yt[(j0 + jj) * rows + r0 + i] = finish(eight, &xs[i][whole..], &ws[jj][whole..]);
             }
         }
     }
 }
-
-#[cfg(target_arch = "x86_64")]
-mod avx512 {
-    use super::{finish, OUTS_512 as OUTS, ROWS};
-    const LANES: usize = 16;
-    use std::arch::x86_64::*;
-
-    #[target_feature(enable = "avx512f")]
-    pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
-        let whole = inp / LANES * LANES;
-        let mut j0 = 0;
-        while j0 < n {
-            let j = (n - j0).min(OUTS);
-            let mut r0 = 0;
-            while r0 < rows {
-                let r = (rows - r0).min(ROWS);
-                dispatch_tile(x, rows, inp, whole, w, yt, r0, j0, r, j);
-                r0 += r;
-            }
-            j0 += j;
+    };
+    (@arms $go:ident, $r:ident, $j:ident, [$(($rr:literal, $jj:literal)),*]) => {
+        match ($r, $j) {
+            $(($rr, $jj) => $go!($rr, $jj),)*
+            _ => $go!(1, 1),
         }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[target_feature(enable = "avx512f")]
-    fn dispatch_tile(
-        x: &[f32],
-        rows: usize,
-        inp: usize,
-        whole: usize,
-        w: &[f32],
-        yt: &mut [f32],
-        r0: usize,
-        j0: usize,
-        r: usize,
-        j: usize,
-    ) {
-        macro_rules! go {
-            ($r:literal, $j:literal) => {
-                tile::<$r, $j>(x, rows, inp, whole, w, yt, r0, j0)
-            };
-        }
-        match (r, j) {
-            (4, 6) => go!(4, 6),
-            (4, 5) => go!(4, 5),
-            (4, 4) => go!(4, 4),
-            (4, 3) => go!(4, 3),
-            (4, 2) => go!(4, 2),
-            (4, 1) => go!(4, 1),
-            (3, 6) => go!(3, 6),
-            (3, 5) => go!(3, 5),
-            (3, 4) => go!(3, 4),
-            (3, 3) => go!(3, 3),
-            (3, 2) => go!(3, 2),
-            (3, 1) => go!(3, 1),
-            (2, 6) => go!(2, 6),
-            (2, 5) => go!(2, 5),
-            (2, 4) => go!(2, 4),
-            (2, 3) => go!(2, 3),
-            (2, 2) => go!(2, 2),
-            (2, 1) => go!(2, 1),
-            (1, 6) => go!(1, 6),
-            (1, 5) => go!(1, 5),
-            (1, 4) => go!(1, 4),
-            (1, 3) => go!(1, 3),
-            (1, 2) => go!(1, 2),
-            _ => go!(1, 1),
-        }
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    #[inline]
-    #[target_feature(enable = "avx512f")]
-    fn tile<const R: usize, const J: usize>(
-        x: &[f32],
-        rows: usize,
-        inp: usize,
-        whole: usize,
-        w: &[f32],
-        yt: &mut [f32],
-        r0: usize,
-        j0: usize,
-    ) {
-        let xs: [&[f32]; R] = std::array::from_fn(|i| &x[(r0 + i) * inp..(r0 + i + 1) * inp]);
-        let ws: [&[f32]; J] = std::array::from_fn(|i| &w[(j0 + i) * inp..(j0 + i + 1) * inp]);
-        let mut acc = [[_mm512_setzero_ps(); J]; R];
-        let mut k = 0;
-        while k < whole {
-            // SAFETY: k + LANES <= whole <= inp, the length of every row.
-            unsafe {
-                let wv: [__m512; J] =
-                    std::array::from_fn(|i| _mm512_loadu_ps(ws[i].as_ptr().add(k)));
-                for (acc_r, xr) in acc.iter_mut().zip(&xs) {
-                    let xv = _mm512_loadu_ps(xr.as_ptr().add(k));
-                    for (a, &wv) in acc_r.iter_mut().zip(&wv) {
-                        *a = _mm512_fmadd_ps(xv, wv, *a);
-                    }
-                }
-            }
-            k += LANES;
-        }
-        for (i, acc_r) in acc.iter().enumerate() {
-            for (jj, a) in acc_r.iter().enumerate() {
-                let mut lanes = [0f32; LANES];
-                // SAFETY: lanes holds LANES floats.
-                unsafe { _mm512_storeu_ps(lanes.as_mut_ptr(), *a) };
-                let halves = std::array::from_fn(|l| lanes[l] + lanes[l + 8]);
-                yt[(j0 + jj) * rows + r0 + i] = finish(halves, &xs[i][whole..], &ws[jj][whole..]);
-            }
-        }
-    }
+    };
 }
+
+vector_path!(
+    avx2,
+    "avx2,fma",
+    __m256,
+    8,
+    3,
+    _mm256_setzero_ps,
+    _mm256_loadu_ps,
+    _mm256_storeu_ps,
+    _mm256_fmadd_ps,
+    [
+        (4, 3),
+        (4, 2),
+        (4, 1),
+        (3, 3),
+        (3, 2),
+        (3, 1),
+        (2, 3),
+        (2, 2),
+        (2, 1),
+        (1, 3),
+        (1, 2)
+    ]
+);
+
+vector_path!(
+    avx512,
+    "avx512f",
+    __m512,
+    16,
+    6,
+    _mm512_setzero_ps,
+    _mm512_loadu_ps,
+    _mm512_storeu_ps,
+    _mm512_fmadd_ps,
+    [
+        (4, 6),
+        (4, 5),
+        (4, 4),
+        (4, 3),
+        (4, 2),
+        (4, 1),
+        (3, 6),
+        (3, 5),
+        (3, 4),
+        (3, 3),
+        (3, 2),
+        (3, 1),
+        (2, 6),
+        (2, 5),
+        (2, 4),
+        (2, 3),
+        (2, 2),
+        (2, 1),
+        (1, 6),
+        (1, 5),
+        (1, 4),
+        (1, 3),
+        (1, 2)
+    ]
+);
 
 mod portable {
     use super::{finish, LANES, OUTS, ROWS};
