@@ -319,6 +319,7 @@ impl Module for Cnn3 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::test_tensors::max_diff;
     use candle_core::{DType, Device};
     use candle_nn::{Optimizer, VarMap, SGD};
 
@@ -446,30 +447,14 @@ mod tests {
                 let t = rt.rand(0f32, 1.0, (batch, 1), &dev).unwrap();
                 let fast = net.forward(&x).unwrap();
                 let stock = net.forward_stock(&x).unwrap();
-                let d = (&fast - &stock)
-                    .unwrap()
-                    .abs()
-                    .unwrap()
-                    .max_all()
-                    .unwrap()
-                    .to_scalar::<f32>()
-                    .unwrap();
+                let d = max_diff(&fast, &stock);
                 assert!(d < 1e-5, "{kernel:?} b{batch}: outputs differ by {d}");
                 let loss = |y: Tensor| (y - &t).unwrap().sqr().unwrap().mean_all().unwrap();
                 let gf = loss(fast).backward().unwrap();
                 let gs = loss(stock).backward().unwrap();
                 for var in vm.all_vars() {
                     let (a, b) = (gf.get(&var).unwrap(), gs.get(&var).unwrap());
-                    let d = (a - b)
-                        .unwrap()
-                        .abs()
-                        .unwrap()
-                        .flatten_all()
-                        .unwrap()
-                        .max(0)
-                        .unwrap()
-                        .to_scalar::<f32>()
-                        .unwrap();
+                    let d = max_diff(a, b);
                     assert!(
                         d < 1e-5,
                         "{kernel:?} b{batch}: gradient of {:?} differs by {d}",
