@@ -15,8 +15,10 @@
 //! count.
 
 use super::act::{dispatch, f32_slice, with_f32, Act};
-use super::bordered::{for_blocks, output_vec, with_scratch, zero_bordered, Board};
+use super::bordered::{for_blocks, output_vec, with_scratch, zero_border, zero_bordered, Board};
+use super::direct3x3;
 use super::sgemm_on;
+use super::simd::Simd;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
 
@@ -123,34 +125,77 @@ fn store_block(
     }
 }
 
+/// A convolution's weights, laid out for the kernel that runs it.
+enum Weights {
+    /// [`direct3x3`]: `[9C, F]` rows per (tap, input channel).
+    Direct(Simd, Vec<f32>),
+    /// im2col plus gemm: `[F, 9C]`.
+    Im2col(Vec<f32>),
+}
+
+impl Weights {
+    /// For the convolution by `w [F, C, 3, 3]`.
+    fn forward(w: &[f32], f: usize, c: usize) -> Self {
+        match direct3x3::simd_for(f) {
+            Some(simd) => Weights::Direct(simd, direct3x3::taps_by_filter(w, f, c)),
+            None => Weights::Im2col(weight_matrix(w, f, c)),
+        }
+    }
+
+    /// For the input gradient: `w` flipped in space, channels swapped.
+    fn flipped(w: &[f32], f: usize, c: usize) -> Self {
+        match direct3x3::simd_for(c) {
+            Some(simd) => Weights::Direct(simd, direct3x3::flipped_taps(w, f, c)),
+            None => Weights::Im2col(flipped_matrix(w, f, c)),
+        }
+    }
+}
+
 /// The convolution proper: bordered `x [B, H+2, W+2, C]` (border zero)
-/// and weights `wmat [F, 9C]` -> bordered `out [B, H+2, W+2, F]`.
+/// by `wts` (F outputs) -> bordered `out [B, H+2, W+2, F]`.
 #[allow(clippy::too_many_arguments)]
 fn conv_into(
     bd: &Board,
     c: usize,
     f: usize,
     x: &[f32],
-    wmat: &[f32],
+    wts: &Weights,
     bias: Option<&[f32]>,
     res: Option<&[f32]>,
     relu: bool,
     out: &mut [f32],
 ) {
     let (k, plane) = (9 * c, bd.plane());
-    let ns = bd.conv_block(k);
+    let ns = match wts {
+        Weights::Direct(..) => bd.block(),
+        Weights::Im2col(_) => bd.conv_block(k),
+    };
     let parallel = bd.b > ns;
     for_blocks(out, ns * plane * f, parallel, |i, o| {
         let n = o.len() / (plane * f);
         let s0 = i * ns;
         let xb = &x[s0 * plane * c..(s0 + n) * plane * c];
         let rb = res.map(|r| &r[s0 * plane * f..(s0 + n) * plane * f]);
-        let rows = n * bd.points();
-        with_scratch(rows * k, rows * f, |cols, tmp| {
-            im2col_block(bd, c, xb, n, cols);
-            sgemm_on(false, rows, f, k, tmp, f, false, cols, (k, 1), wmat, (1, k));
-            store_block(bd, f, tmp, o, bias, rb, relu);
-        });
+        match wts {
+            Weights::Direct(simd, wt) => {
+                zero_border(bd, f, o);
+                let g = direct3x3::Geom::new(bd, n, c, f);
+                let ep = direct3x3::Epilogue {
+                    bias,
+                    res: rb,
+                    relu,
+                };
+                direct3x3::conv(*simd, &g, xb, wt, ep, o);
+            }
+            Weights::Im2col(wmat) => {
+                let rows = n * bd.points();
+                with_scratch(rows * k, rows * f, |cols, tmp| {
+                    im2col_block(bd, c, xb, n, cols);
+                    sgemm_on(false, rows, f, k, tmp, f, false, cols, (k, 1), wmat, (1, k));
+                    store_block(bd, f, tmp, o, bias, rb, relu);
+                });
+            }
+        }
     });
 }
 
@@ -182,27 +227,39 @@ fn flipped_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
 }
 
 /// Weight gradient `[F, C, 3, 3]` of `x` (bordered, border zero) and the
-/// output gradient `gy` (bordered).
+/// output gradient `gy` (bordered, border zero).
 fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
     let (k, plane, wp) = (9 * c, bd.plane(), bd.wp());
-    let ns = bd.conv_block(k);
+    let simd = direct3x3::simd_for(c);
+    let ns = match simd {
+        Some(_) => bd.block(),
+        None => bd.conv_block(k),
+    };
     let blocks = bd.b.div_ceil(ns);
     let groups = blocks.div_ceil(GRAD_GROUP);
     let group = |gi: usize| -> Vec<f32> {
+        // [9, F, C] (direct) or [9C, F] (im2col), summed over the
+        // group's blocks in order.
         let mut dw = vec![0f32; f * k];
         for bi in gi * GRAD_GROUP..((gi + 1) * GRAD_GROUP).min(blocks) {
             let s0 = bi * ns;
             let n = ns.min(bd.b - s0);
+            let (xb, gb) = (&x[s0 * plane * c..], &gy[s0 * plane * f..]);
+            if let Some(simd) = simd {
+                let g = direct3x3::Geom::new(bd, n, c, f);
+                direct3x3::weight_grad(simd, &g, xb, gb, &mut dw);
+                continue;
+            }
             let rows = n * bd.points();
             with_scratch(rows * k, rows * f, |cols, g| {
-                im2col_block(bd, c, &x[s0 * plane * c..], n, cols);
+                im2col_block(bd, c, xb, n, cols);
                 // The output gradient's interior rows, contiguous.
                 let mut gr = g.chunks_exact_mut(bd.w * f);
-                for s in s0..s0 + n {
+                for s in 0..n {
                     for y in 0..bd.h {
                         let at = (s * plane + (y + 1) * wp + 1) * f;
                         if let Some(d) = gr.next() {
-                            d.copy_from_slice(&gy[at..at + bd.w * f]);
+                            d.copy_from_slice(&gb[at..at + bd.w * f]);
                         }
                     }
                 }
@@ -223,12 +280,15 @@ fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32
             *d += v;
         }
     }
-    // [9C, F] -> [F, C, 3, 3]
+    // -> [F, C, 3, 3]
     let mut dw = vec![0f32; f * k];
     for fo in 0..f {
         for ci in 0..c {
             for t in 0..9 {
-                dw[(fo * c + ci) * 9 + t] = dwm[(t * c + ci) * f + fo];
+                dw[(fo * c + ci) * 9 + t] = match simd {
+                    Some(_) => dwm[(t * f + fo) * c + ci],
+                    None => dwm[(t * c + ci) * f + fo],
+                };
             }
         }
     }
@@ -272,8 +332,8 @@ impl CustomOp2 for Conv3x3 {
         self.clean_input
             .store(clean, std::sync::atomic::Ordering::Relaxed);
         let mut out = output_vec(bd.b * bd.plane() * f);
-        let wm = weight_matrix(w, f, c);
-        conv_into(&bd, c, f, &x, &wm, None, None, false, &mut out);
+        let wts = Weights::forward(w, f, c);
+        conv_into(&bd, c, f, &x, &wts, None, None, false, &mut out);
         Ok((CpuStorage::F32(out), bd.shape(f)))
     }
 
@@ -292,7 +352,7 @@ impl CustomOp2 for Conv3x3 {
             let gy = zero_bordered(&bd, f, gy);
             let dx = if x.track_op() {
                 let mut dx = output_vec(bd.b * bd.plane() * c);
-                let wf = flipped_matrix(&wv, f, c);
+                let wf = Weights::flipped(&wv, f, c);
                 conv_into(&bd, f, c, &gy, &wf, None, None, false, &mut dx);
                 Some(Tensor::from_vec(dx, x.shape(), dev)?)
             } else {
@@ -337,7 +397,7 @@ fn check_args(op: &str, x: &Tensor, w: &Tensor) -> Result<(Board, usize, usize)>
 
 /// Inference-only convolution with bias, residual and activation fused.
 struct Conv3x3Infer {
-    wmat: Vec<f32>,
+    wts: Weights,
     bias: Vec<f32>,
     res: Option<Tensor>,
     relu: bool,
@@ -360,7 +420,7 @@ impl CustomOp1 for Conv3x3Infer {
                 c,
                 f,
                 &x,
-                &self.wmat,
+                &self.wts,
                 Some(&self.bias),
                 res,
                 self.relu,
@@ -401,7 +461,7 @@ pub fn conv3x3_infer(
         }
     }
     let op = Conv3x3Infer {
-        wmat: weight_matrix(&w.flatten_all()?.to_vec1::<f32>()?, f, c),
+        wts: Weights::forward(&w.flatten_all()?.to_vec1::<f32>()?, f, c),
         bias: b.to_vec1::<f32>()?,
         res: res.map(Tensor::contiguous).transpose()?,
         relu,

@@ -25,7 +25,9 @@ mod bordered;
 mod conv;
 mod conv1x1;
 mod conv3x3;
+mod direct3x3;
 mod linear;
+mod simd;
 mod small_batch;
 
 pub use act::{activation, bias_act, tanh, Act};

@@ -13,6 +13,7 @@
 //! and wherever the row falls in a tile: a position gets the same bits alone
 //! as in any batch, so batched and unbatched evaluation agree exactly.
 
+use super::simd::Simd;
 use rayon::prelude::*;
 
 /// Rows of `x` per register tile.
@@ -31,47 +32,12 @@ const PARALLEL_WORK: usize = 1 << 20;
 /// `y[r, j] = sum_k x[r, k] * w[j, k]`: `x` is `rows x inp`, `w` is
 /// `out x inp` and `y` is `rows x out`, all dense row-major.
 pub(crate) fn matmul_wt(x: &[f32], rows: usize, inp: usize, w: &[f32], out: usize, y: &mut [f32]) {
-    matmul_wt_on(Path::best(), x, rows, inp, w, out, y)
-}
-
-/// The instruction sets the product can use.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Path {
-    Portable,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-impl Path {
-    /// Every path this CPU can run, the best last.
-    fn available() -> Vec<Path> {
-        #[allow(unused_mut)]
-        let mut paths = vec![Path::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                paths.push(Path::Avx2);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                paths.push(Path::Avx512);
-            }
-        }
-        paths
-    }
-
-    fn best() -> Path {
-        static BEST: std::sync::OnceLock<Path> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| *Path::available().last().expect("portable is always there"))
-    }
+    matmul_wt_on(Simd::best(), x, rows, inp, w, out, y)
 }
 
 #[allow(clippy::too_many_arguments)]
 fn matmul_wt_on(
-    path: Path,
+    path: Simd,
     x: &[f32],
     rows: usize,
     inp: usize,
@@ -108,14 +74,14 @@ fn matmul_wt_on(
 }
 
 /// `yt[j, r]` for the `n` weight rows of `w`.
-fn block(path: Path, x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
+fn block(path: Simd, x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
     match path {
-        Path::Portable => portable::block(x, rows, inp, w, n, yt),
-        // SAFETY: `Path::available` saw the CPU's features.
+        Simd::Portable => portable::block(x, rows, inp, w, n, yt),
+        // SAFETY: `Simd::available` saw the CPU's features.
         #[cfg(target_arch = "x86_64")]
-        Path::Avx2 => unsafe { avx2::block(x, rows, inp, w, n, yt) },
+        Simd::Avx2 => unsafe { avx2::block(x, rows, inp, w, n, yt) },
         #[cfg(target_arch = "x86_64")]
-        Path::Avx512 => unsafe { avx512::block(x, rows, inp, w, n, yt) },
+        Simd::Avx512 => unsafe { avx512::block(x, rows, inp, w, n, yt) },
     }
 }
 
@@ -377,7 +343,7 @@ mod tests {
             (24, 200, 13),
             (64, 96, 384),
         ];
-        for path in Path::available() {
+        for path in Simd::available() {
             for &(rows, inp, out) in &shapes {
                 let x = draw(&mut rt, rows * inp);
                 let w = draw(&mut rt, out * inp);
@@ -408,7 +374,7 @@ mod tests {
         let (inp, out) = (301, 383);
         let w = draw(&mut rt, out * inp);
         let x = draw(&mut rt, 37 * inp);
-        for path in Path::available() {
+        for path in Simd::available() {
             let mut alone = vec![0f32; 37 * out];
             for r in 0..37 {
                 let row = &x[r * inp..(r + 1) * inp];
