@@ -208,6 +208,178 @@ where
     });
 }
 
+/// The forward pass's results: the output (bordered, border zero), the
+/// batch statistics and `1 / sqrt(var + eps)` per channel.
+pub(super) struct BnOut {
+    pub y: Vec<f32>,
+    pub stats: BatchStats,
+    pub invstd: Vec<f32>,
+}
+
+/// `relu(gamma * (z - mean) * invstd + beta [+ res])` over bordered `z`
+/// (`c` channels; its border is never read), with the batch's statistics.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn forward_slices(
+    op: &str,
+    bd: &Board,
+    c: usize,
+    zv: &[f32],
+    gamma: &[f32],
+    beta: &[f32],
+    rv: Option<&[f32]>,
+    eps: f64,
+) -> Result<BnOut> {
+    let n = bd.b * bd.points();
+    if n == 0 {
+        candle_core::bail!("{op}: empty batch");
+    }
+    let pivot = zv[row_at(bd, c, 0)..][..c].to_vec();
+    let rw = bd.w * c;
+    let (s1, s2) = blocked_sums(bd, c, |acc, i| {
+        stats_row(acc, &zv[row_at(bd, c, i)..][..rw], &pivot)
+    });
+    let nf = n as f64;
+    let mut stats = BatchStats {
+        mean: vec![0.0; c],
+        var: vec![0.0; c],
+        count: n,
+    };
+    let (mut scale, mut shift, mut invstd) = (vec![0f32; c], vec![0f32; c], vec![0f32; c]);
+    for i in 0..c {
+        let m = s1[i] / nf;
+        let var = (s2[i] / nf - m * m).max(0.0);
+        let mean = pivot[i] as f64 + m;
+        let is = 1.0 / (var + eps).sqrt();
+        stats.mean[i] = mean as f32;
+        stats.var[i] = var as f32;
+        invstd[i] = is as f32;
+        scale[i] = (gamma[i] as f64 * is) as f32;
+        shift[i] = (beta[i] as f64 - mean * gamma[i] as f64 * is) as f32;
+    }
+    let mut out = output_vec(zv.len());
+    per_block_rows(bd, c, &mut out, |first, o| {
+        let base = row_at(bd, c, first) - (bd.wp() + 1) * c;
+        let rows = o.len() / (bd.plane() * c) * bd.h;
+        for i in first..first + rows {
+            let at = row_at(bd, c, i);
+            let r = rv.map(|r| &r[at..at + rw]);
+            norm_row(
+                &mut o[at - base..at - base + rw],
+                &zv[at..at + rw],
+                &scale,
+                &shift,
+                r,
+            );
+        }
+    });
+    Ok(BnOut {
+        y: out,
+        stats,
+        invstd,
+    })
+}
+
+/// The backward pass's results (bordered ones with a zero border).
+pub(super) struct BnGrads {
+    pub dz: Vec<f32>,
+    /// The residual's gradient, when asked for.
+    pub dres: Option<Vec<f32>>,
+    pub dgamma: Vec<f32>,
+    pub dbeta: Vec<f32>,
+}
+
+/// Gradients of [`forward_slices`] from the output gradient `gv`, given
+/// its input `zv`, output `yv` and statistics (only interiors are read).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn backward_slices(
+    bd: &Board,
+    c: usize,
+    zv: &[f32],
+    yv: &[f32],
+    gv: &[f32],
+    gamma: &[f32],
+    mean: &[f32],
+    invstd: &[f32],
+    want_res: bool,
+) -> BnGrads {
+    let n = (bd.b * bd.points()) as f64;
+    let rw = bd.w * c;
+    let (sg, sgx) = blocked_sums(bd, c, |acc, i| {
+        let at = row_at(bd, c, i);
+        grad_sums_row(
+            acc,
+            &gv[at..at + rw],
+            &yv[at..at + rw],
+            &zv[at..at + rw],
+            mean,
+            invstd,
+        )
+    });
+    let mut pqr = vec![0f32; 3 * c];
+    let (p, qr) = pqr.split_at_mut(c);
+    let (q, r) = qr.split_at_mut(c);
+    for i in 0..c {
+        let is = invstd[i] as f64;
+        let gi = gamma[i] as f64 * is;
+        let (k1, k2) = (sg[i] / n, sgx[i] / n);
+        p[i] = gi as f32;
+        q[i] = (gi * (is * k2 * mean[i] as f64 - k1)) as f32;
+        r[i] = (-gi * is * k2) as f32;
+    }
+    let mut dz = output_vec(zv.len());
+    let mut dres = if want_res {
+        output_vec(zv.len())
+    } else {
+        Vec::new()
+    };
+    let write = |first: usize, dzb: &mut [f32], drb: Option<&mut [f32]>| {
+        let base = row_at(bd, c, first) - (bd.wp() + 1) * c;
+        let rows = dzb.len() / (bd.plane() * c) * bd.h;
+        let mut drb = drb;
+        for i in first..first + rows {
+            let at = row_at(bd, c, i);
+            let o = at - base..at - base + rw;
+            grad_row(
+                &mut dzb[o.clone()],
+                drb.as_deref_mut().map(|d| &mut d[o]),
+                &gv[at..at + rw],
+                &yv[at..at + rw],
+                &zv[at..at + rw],
+                &pqr,
+            );
+        }
+    };
+    if want_res {
+        // Both outputs per block: zip the two buffers' blocks.
+        let ns = bd.block();
+        let chunk = ns * bd.plane() * c;
+        let run = |(bi, (a, b)): (usize, (&mut [f32], &mut [f32]))| {
+            super::bordered::zero_border(bd, c, a);
+            super::bordered::zero_border(bd, c, b);
+            write(bi * ns * bd.h, a, Some(b));
+        };
+        if bd.b > ns && rayon::current_num_threads() > 1 {
+            dz.par_chunks_mut(chunk)
+                .zip(dres.par_chunks_mut(chunk))
+                .enumerate()
+                .for_each(run);
+        } else {
+            dz.chunks_mut(chunk)
+                .zip(dres.chunks_mut(chunk))
+                .enumerate()
+                .for_each(run);
+        }
+    } else {
+        per_block_rows(bd, c, &mut dz, |first, o| write(first, o, None));
+    }
+    BnGrads {
+        dz,
+        dres: want_res.then_some(dres),
+        dgamma: sgx.iter().map(|&v| v as f32).collect(),
+        dbeta: sg.iter().map(|&v| v as f32).collect(),
+    }
+}
+
 impl BnRelu {
     fn forward(
         &self,
@@ -229,54 +401,15 @@ impl BnRelu {
             }
             None => None,
         };
-        let n = bd.b * bd.points();
-        if n == 0 {
-            candle_core::bail!("{op}: empty batch");
-        }
         let (gamma, beta) = gbv.split_at(c);
-        let pivot = zv[row_at(&bd, c, 0)..][..c].to_vec();
-        let rw = bd.w * c;
-        let (s1, s2) = blocked_sums(&bd, c, |acc, i| {
-            stats_row(acc, &zv[row_at(&bd, c, i)..][..rw], &pivot)
-        });
-        let nf = n as f64;
-        let mut stats = BatchStats {
-            mean: vec![0.0; c],
-            var: vec![0.0; c],
-            count: n,
-        };
-        let (mut scale, mut shift, mut invstd) = (vec![0f32; c], vec![0f32; c], vec![0f32; c]);
-        for i in 0..c {
-            let m = s1[i] / nf;
-            let var = (s2[i] / nf - m * m).max(0.0);
-            let mean = pivot[i] as f64 + m;
-            let is = 1.0 / (var + self.eps).sqrt();
-            stats.mean[i] = mean as f32;
-            stats.var[i] = var as f32;
-            invstd[i] = is as f32;
-            scale[i] = (gamma[i] as f64 * is) as f32;
-            shift[i] = (beta[i] as f64 - mean * gamma[i] as f64 * is) as f32;
-        }
-        let mut out = output_vec(zv.len());
-        per_block_rows(&bd, c, &mut out, |first, o| {
-            let base = row_at(&bd, c, first) - (bd.wp() + 1) * c;
-            let rows = o.len() / (bd.plane() * c) * bd.h;
-            for i in first..first + rows {
-                let at = row_at(&bd, c, i);
-                let r = rv.map(|r| &r[at..at + rw]);
-                norm_row(
-                    &mut o[at - base..at - base + rw],
-                    &zv[at..at + rw],
-                    &scale,
-                    &shift,
-                    r,
-                );
-            }
-        });
+        let out = forward_slices(op, &bd, c, zv, gamma, beta, rv, self.eps)?;
         if let Ok(mut s) = self.saved.lock() {
-            *s = Saved { stats, invstd };
+            *s = Saved {
+                stats: out.stats,
+                invstd: out.invstd,
+            };
         }
-        Ok((CpuStorage::F32(out), z.1.shape().clone()))
+        Ok((CpuStorage::F32(out.y), z.1.shape().clone()))
     }
 
     fn backward(
@@ -294,94 +427,23 @@ impl BnRelu {
             _ => candle_core::bail!("{op}: backward before forward"),
         };
         let gamma = gb.get(0)?.to_vec1::<f32>()?;
-        let n = (bd.b * bd.points()) as f64;
-        let rw = bd.w * c;
         let dev = z.device();
         let want_res = res.is_some_and(Tensor::track_op);
-        with_f32(z, |zv| {
+        let g = with_f32(z, |zv| {
             with_f32(y, |yv| {
-                with_f32(grad, |gv| -> Result<_> {
-                    let (sg, sgx) = blocked_sums(&bd, c, |acc, i| {
-                        let at = row_at(&bd, c, i);
-                        grad_sums_row(
-                            acc,
-                            &gv[at..at + rw],
-                            &yv[at..at + rw],
-                            &zv[at..at + rw],
-                            &mean,
-                            &invstd,
-                        )
-                    });
-                    let mut pqr = vec![0f32; 3 * c];
-                    let (p, qr) = pqr.split_at_mut(c);
-                    let (q, r) = qr.split_at_mut(c);
-                    for i in 0..c {
-                        let is = invstd[i] as f64;
-                        let gi = gamma[i] as f64 * is;
-                        let (k1, k2) = (sg[i] / n, sgx[i] / n);
-                        p[i] = gi as f32;
-                        q[i] = (gi * (is * k2 * mean[i] as f64 - k1)) as f32;
-                        r[i] = (-gi * is * k2) as f32;
-                    }
-                    let mut dz = output_vec(zv.len());
-                    let mut dres = if want_res {
-                        output_vec(zv.len())
-                    } else {
-                        Vec::new()
-                    };
-                    let write = |first: usize, dzb: &mut [f32], drb: Option<&mut [f32]>| {
-                        let base = row_at(&bd, c, first) - (bd.wp() + 1) * c;
-                        let rows = dzb.len() / (bd.plane() * c) * bd.h;
-                        let mut drb = drb;
-                        for i in first..first + rows {
-                            let at = row_at(&bd, c, i);
-                            let o = at - base..at - base + rw;
-                            grad_row(
-                                &mut dzb[o.clone()],
-                                drb.as_deref_mut().map(|d| &mut d[o]),
-                                &gv[at..at + rw],
-                                &yv[at..at + rw],
-                                &zv[at..at + rw],
-                                &pqr,
-                            );
-                        }
-                    };
-                    if want_res {
-                        // Both outputs per block: zip the two buffers' blocks.
-                        let ns = bd.block();
-                        let chunk = ns * bd.plane() * c;
-                        let run = |(bi, (a, b)): (usize, (&mut [f32], &mut [f32]))| {
-                            super::bordered::zero_border(&bd, c, a);
-                            super::bordered::zero_border(&bd, c, b);
-                            write(bi * ns * bd.h, a, Some(b));
-                        };
-                        if bd.b > ns && rayon::current_num_threads() > 1 {
-                            dz.par_chunks_mut(chunk)
-                                .zip(dres.par_chunks_mut(chunk))
-                                .enumerate()
-                                .for_each(run);
-                        } else {
-                            dz.chunks_mut(chunk)
-                                .zip(dres.chunks_mut(chunk))
-                                .enumerate()
-                                .for_each(run);
-                        }
-                    } else {
-                        per_block_rows(&bd, c, &mut dz, |first, o| write(first, o, None));
-                    }
-                    let dgb: Vec<f32> = sgx.iter().chain(&sg).map(|&v| v as f32).collect();
-                    Ok((
-                        Some(Tensor::from_vec(dz, z.shape(), dev)?),
-                        Some(Tensor::from_vec(dgb, (2, c), dev)?),
-                        if want_res {
-                            Some(Tensor::from_vec(dres, z.shape(), dev)?)
-                        } else {
-                            None
-                        },
-                    ))
+                with_f32(grad, |gv| {
+                    backward_slices(&bd, c, zv, yv, gv, &gamma, &mean, &invstd, want_res)
                 })
             })
-        })???
+        })???;
+        let dgb: Vec<f32> = g.dgamma.iter().chain(&g.dbeta).copied().collect();
+        Ok((
+            Some(Tensor::from_vec(g.dz, z.shape(), dev)?),
+            Some(Tensor::from_vec(dgb, (2, c), dev)?),
+            g.dres
+                .map(|d| Tensor::from_vec(d, z.shape(), dev))
+                .transpose()?,
+        ))
     }
 }
 

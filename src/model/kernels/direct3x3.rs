@@ -287,7 +287,12 @@ macro_rules! direct_path {
                     }
                 }
                 let centre = g.wp() + 1;
-                for i in 0..valid {
+                // Constant indices only (`i < valid` inside), so that the
+                // accumulators stay in registers.
+                for i in 0..NP {
+                    if i >= valid {
+                        break;
+                    }
                     let o = (tl[i] + centre) * f + f0;
                     for v in 0..NV {
                         let mut a = acc[i][v];
@@ -376,7 +381,10 @@ macro_rules! direct_path {
                         }
                     }
                 }
-                for j in 0..valid {
+                for j in 0..NR {
+                    if j >= valid {
+                        break;
+                    }
                     for v in 0..NV {
                         $store(dwt.as_mut_ptr().add(at(j) + v * LANES), acc[j][v]);
                     }
