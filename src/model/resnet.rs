@@ -256,15 +256,17 @@ impl ConvBn {
         kernels::conv3x3_infer(x, &w, &b, res, act)
     }
 
-    /// Training mode on bordered activations: `relu(BN(conv3x3(x)) + res)`
-    /// with the batch's statistics, updating the running ones as candle's
+    /// The batch norm's scale and shift.
+    fn affine(&self) -> Result<(&Tensor, &Tensor)> {
+        match self.bn.weight_and_bias() {
+            Some(gb) => Ok(gb),
+            None => candle_core::bail!("resnet: batch norm without affine parameters"),
+        }
+    }
+
+    /// Moves the running statistics towards a batch's, as candle's
     /// `BatchNorm` does (momentum, unbiased variance).
-    fn bordered_train(&self, x: &Tensor, res: Option<&Tensor>) -> Result<Tensor> {
-        let Some((gamma, beta)) = self.bn.weight_and_bias() else {
-            candle_core::bail!("resnet: batch norm without affine parameters");
-        };
-        let z = kernels::conv3x3(x, self.conv.weight())?;
-        let (y, stats) = kernels::batch_norm_relu(&z, gamma, beta, res, self.bn.eps())?;
+    fn update_running(&self, stats: &kernels::BatchStats) -> Result<()> {
         let m = self.bn.momentum();
         let n = stats.count as f64;
         let update = |running: &Tensor, batch: &[f32], weight: f64| -> Result<()> {
@@ -281,7 +283,16 @@ impl ConvBn {
             )?)
         };
         update(self.bn.running_mean(), &stats.mean, m)?;
-        update(self.bn.running_var(), &stats.var, m * n / (n - 1.0))?;
+        update(self.bn.running_var(), &stats.var, m * n / (n - 1.0))
+    }
+
+    /// Training mode on bordered activations: `relu(BN(conv3x3(x)))` with
+    /// the batch's statistics, updating the running ones.
+    fn bordered_train(&self, x: &Tensor) -> Result<Tensor> {
+        let (gamma, beta) = self.affine()?;
+        let z = kernels::conv3x3(x, self.conv.weight())?;
+        let (y, stats) = kernels::batch_norm_relu(&z, gamma, beta, None, self.bn.eps())?;
+        self.update_running(&stats)?;
         Ok(y)
     }
 
@@ -304,6 +315,27 @@ fn linear(inp: usize, out: usize, vb: VarBuilder) -> Result<Linear> {
 struct Block {
     a: ConvBn,
     b: ConvBn,
+}
+
+impl Block {
+    /// Training mode on bordered activations, the whole block as one op
+    /// ([`kernels::residual_block`]).
+    fn train(&self, x: &Tensor) -> Result<Tensor> {
+        let (gamma1, beta1) = self.a.affine()?;
+        let (gamma2, beta2) = self.b.affine()?;
+        let p = kernels::BlockParams {
+            w1: self.a.conv.weight(),
+            gamma1,
+            beta1,
+            w2: self.b.conv.weight(),
+            gamma2,
+            beta2,
+        };
+        let (y, [s1, s2]) = kernels::residual_block(x, &p, self.a.bn.eps())?;
+        self.a.update_running(&s1)?;
+        self.b.update_running(&s2)?;
+        Ok(y)
+    }
 }
 
 /// The residual network; see the module docs.
@@ -417,14 +449,13 @@ impl ResNet {
     fn tower_bordered(&self, planes: &Tensor, train: bool) -> Result<Tensor> {
         let x = kernels::to_bordered(planes)?;
         let mut x = if train {
-            self.stem.bordered_train(&x, None)?
+            self.stem.bordered_train(&x)?
         } else {
             self.stem.bordered_folded(&x, None, Act::Relu)?
         };
         for b in &self.blocks {
             x = if train {
-                let y = b.a.bordered_train(&x, None)?;
-                b.b.bordered_train(&y, Some(&x))?
+                b.train(&x)?
             } else {
                 let y = b.a.bordered_folded(&x, None, Act::Relu)?;
                 b.b.bordered_folded(&y, Some(&x), Act::Relu)?

@@ -126,7 +126,7 @@ fn store_block(
 }
 
 /// A convolution's weights, laid out for the kernel that runs it.
-enum Weights {
+pub(super) enum Weights {
     /// [`direct3x3`]: `[9C, F]` rows per (tap, input channel).
     Direct(Simd, Vec<f32>),
     /// im2col plus gemm: `[F, 9C]`.
@@ -135,7 +135,7 @@ enum Weights {
 
 impl Weights {
     /// For the convolution by `w [F, C, 3, 3]`.
-    fn forward(w: &[f32], f: usize, c: usize) -> Self {
+    pub(super) fn forward(w: &[f32], f: usize, c: usize) -> Self {
         match direct3x3::simd_for(f) {
             Some(simd) => Weights::Direct(simd, direct3x3::taps_by_filter(w, f, c)),
             None => Weights::Im2col(weight_matrix(w, f, c)),
@@ -143,7 +143,7 @@ impl Weights {
     }
 
     /// For the input gradient: `w` flipped in space, channels swapped.
-    fn flipped(w: &[f32], f: usize, c: usize) -> Self {
+    pub(super) fn flipped(w: &[f32], f: usize, c: usize) -> Self {
         match direct3x3::simd_for(c) {
             Some(simd) => Weights::Direct(simd, direct3x3::flipped_taps(w, f, c)),
             None => Weights::Im2col(flipped_matrix(w, f, c)),
@@ -154,7 +154,7 @@ impl Weights {
 /// The convolution proper: bordered `x [B, H+2, W+2, C]` (border zero)
 /// by `wts` (F outputs) -> bordered `out [B, H+2, W+2, F]`.
 #[allow(clippy::too_many_arguments)]
-fn conv_into(
+pub(super) fn conv_into(
     bd: &Board,
     c: usize,
     f: usize,
@@ -228,7 +228,7 @@ fn flipped_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
 
 /// Weight gradient `[F, C, 3, 3]` of `x` (bordered, border zero) and the
 /// output gradient `gy` (bordered, border zero).
-fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
+pub(super) fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
     let (k, plane, wp) = (9 * c, bd.plane(), bd.wp());
     let simd = direct3x3::simd_for(c);
     let ns = match simd {

@@ -27,6 +27,7 @@ mod conv1x1;
 mod conv3x3;
 mod direct3x3;
 mod linear;
+mod residual_block;
 mod simd;
 mod small_batch;
 
@@ -37,6 +38,7 @@ pub use conv::{conv2d_act, im2col};
 pub use conv1x1::conv1x1_from_bordered;
 pub use conv3x3::{conv3x3, conv3x3_infer};
 pub use linear::linear_act;
+pub use residual_block::{residual_block, BlockParams};
 
 /// Keeps freed memory in the process (glibc only; elsewhere a no-op).
 ///
