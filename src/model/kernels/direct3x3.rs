@@ -216,9 +216,11 @@ pub(super) fn weight_grad(simd: Simd, g: &Geom, x: &[f32], gy: &[f32], dwt: &mut
     }
 }
 
-/// One vector path: the same code over a vector type. `$conv_tiles` maps
-/// vectors of filters per tile to points per tile, `$grad_tiles` to rows
-/// per tile; both keep the accumulators within the register file.
+/// One vector path: the same code over a vector type. `conv` maps vectors
+/// of filters per tile to points per tile (`wide`: the tile for every wider
+/// chunk), `grad` vectors of channels to filter rows per tile; each keeps
+/// its accumulators, operands and broadcast within the register file (16
+/// vector registers for AVX2: a wider tile spilled and ran at half speed).
 macro_rules! direct_path {
     (
         $name:ident, $feature:literal, $vec:ident, $lanes:literal,
@@ -406,8 +408,8 @@ direct_path!(
     avx2, "avx2,fma", __m256, 8,
     _mm256_setzero_ps, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_fmadd_ps, _mm256_set1_ps,
     _mm256_add_ps, _mm256_max_ps,
-    conv: [(1, 8), (2, 6), (3, 4)], wide: (4, 3),
-    grad: [(1, 12), (2, 6), (3, 4)], grad_wide: (4, 3)
+    conv: [(1, 12)], wide: (2, 6),
+    grad: [(1, 12)], grad_wide: (2, 6)
 );
 
 #[cfg(test)]
