@@ -97,6 +97,7 @@ fn evaluator(m: BenchModel) -> anyhow::Result<Arc<dyn Evaluator<Arimaa>>> {
     let dev = Device::Cpu;
     let net = build(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev))?;
     seeded_init(&vm, &cfg, &mut seeded_rng(1, 0), &dev)?;
+    net.freeze()?;
     Ok(Arc::new(CandleEvaluator::new(
         arimaa_encoder(ENCODER)?,
         net,

@@ -125,6 +125,7 @@ fn run<G: PlayableGame>(a: &MctsBenchArgs, start: G, encoder: &str) -> anyhow::R
     let vb = candle_nn::VarBuilder::from_varmap(&vm, candle_core::DType::F32, &device);
     let model = build(&cfg, vb)?;
     seeded_init(&vm, &cfg, &mut seeded_rng(a.seed, 0), &device)?;
+    model.freeze()?;
     let inner: Arc<dyn Evaluator<G>> = Arc::new(CandleEvaluator::new(
         enc,
         model,

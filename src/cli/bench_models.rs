@@ -229,6 +229,10 @@ fn train_rate(a: &TrainBenchArgs, stock: bool) -> anyhow::Result<f64> {
 
 fn infer_rate(c: &ModelBenchCommon, batch: usize, stock: bool) -> anyhow::Result<f64> {
     let (_vm, net) = new_net(c.model)?;
+    if let Net::ResNet(n) = &net {
+        // As an evaluator serves it: batch norms folded once.
+        n.freeze()?;
+    }
     let x = planes(batch)?;
     let fwd = || -> anyhow::Result<()> {
         drop(net.forward(&x, false, stock)?);

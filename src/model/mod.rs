@@ -91,6 +91,15 @@ pub trait ValueNet: Send + Sync {
     /// The value's scale ([`ModelConfig::output`]).
     fn output(&self) -> OutputActivation;
 
+    /// Declares the weights fixed from here on, so that evaluation-mode
+    /// passes may reuse work derived from them (the residual net's folded
+    /// batch norms). A training-mode pass undoes it; weights changed by
+    /// other means after it (a `Var::set`, a checkpoint loaded into the same
+    /// variables) are not seen by evaluation until `freeze` is called again.
+    fn freeze(&self) -> candle_core::Result<()> {
+        Ok(())
+    }
+
     /// Whether [`ModelOutput::policy`] is filled.
     fn has_policy(&self) -> bool {
         false

@@ -52,6 +52,7 @@ use candle_nn::{
     BatchNorm, BatchNormConfig, Conv2d, Conv2dConfig, Init, Linear, Module, ModuleT, VarBuilder,
 };
 use serde::{Deserialize, Serialize};
+use std::sync::{Arc, RwLock};
 
 fn sigmoid() -> OutputActivation {
     OutputActivation::Sigmoid
@@ -249,11 +250,11 @@ impl ConvBn {
         kernels::conv2d_act(x, &w, &b, [self.pad; 4], act)
     }
 
-    /// [`Self::forward_folded`] for a 3x3 convolution on bordered
-    /// activations, plus an optional residual before the activation.
-    fn bordered_folded(&self, x: &Tensor, res: Option<&Tensor>, act: Act) -> Result<Tensor> {
+    /// The folded 3x3 convolution laid out for [`kernels::Conv3x3Weights::apply`]
+    /// on bordered activations.
+    fn bordered_folded(&self) -> Result<Arc<kernels::Conv3x3Weights>> {
         let (w, b) = self.folded()?;
-        kernels::conv3x3_infer(x, &w, &b, res, act)
+        Ok(Arc::new(kernels::Conv3x3Weights::new(&w, &b)?))
     }
 
     /// The batch norm's scale and shift.
@@ -348,7 +349,14 @@ pub struct ResNet {
     policy: Option<(ConvBn, Linear)>,
     input: InputShape,
     output: OutputActivation,
+    /// The tower's inference weights, prepared once by
+    /// [`ValueNet::freeze`] (dropped by a training-mode pass).
+    frozen: RwLock<Option<FoldedTower>>,
 }
+
+/// Folded, laid-out convolutions of the tower: the stem, then each block's
+/// two.
+type FoldedTower = Arc<Vec<Arc<kernels::Conv3x3Weights>>>;
 
 impl ResNet {
     pub fn new(cfg: &ResNetConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
@@ -389,6 +397,7 @@ impl ResNet {
             policy,
             input: cfg.input,
             output: cfg.output,
+            frozen: RwLock::new(None),
         })
     }
 }
@@ -396,6 +405,17 @@ impl ResNet {
 impl ValueNet for ResNet {
     fn has_policy(&self) -> bool {
         self.policy.is_some()
+    }
+
+    /// Folds every batch norm of the tower into its convolution and lays
+    /// the weights out for the kernel, once: each evaluation-mode call did
+    /// that work again (at batch 1, more than the convolutions took).
+    fn freeze(&self) -> Result<()> {
+        let convs = self.folded_tower()?;
+        if let Ok(mut f) = self.frozen.write() {
+            *f = Some(convs);
+        }
+        Ok(())
     }
 
     fn output(&self) -> OutputActivation {
@@ -445,23 +465,46 @@ impl ResNet {
         self.forward_impl(planes, globals, train, Path::Stock)
     }
 
+    /// The tower's folded convolutions (stem, then each block's two),
+    /// prepared for inference.
+    fn folded_tower(&self) -> Result<FoldedTower> {
+        let mut convs = vec![self.stem.bordered_folded()?];
+        for b in &self.blocks {
+            convs.push(b.a.bordered_folded()?);
+            convs.push(b.b.bordered_folded()?);
+        }
+        Ok(Arc::new(convs))
+    }
+
     /// The tower's output through the bordered kernels (bordered).
     fn tower_bordered(&self, planes: &Tensor, train: bool) -> Result<Tensor> {
         let x = kernels::to_bordered(planes)?;
-        let mut x = if train {
-            self.stem.bordered_train(&x)?
-        } else {
-            self.stem.bordered_folded(&x, None, Act::Relu)?
+        if train {
+            // Training moves the weights and running statistics.
+            self.unfreeze();
+            let mut x = self.stem.bordered_train(&x)?;
+            for b in &self.blocks {
+                x = b.train(&x)?;
+            }
+            return Ok(x);
+        }
+        let frozen = self.frozen.read().ok().and_then(|f| f.clone());
+        let convs = match frozen {
+            Some(convs) => convs,
+            None => self.folded_tower()?,
         };
-        for b in &self.blocks {
-            x = if train {
-                b.train(&x)?
-            } else {
-                let y = b.a.bordered_folded(&x, None, Act::Relu)?;
-                b.b.bordered_folded(&y, Some(&x), Act::Relu)?
-            };
+        let mut x = convs[0].apply(&x, None, Act::Relu)?;
+        for pair in convs[1..].chunks_exact(2) {
+            let y = pair[0].apply(&x, None, Act::Relu)?;
+            x = pair[1].apply(&y, Some(&x), Act::Relu)?;
         }
         Ok(x)
+    }
+
+    fn unfreeze(&self) {
+        if let Ok(mut f) = self.frozen.write() {
+            *f = None;
+        }
     }
 
     fn forward_impl(
@@ -564,6 +607,43 @@ mod tests {
         };
         close(&a.value, &b.value);
         close(a.policy.as_ref().unwrap(), b.policy.as_ref().unwrap());
+    }
+
+    /// A frozen net evaluates exactly as an unfrozen one; a training-mode
+    /// pass (which moves the running statistics) drops the frozen weights;
+    /// weights set afterwards are seen once frozen again.
+    #[test]
+    fn freeze_reuses_folded_weights_until_training() {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(2);
+        let dev = Device::Cpu;
+        let cfg = ResNetConfig::tiny(InputShape::new([3, 6, 5], 0));
+        let vm = VarMap::new();
+        let net = ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+        let model = crate::model::ModelConfig::Resnet(cfg.clone());
+        crate::model::seeded_init(&vm, &model, &mut crate::util::seeded_rng(2, 0), &dev).unwrap();
+        let x = rt.randn(0f32, 1.0, (4, 3, 6, 5), &dev).unwrap();
+        let eval = || {
+            let v = ValueNet::forward(&net, &x, None, false).unwrap().value;
+            v.to_vec1::<f32>().unwrap()
+        };
+        let before = eval();
+        net.freeze().unwrap();
+        assert!(net.frozen.read().unwrap().is_some());
+        assert_eq!(eval(), before, "frozen differs from unfrozen");
+        // A training pass moves the running statistics: the frozen weights
+        // are dropped, and evaluation follows the new statistics.
+        ValueNet::forward(&net, &x, None, true).unwrap();
+        assert!(net.frozen.read().unwrap().is_none());
+        let trained = eval();
+        assert_ne!(trained, before);
+        net.freeze().unwrap();
+        assert_eq!(eval(), trained);
+        // Weights set while frozen are seen after freezing again.
+        let w = vm.data().lock().unwrap()["stem.conv.weight"].clone();
+        w.set(&(w.as_tensor() * 2.0).unwrap()).unwrap();
+        assert_eq!(eval(), trained, "frozen weights are reused");
+        net.freeze().unwrap();
+        assert_ne!(eval(), trained);
     }
 
     /// Uniform values in [lo, hi) from a seeded generator, so a failure

@@ -104,6 +104,10 @@ pub fn checkpoint_evaluator<G: PlayableGame>(
         ));
     }
     let model = ck.model(device)?;
+    // The checkpoint's weights are fixed from here on.
+    model
+        .freeze()
+        .map_err(crate::checkpoint::CheckpointError::from)?;
     let label = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())

@@ -79,6 +79,9 @@ pub fn build_tictactoe_player(
                 });
             }
             let model = ck.model(device)?;
+            model
+                .freeze()
+                .map_err(crate::checkpoint::CheckpointError::from)?;
             let label = dir
                 .file_name()
                 .map(|n| n.to_string_lossy().to_string())

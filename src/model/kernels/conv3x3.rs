@@ -21,6 +21,7 @@ use super::sgemm_on;
 use super::simd::Simd;
 use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
 use rayon::prelude::*;
+use std::sync::Arc;
 
 /// Blocks per weight-gradient partial sum.
 const GRAD_GROUP: usize = 8;
@@ -395,10 +396,69 @@ fn check_args(op: &str, x: &Tensor, w: &Tensor) -> Result<(Board, usize, usize)>
     Ok((bd, c, f))
 }
 
-/// Inference-only convolution with bias, residual and activation fused.
-struct Conv3x3Infer {
+/// A 3x3 convolution's weights `[F, C, 3, 3]` and bias `[F]`, laid out for
+/// the kernel once: inference calls with fixed weights reuse them
+/// ([`conv3x3_infer`] prepares them on every call; for a batch of one
+/// position that took as long as the convolution).
+pub struct Conv3x3Weights {
     wts: Weights,
     bias: Vec<f32>,
+    c: usize,
+    f: usize,
+}
+
+impl Conv3x3Weights {
+    pub fn new(w: &Tensor, b: &Tensor) -> Result<Self> {
+        let op = "conv3x3_weights";
+        let (f, c) = match *w.dims() {
+            [f, c, 3, 3] if f > 0 && c > 0 => (f, c),
+            _ => candle_core::bail!("{op}: weight {:?} is not [F, C, 3, 3]", w.dims()),
+        };
+        if b.dims() != [f] {
+            candle_core::bail!("{op}: bias {:?} for {f} filters", b.dims());
+        }
+        let w = w.to_dtype(DType::F32)?.flatten_all()?.to_vec1::<f32>()?;
+        Ok(Conv3x3Weights {
+            wts: Weights::forward(&w, f, c),
+            bias: b.to_dtype(DType::F32)?.to_vec1::<f32>()?,
+            c,
+            f,
+        })
+    }
+
+    /// `act(conv3x3(x) + b + res)` on bordered activations, as
+    /// [`conv3x3_infer`].
+    pub fn apply(self: &Arc<Self>, x: &Tensor, res: Option<&Tensor>, act: Act) -> Result<Tensor> {
+        let op = "conv3x3_infer";
+        if !x.device().is_cpu() || x.dtype() != DType::F32 {
+            candle_core::bail!("{op}: CPU f32 tensors only");
+        }
+        let (bd, c) = Board::of(op, x.dims())?;
+        if c != self.c {
+            candle_core::bail!("{op}: {c} input channels for weights of {}", self.c);
+        }
+        let relu = match act {
+            Act::Relu => true,
+            Act::Identity => false,
+            _ => candle_core::bail!("{op}: relu or identity only, not {act:?}"),
+        };
+        if let Some(r) = res {
+            if r.dims() != bd.shape(self.f).dims() || r.dtype() != DType::F32 {
+                candle_core::bail!("{op}: residual {:?} for {:?}", r.dims(), bd);
+            }
+        }
+        let op = Conv3x3Infer {
+            weights: self.clone(),
+            res: res.map(Tensor::contiguous).transpose()?,
+            relu,
+        };
+        x.detach().contiguous()?.apply_op1(op)
+    }
+}
+
+/// Inference-only convolution with bias, residual and activation fused.
+struct Conv3x3Infer {
+    weights: Arc<Conv3x3Weights>,
     res: Option<Tensor>,
     relu: bool,
 }
@@ -411,17 +471,17 @@ impl CustomOp1 for Conv3x3Infer {
     fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
         let x = f32_slice(self.name(), s, l)?;
         let (bd, c) = Board::of(self.name(), l.dims())?;
-        let f = self.bias.len();
+        let p = &self.weights;
         let x = zero_bordered(&bd, c, x);
-        let mut out = output_vec(bd.b * bd.plane() * f);
+        let mut out = output_vec(bd.b * bd.plane() * p.f);
         let mut run = |res: Option<&[f32]>| {
             conv_into(
                 &bd,
                 c,
-                f,
+                p.f,
                 &x,
-                &self.wts,
-                Some(&self.bias),
+                &p.wts,
+                Some(&p.bias),
                 res,
                 self.relu,
                 &mut out,
@@ -431,7 +491,7 @@ impl CustomOp1 for Conv3x3Infer {
             Some(r) => with_f32(r, |r| run(Some(r)))?,
             None => run(None),
         }
-        Ok((CpuStorage::F32(out), bd.shape(f)))
+        Ok((CpuStorage::F32(out), bd.shape(p.f)))
     }
 }
 
@@ -446,27 +506,8 @@ pub fn conv3x3_infer(
     res: Option<&Tensor>,
     act: Act,
 ) -> Result<Tensor> {
-    let (bd, c, f) = check_args("conv3x3_infer", x, w)?;
-    let relu = match act {
-        Act::Relu => true,
-        Act::Identity => false,
-        _ => candle_core::bail!("conv3x3_infer: relu or identity only, not {act:?}"),
-    };
-    if b.dims() != [f] {
-        candle_core::bail!("conv3x3_infer: bias {:?} for {f} filters", b.dims());
-    }
-    if let Some(r) = res {
-        if r.dims() != bd.shape(f).dims() || r.dtype() != DType::F32 {
-            candle_core::bail!("conv3x3_infer: residual {:?} for {:?}", r.dims(), bd);
-        }
-    }
-    let op = Conv3x3Infer {
-        wts: Weights::forward(&w.flatten_all()?.to_vec1::<f32>()?, f, c),
-        bias: b.to_vec1::<f32>()?,
-        res: res.map(Tensor::contiguous).transpose()?,
-        relu,
-    };
-    x.detach().contiguous()?.apply_op1(op)
+    check_args("conv3x3_infer", x, w)?;
+    Arc::new(Conv3x3Weights::new(w, b)?).apply(x, res, act)
 }
 
 #[cfg(test)]
