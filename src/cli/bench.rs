@@ -42,6 +42,10 @@ pub enum BenchCmd {
     /// Forward passes of a value network on the CPU at several batch sizes,
     /// positions/s: plies, candle's stock ops and PyTorch in the same run.
     Infer(InferBenchArgs),
+    /// The 3x3 convolution kernel of the residual nets (direct register
+    /// tiles) against im2col plus gemm on the same data: GFLOP/s of the
+    /// forward pass and the weight gradient, and the ratio.
+    Conv(super::bench_conv::ConvBenchArgs),
     /// The batched evaluator service against every client calling the
     /// model itself: positions/s and latency p50/p99 by client threads and
     /// max_batch, with the ratio, and PyTorch's forward pass at the same
@@ -103,6 +107,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Train(a) => bench_models::bench_train(a),
         BenchCmd::Infer(a) => bench_models::bench_infer(a),
         BenchCmd::Evaluator(a) => bench_evaluator::bench_evaluator(a),
+        BenchCmd::Conv(a) => super::bench_conv::run(&a),
     }
 }
 

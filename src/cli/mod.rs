@@ -2,6 +2,7 @@
 
 mod arena;
 mod bench;
+mod bench_conv;
 mod bench_evaluator;
 mod bench_loader;
 mod bench_mcts;

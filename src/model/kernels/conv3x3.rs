@@ -230,8 +230,19 @@ fn flipped_matrix(w: &[f32], f: usize, c: usize) -> Vec<f32> {
 /// Weight gradient `[F, C, 3, 3]` of `x` (bordered, border zero) and the
 /// output gradient `gy` (bordered, border zero).
 pub(super) fn weight_grad(bd: &Board, c: usize, f: usize, x: &[f32], gy: &[f32]) -> Vec<f32> {
+    weight_grad_on(direct3x3::simd_for(c), bd, c, f, x, gy)
+}
+
+/// [`weight_grad`] with the direct kernel on `simd`, or im2col for `None`.
+fn weight_grad_on(
+    simd: Option<Simd>,
+    bd: &Board,
+    c: usize,
+    f: usize,
+    x: &[f32],
+    gy: &[f32],
+) -> Vec<f32> {
     let (k, plane, wp) = (9 * c, bd.plane(), bd.wp());
-    let simd = direct3x3::simd_for(c);
     let ns = match simd {
         Some(_) => bd.block(),
         None => bd.conv_block(k),
@@ -303,6 +314,57 @@ fn check_weight(op: &str, bd: &Board, c: usize, w: &[usize]) -> Result<usize> {
             "{op}: weight {w:?} does not fit a 3x3 convolution of {c} channels ({bd:?})"
         ),
     }
+}
+
+/// The two implementations of the 3x3 convolution, for `plies bench conv`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conv3x3Impl {
+    /// Register tiles straight from the bordered input ([`direct3x3`]).
+    Direct,
+    /// im2col rows per block of samples, then gemm.
+    Im2col,
+}
+
+/// A forward pass (`c` -> `f` channels; `weight_grad: false`) or a weight
+/// gradient (`true`) of bordered `[b, h+2, w+2, *]` activations with one
+/// implementation, for timing: `None` when the direct kernel does not fit
+/// these channel counts on this CPU. Returns the sum of the result (so the
+/// work is not optimised away, and the two implementations can be
+/// compared).
+#[allow(clippy::too_many_arguments)]
+pub fn conv3x3_pass(
+    imp: Conv3x3Impl,
+    weight_grad: bool,
+    b: usize,
+    h: usize,
+    w: usize,
+    c: usize,
+    f: usize,
+    x: &[f32],
+    weights: &[f32],
+    gy: &[f32],
+) -> Option<f64> {
+    let bd = Board { b, h, w };
+    assert!(x.len() == b * bd.plane() * c && gy.len() == b * bd.plane() * f);
+    assert!(weights.len() == f * c * 9);
+    let sum = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>();
+    if weight_grad {
+        let simd = match imp {
+            Conv3x3Impl::Direct => Some(direct3x3::simd_for(c)?),
+            Conv3x3Impl::Im2col => None,
+        };
+        return Some(sum(&weight_grad_on(simd, &bd, c, f, x, gy)));
+    }
+    let wts = match imp {
+        Conv3x3Impl::Direct => Weights::Direct(
+            direct3x3::simd_for(f)?,
+            direct3x3::taps_by_filter(weights, f, c),
+        ),
+        Conv3x3Impl::Im2col => Weights::Im2col(weight_matrix(weights, f, c)),
+    };
+    let mut out = output_vec(b * bd.plane() * f);
+    conv_into(&bd, c, f, x, &wts, None, None, false, &mut out);
+    Some(sum(&out))
 }
 
 /// The training convolution; remembers whether the forward's input had a
@@ -548,6 +610,44 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    /// The benchmark's two implementations compute the same results, and
+    /// the direct one declines channel counts it cannot run.
+    #[test]
+    fn bench_passes_agree() {
+        let (b, h, w) = (3, 5, 4);
+        let plane = (h + 2) * (w + 2);
+        let mut rt = crate::model::test_tensors::SeededTensors::new(4);
+        let dev = Device::Cpu;
+        let mut draw = |n: usize| {
+            rt.randn(0f32, 1.0, n, &dev)
+                .and_then(|t| t.to_vec1::<f32>())
+                .expect("draw")
+        };
+        let bd = Board { b, h, w };
+        for c in [16, 6] {
+            let mut x = draw(b * plane * c);
+            let mut gy = draw(b * plane * c);
+            zero_border(&bd, c, &mut x);
+            zero_border(&bd, c, &mut gy);
+            let wv = draw(c * c * 9);
+            for grad in [false, true] {
+                let run = |imp| conv3x3_pass(imp, grad, b, h, w, c, c, &x, &wv, &gy);
+                let im2col = run(Conv3x3Impl::Im2col).expect("im2col always runs");
+                match run(Conv3x3Impl::Direct) {
+                    Some(direct) => {
+                        assert!(c % 8 == 0, "direct ran {c} channels");
+                        let d = (direct - im2col).abs() / im2col.abs().max(1.0);
+                        assert!(d < 1e-5, "c{c} grad {grad}: {direct} vs {im2col}");
+                    }
+                    None => assert!(
+                        c % 8 != 0 || direct3x3::simd_for(c).is_none(),
+                        "c{c}: direct declined"
+                    ),
+                }
+            }
+        }
     }
 
     #[test]

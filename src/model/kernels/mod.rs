@@ -36,7 +36,7 @@ pub use batch_norm::{batch_norm_relu, BatchStats};
 pub use bordered::{from_bordered, to_bordered};
 pub use conv::{conv2d_act, im2col};
 pub use conv1x1::conv1x1_from_bordered;
-pub use conv3x3::{conv3x3, conv3x3_infer, Conv3x3Weights};
+pub use conv3x3::{conv3x3, conv3x3_infer, conv3x3_pass, Conv3x3Impl, Conv3x3Weights};
 pub use linear::linear_act;
 pub use residual_block::{residual_block, BlockParams};
 
