@@ -328,9 +328,8 @@ pub enum Conv3x3Impl {
 /// A forward pass (`c` -> `f` channels; `weight_grad: false`) or a weight
 /// gradient (`true`) of bordered `[b, h+2, w+2, *]` activations with one
 /// implementation, for timing: `None` when the direct kernel does not fit
-/// these channel counts on this CPU. Returns the sum of the result (so the
-/// work is not optimised away, and the two implementations can be
-/// compared).
+/// these channel counts on this CPU. Returns the result: the bordered
+/// output, or the weight gradient `[F, C, 3, 3]`.
 #[allow(clippy::too_many_arguments)]
 pub fn conv3x3_pass(
     imp: Conv3x3Impl,
@@ -343,17 +342,16 @@ pub fn conv3x3_pass(
     x: &[f32],
     weights: &[f32],
     gy: &[f32],
-) -> Option<f64> {
+) -> Option<Vec<f32>> {
     let bd = Board { b, h, w };
     assert!(x.len() == b * bd.plane() * c && gy.len() == b * bd.plane() * f);
     assert!(weights.len() == f * c * 9);
-    let sum = |v: &[f32]| v.iter().map(|&x| x as f64).sum::<f64>();
     if weight_grad {
         let simd = match imp {
             Conv3x3Impl::Direct => Some(direct3x3::simd_for(c)?),
             Conv3x3Impl::Im2col => None,
         };
-        return Some(sum(&weight_grad_on(simd, &bd, c, f, x, gy)));
+        return Some(weight_grad_on(simd, &bd, c, f, x, gy));
     }
     let wts = match imp {
         Conv3x3Impl::Direct => Weights::Direct(
@@ -364,7 +362,7 @@ pub fn conv3x3_pass(
     };
     let mut out = output_vec(b * bd.plane() * f);
     conv_into(&bd, c, f, x, &wts, None, None, false, &mut out);
-    Some(sum(&out))
+    Some(out)
 }
 
 /// The training convolution; remembers whether the forward's input had a
@@ -633,7 +631,10 @@ mod tests {
             zero_border(&bd, c, &mut gy);
             let wv = draw(c * c * 9);
             for grad in [false, true] {
-                let run = |imp| conv3x3_pass(imp, grad, b, h, w, c, c, &x, &wv, &gy);
+                let run = |imp| {
+                    conv3x3_pass(imp, grad, b, h, w, c, c, &x, &wv, &gy)
+                        .map(|v| v.iter().map(|&x| x as f64).sum::<f64>())
+                };
                 let im2col = run(Conv3x3Impl::Im2col).expect("im2col always runs");
                 match run(Conv3x3Impl::Direct) {
                     Some(direct) => {
