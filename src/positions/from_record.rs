@@ -2,7 +2,7 @@
 //!
 //! The record's moves are replayed through the game's rules from
 //! [`RecordStart::record_start`]; each position before a move, and the
-//! final one, becomes a [`PositionRow`]: its ply, its plies to the end (the
+//! final one, becomes a [`PositionRow`](crate::dataset::PositionRow): its ply, its plies to the end (the
 //! "height"), the side to move, the position as text, the encoded planes,
 //! the move played from it (none at the final position) and the label, the
 //! game's result for the side to move (1 win, 0 loss, 0.5 draw).

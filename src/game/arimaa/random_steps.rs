@@ -4,8 +4,8 @@
 //! (thousands per position, about a millisecond to generate). This sampler
 //! instead walks the step generator: at every step of the partial turn it
 //! draws one of the legal next steps uniformly (pulls, push starts and
-//! completions, plain steps, as [`Position::for_each_step`] lists them),
-//! plays it with [`Position::apply_step`], and after each step that leaves
+//! completions, plain steps, as [`Position::for_each_step`](super::Position::for_each_step) lists them),
+//! plays it with [`Position::apply_step`](super::Position::apply_step), and after each step that leaves
 //! the turn in a state where it may end, stops with probability `end_prob`
 //! (always after the fourth step, or when no step is left). The finished
 //! turn is kept only if it is a legal move: it changed the board and does

@@ -319,7 +319,7 @@ fn check_weight(op: &str, bd: &Board, c: usize, w: &[usize]) -> Result<usize> {
 /// The two implementations of the 3x3 convolution, for `plies bench conv`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Conv3x3Impl {
-    /// Register tiles straight from the bordered input ([`direct3x3`]).
+    /// Register tiles straight from the bordered input (`direct3x3.rs`).
     Direct,
     /// im2col rows per block of samples, then gemm.
     Im2col,

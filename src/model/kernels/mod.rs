@@ -7,8 +7,11 @@
 //! For residual towers, activations can live in a bordered channels-last
 //! layout (`[B, H+2, W+2, C]`, zero border; [`to_bordered`],
 //! [`from_bordered`]) where a 3x3 convolution needs no padding pass
-//! ([`conv3x3`], [`conv3x3_infer`]), training-mode batch norm, residual
-//! add and relu are one op ([`batch_norm_relu`]), and heads' 1x1
+//! ([`conv3x3`], [`conv3x3_infer`], [`Conv3x3Weights`] for weights prepared
+//! once; a direct register-tiled kernel where the channel counts fit the
+//! CPU's vectors, im2col plus gemm elsewhere), training-mode batch norm,
+//! residual add and relu are one op ([`batch_norm_relu`]), a whole residual
+//! block in training mode is one op ([`residual_block`]), and heads' 1x1
 //! convolutions read it directly ([`conv1x1_from_bordered`]).
 //!
 //! They run on CPU f32 tensors; on other devices and dtypes each falls back
