@@ -98,6 +98,49 @@ fn run_and_kill(args: &[String], out: &Path, after: u64) -> Option<u64> {
     }
 }
 
+/// Kills a run at several points (mid-epoch and around epoch ends) until
+/// it finishes; returns the steps it was killed at.
+fn kill_until_done(args: &[String], out: &Path, total: u64) -> Vec<u64> {
+    let mut kills = Vec::new();
+    let mut after = 0;
+    while let Some(s) = run_and_kill(args, out, after) {
+        kills.push(s);
+        after = s + total / 5;
+        assert!(kills.len() < 20, "never finishes: {kills:?}");
+    }
+    assert!(!kills.is_empty(), "the run was never killed");
+    kills
+}
+
+/// The residual net's training path (the fused block, batch-norm running
+/// statistics saved with the weights) resumes exactly too.
+#[test]
+fn a_killed_residual_net_run_resumes_to_the_same_weights() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path());
+    let model = tmp.path().join("resnet.json");
+    std::fs::write(
+        &model,
+        r#"{"kind": "resnet", "blocks": 2, "channels": 16, "value_hidden": 16}"#,
+    )
+    .unwrap();
+    let straight = tmp.path().join("straight");
+    let o = plies()
+        .args(train_args(&data, &model, &straight))
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    let want = std::fs::read(straight.join("model.safetensors")).unwrap();
+    let total = step_of(&straight).unwrap();
+    let killed = tmp.path().join("killed");
+    let kills = kill_until_done(&train_args(&data, &model, &killed), &killed, total);
+    let got = std::fs::read(killed.join("model.safetensors")).unwrap();
+    assert!(
+        got == want,
+        "resumed weights differ (killed at steps {kills:?})"
+    );
+}
+
 #[test]
 fn a_killed_run_resumes_to_the_same_weights() {
     let tmp = tempfile::tempdir().unwrap();
@@ -120,15 +163,7 @@ fn a_killed_run_resumes_to_the_same_weights() {
 
     let killed = tmp.path().join("killed");
     let args = train_args(&data, &model, &killed);
-    let mut kills = Vec::new();
-    let mut after = 0;
-    // Kill at several points (mid-epoch and around epoch ends) until done.
-    while let Some(s) = run_and_kill(&args, &killed, after) {
-        kills.push(s);
-        after = s + total / 5;
-        assert!(kills.len() < 20, "never finishes: {kills:?}");
-    }
-    assert!(!kills.is_empty(), "the run was never killed");
+    let kills = kill_until_done(&args, &killed, total);
     let got = std::fs::read(killed.join("model.safetensors")).unwrap();
     assert!(
         got == want,
