@@ -411,6 +411,11 @@ impl ValueNet for ResNet {
     /// the weights out for the kernel, once: each evaluation-mode call did
     /// that work again (at batch 1, more than the convolutions took).
     fn freeze(&self) -> Result<()> {
+        let w = self.stem.conv.weight();
+        if !w.device().is_cpu() || w.dtype() != candle_core::DType::F32 {
+            // Other devices and dtypes run candle's own ops.
+            return Ok(());
+        }
         let convs = self.folded_tower()?;
         if let Ok(mut f) = self.frozen.write() {
             *f = Some(convs);
