@@ -98,6 +98,20 @@ fn run_and_kill(args: &[String], out: &Path, after: u64) -> Option<u64> {
     }
 }
 
+/// Writes a model config `name` into `dir`.
+fn model_file(dir: &Path, name: &str, json: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, json).unwrap();
+    path
+}
+
+/// Trains without interruption into `out`; returns the final weights.
+fn train_straight(data: &Path, model: &Path, out: &Path) -> Vec<u8> {
+    let o = plies().args(train_args(data, model, out)).output().unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    std::fs::read(out.join("model.safetensors")).unwrap()
+}
+
 /// Kills a run at several points (mid-epoch and around epoch ends) until
 /// it finishes; returns the steps it was killed at.
 fn kill_until_done(args: &[String], out: &Path, total: u64) -> Vec<u64> {
@@ -118,19 +132,13 @@ fn kill_until_done(args: &[String], out: &Path, total: u64) -> Vec<u64> {
 fn a_killed_residual_net_run_resumes_to_the_same_weights() {
     let tmp = tempfile::tempdir().unwrap();
     let data = dataset(tmp.path());
-    let model = tmp.path().join("resnet.json");
-    std::fs::write(
-        &model,
+    let model = model_file(
+        tmp.path(),
+        "resnet.json",
         r#"{"kind": "resnet", "blocks": 2, "channels": 16, "value_hidden": 16}"#,
-    )
-    .unwrap();
+    );
     let straight = tmp.path().join("straight");
-    let o = plies()
-        .args(train_args(&data, &model, &straight))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o));
-    let want = std::fs::read(straight.join("model.safetensors")).unwrap();
+    let want = train_straight(&data, &model, &straight);
     let total = step_of(&straight).unwrap();
     let killed = tmp.path().join("killed");
     let kills = kill_until_done(&train_args(&data, &model, &killed), &killed, total);
@@ -145,20 +153,13 @@ fn a_killed_residual_net_run_resumes_to_the_same_weights() {
 fn a_killed_run_resumes_to_the_same_weights() {
     let tmp = tempfile::tempdir().unwrap();
     let data = dataset(tmp.path());
-    let model = tmp.path().join("cnn3.json");
-    std::fs::write(
-        &model,
+    let model = model_file(
+        tmp.path(),
+        "cnn3.json",
         r#"{"kind": "cnn3", "filters": 16, "kernel": [4, 4], "hidden": 32, "output": "sigmoid"}"#,
-    )
-    .unwrap();
-
+    );
     let straight = tmp.path().join("straight");
-    let o = plies()
-        .args(train_args(&data, &model, &straight))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o));
-    let want = std::fs::read(straight.join("model.safetensors")).unwrap();
+    let want = train_straight(&data, &model, &straight);
     let total = step_of(&straight).unwrap();
 
     let killed = tmp.path().join("killed");
@@ -211,57 +212,31 @@ fn a_killed_run_resumes_to_the_same_weights() {
 fn a_killed_run_with_dropout_repeats_and_resumes_to_the_same_weights() {
     let tmp = tempfile::tempdir().unwrap();
     let data = dataset(tmp.path());
-    let model = tmp.path().join("cnn3-dropout.json");
-    std::fs::write(
-        &model,
+    let model = model_file(
+        tmp.path(),
+        "cnn3-dropout.json",
         r#"{"kind": "cnn3", "filters": 8, "kernel": [4, 4], "hidden": 16, "dropout": 0.3}"#,
-    )
-    .unwrap();
-    let straight = |name: &str| {
-        let out = tmp.path().join(name);
-        let o = plies()
-            .args(train_args(&data, &model, &out))
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "{}", common::text(&o));
-        out
-    };
-    let a = straight("a");
-    let b = straight("b");
-    let want = std::fs::read(a.join("model.safetensors")).unwrap();
+    );
+    let a = tmp.path().join("a");
+    let want = train_straight(&data, &model, &a);
     assert!(
-        std::fs::read(b.join("model.safetensors")).unwrap() == want,
+        train_straight(&data, &model, &tmp.path().join("b")) == want,
         "two runs with dropout differ"
     );
     let total = step_of(&a).unwrap();
 
     let killed = tmp.path().join("killed");
-    let args = train_args(&data, &model, &killed);
-    let mut kills = Vec::new();
-    let mut after = 0;
-    while let Some(s) = run_and_kill(&args, &killed, after) {
-        kills.push(s);
-        after = s + total / 4;
-        assert!(kills.len() < 20, "never finishes: {kills:?}");
-    }
-    assert!(!kills.is_empty(), "the run was never killed");
+    let kills = kill_until_done(&train_args(&data, &model, &killed), &killed, total);
     assert!(
         std::fs::read(killed.join("model.safetensors")).unwrap() == want,
         "resumed weights with dropout differ (killed at steps {kills:?})"
     );
 
     // Dropout changes the training (the masks are not all ones).
-    let plain = tmp.path().join("plain.json");
-    std::fs::write(
-        &plain,
+    let plain = model_file(
+        tmp.path(),
+        "plain.json",
         r#"{"kind": "cnn3", "filters": 8, "kernel": [4, 4], "hidden": 16}"#,
-    )
-    .unwrap();
-    let out = tmp.path().join("plain");
-    let o = plies()
-        .args(train_args(&data, &plain, &out))
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", common::text(&o));
-    assert!(std::fs::read(out.join("model.safetensors")).unwrap() != want);
+    );
+    assert!(train_straight(&data, &plain, &tmp.path().join("plain")) != want);
 }
