@@ -81,3 +81,11 @@ hash_files ttt-td-weights "$OUT/ttt-td/model.safetensors"
 $P experiment ttt --exp 2 --sims 1 --seed 1 --out "$OUT/exp2" > /dev/null
 hash_json ttt-exp2-summary cat "$OUT/exp2/summary.json"
 hash_files ttt-exp2-runs "$OUT/exp2/equity_runs.csv"
+match ttt-network tictactoe "greedy:$OUT/ttt-td" expert 50
+match ttt-network-exact tictactoe "greedy+:$OUT/ttt-td" random 50
+$P arena --game gomoku --size 9 --players random naive "alphabeta:depth=1,eval=random" \
+  --games-per-pair 4 --seed 5 --out "$OUT/arena" --save-games --quiet > /dev/null
+hash_files arena-gomoku-games "$OUT/arena/games.txt" "$OUT/arena/results.csv"
+$P arena --game arimaa --players random-steps "greedy:eval=material" \
+  --games-per-pair 2 --max-plies 30 --seed 5 --out "$OUT/arena-arimaa" --save-games --quiet > /dev/null
+hash_files arena-arimaa-games "$OUT/arena-arimaa/games.txt"
