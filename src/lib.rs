@@ -8,6 +8,10 @@
 //! ([`checkpoint`]) -> evaluators ([`infer`]) -> matches ([`arena`]) and
 //! reports ([`report`]).
 
+// First: its `with_game!` macro is used by the modules after it.
+#[macro_use]
+pub mod games;
+
 pub mod arena;
 pub mod checkpoint;
 pub mod dataset;

@@ -1,4 +1,4 @@
-//! `plies selfplay`: records that replay through `RecordStart` +
+//! `plies selfplay`: records that replay through `GameSupport::record_start` +
 //! `parse_move` + `play` for every game, runs that resume after a kill with
 //! the same bytes as an uninterrupted run, and refused mismatched resumes.
 
@@ -6,7 +6,8 @@ mod common;
 
 use common::{plies, text};
 use plies::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Outcome, Pentago, TicTacToe};
-use plies::record::{read_records, GameRecord, RecordStart};
+use plies::games::GameSupport;
+use plies::record::{read_records, GameRecord};
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -51,7 +52,7 @@ fn selfplay(dir: &Path, args: &[&str]) -> serde_json::Value {
 
 /// Replays each record from `record_start` with `parse_move` and `play`;
 /// the final outcome and termination must be the record's.
-fn replay<G: RecordStart>(recs: &[GameRecord], termination: impl Fn(&G) -> String) {
+fn replay<G: GameSupport>(recs: &[GameRecord], termination: impl Fn(&G) -> String) {
     for rec in recs {
         let mut g = G::record_start(rec).unwrap_or_else(|e| panic!("{}: {e}", rec.id));
         for (k, m) in rec.moves.iter().enumerate() {

@@ -9,7 +9,8 @@ mod common;
 
 use common::PythonEnv;
 use plies::game::{Amazons, Game, Gomoku, Pentago, TicTacToe};
-use plies::search::spiel_bot::{spiel_mcts_player, SpielGame, SpielMctsOptions, SpielMctsPlayer};
+use plies::games::GameSupport;
+use plies::search::spiel_bot::{spiel_mcts_player, SpielMctsOptions, SpielMctsPlayer};
 use plies::search::{Player, RandomPlayer, SearchError};
 use plies::util::seeded_rng;
 use std::path::{Path, PathBuf};
@@ -32,7 +33,7 @@ fn options(python: &Path, sims: &str, seed: &str) -> SpielMctsOptions {
 /// the way the arena does (one session each, both told every move); checks
 /// every bridge move is legal. Returns the moves and the number of bridge
 /// moves.
-fn play<G: SpielGame>(
+fn play<G: GameSupport>(
     bridge: &dyn Player<G>,
     bridge_first: bool,
     start: G,
@@ -77,7 +78,7 @@ fn play<G: SpielGame>(
     (moves, bridge_moves)
 }
 
-fn whole_games<G: SpielGame>(python: &Path, start: G, sims: &str) {
+fn whole_games<G: GameSupport>(python: &Path, start: G, sims: &str) {
     let bridge = SpielMctsPlayer::<G>::new(options(python, sims, "5"));
     for (i, first) in [true, false].into_iter().enumerate() {
         let (moves, bridge_moves) = play(&bridge, first, start.clone(), i as u64);

@@ -1,9 +1,7 @@
 use super::ArenaError;
-use crate::game::arimaa::{self, TurnState};
-use crate::game::{Arimaa, Game, Outcome, Side};
+use crate::game::{Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::SeededRng;
-use std::any::Any;
 
 /// One game as played: where it started, how it ended and its moves.
 #[derive(Clone, Debug)]
@@ -66,11 +64,11 @@ pub fn play_game_from<G: Game>(
                 player: player.name(),
                 error: Box::new(source),
             })?;
-        if !is_legal(&state, mv, &mut legal) {
+        if !state.is_legal(mv, &mut legal) {
             return Err(ArenaError::IllegalMove {
                 game: index,
                 player: player.name(),
-                mv: describe_move(&state, mv),
+                mv: state.describe_move(mv),
             });
         }
         for s in &mut sessions {
@@ -81,68 +79,11 @@ pub fn play_game_from<G: Game>(
     }
 }
 
-/// Whether `mv` may be played in `state`. Arimaa's `legal_moves` lists one
-/// step sequence per distinct resulting board (and takes about a
-/// millisecond), while players may reach that board by other steps: there
-/// a move is legal when every step is legal in turn and its notation reads
-/// back as the same steps (a turn that changes the board and repeats no
-/// position a third time).
-pub fn is_legal<G: Game>(state: &G, mv: G::Move, scratch: &mut Vec<G::Move>) -> bool {
-    let any_state: &dyn Any = state;
-    let any_move: &dyn Any = &mv;
-    if let (Some(g), Some(&m)) = (
-        any_state.downcast_ref::<Arimaa>(),
-        any_move.downcast_ref::<arimaa::Move>(),
-    ) {
-        return arimaa_steps_are_legal(g, m)
-            && g.parse_move(&g.move_to_string(m))
-                .is_ok_and(|back| back == m);
-    }
-    state.legal_moves(scratch);
-    scratch.contains(&mv)
-}
-
-/// `mv` in the game's notation where it can be written (an Arimaa move
-/// with an impossible step cannot), else as the program sees it.
-fn describe_move<G: Game>(state: &G, mv: G::Move) -> String {
-    let any_state: &dyn Any = state;
-    let any_move: &dyn Any = &mv;
-    if let (Some(g), Some(&m)) = (
-        any_state.downcast_ref::<Arimaa>(),
-        any_move.downcast_ref::<arimaa::Move>(),
-    ) {
-        if !arimaa_steps_are_legal(g, m) {
-            return format!("{mv:?}");
-        }
-    }
-    state.move_to_string(mv)
-}
-
-/// Whether each step of `mv` is a legal step in turn from the start of the
-/// turn (its notation can then be written).
-fn arimaa_steps_are_legal(g: &Arimaa, mv: arimaa::Move) -> bool {
-    if g.outcome().is_some() {
-        return false;
-    }
-    let mut p = *g.position();
-    let mut turn = TurnState::START;
-    for step in mv.steps() {
-        if p.piece_at(step.from).is_none() {
-            return false;
-        }
-        match p.classify_step(&turn, step) {
-            Ok(kind) => turn = p.apply_step(&turn, step, kind).0,
-            Err(_) => return false,
-        }
-    }
-    true
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::arimaa::random_steps::random_steps_move;
-    use crate::game::TicTacToe;
+    use crate::game::{Arimaa, TicTacToe};
     use crate::search::{RandomPlayer, SearchError};
     use crate::util::seeded_rng;
 
@@ -168,7 +109,7 @@ mod tests {
         let mut outside = 0;
         for _ in 0..200 {
             let mv = random_steps_move(&g, 0.1, &mut rng).unwrap();
-            assert!(is_legal(&g, mv, &mut scratch));
+            assert!(g.is_legal(mv, &mut scratch));
             outside += usize::from(!listed.contains(&mv));
         }
         assert!(outside > 0, "every random-steps move was a listed one");
@@ -176,7 +117,7 @@ mod tests {
         let mv = listed[0];
         let mut after = g.clone();
         after.play(mv);
-        assert!(!is_legal(&after, mv, &mut scratch));
+        assert!(!after.is_legal(mv, &mut scratch));
         let e = play_game_from(after, &Fixed(mv), &Fixed(mv), 7, &mut rng, None).unwrap_err();
         assert!(matches!(&e, ArenaError::IllegalMove { game: 7, .. }), "{e}");
         assert!(e.to_string().contains("illegal move"), "{e}");

@@ -18,9 +18,9 @@ mod tournament_tables;
 
 pub use elo::{elo_from_score, EloEstimate};
 pub use error::ArenaError;
-pub use game_loop::{is_legal, play_game, play_game_from, PlayedGame};
+pub use game_loop::{play_game, play_game_from, PlayedGame};
 pub use match_play::{play_match, play_match_from, StartFn};
-pub use players::{build_players, ArenaGame};
+pub use players::build_players;
 pub use rating_chart::{write_ratings_png, RatingBar};
 pub use rating_fit::{fit_ratings, Anchor, FitError, FitOptions, FittedRating, PairScore};
 pub use result::{fmt_elo, MatchResult, Wdl};

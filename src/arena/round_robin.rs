@@ -9,9 +9,7 @@
 //! of the pair moves first in its even games. The results therefore depend
 //! on the seed, the players and `N`, never on the number of threads.
 
-use super::{
-    play_game_from, ArenaError, ArenaGame, FitOptions, MatchResult, PairScore, StartConfig, Wdl,
-};
+use super::{play_game_from, ArenaError, FitOptions, MatchResult, PairScore, StartConfig, Wdl};
 use crate::game::{Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::seeded_rng;
@@ -136,7 +134,7 @@ fn unique_names(names: Vec<String>) -> Vec<String> {
 }
 
 /// Plays the tournament on the current rayon pool (see the module docs).
-pub fn round_robin<G: ArenaGame>(
+pub fn round_robin<G: crate::games::GameSupport>(
     players: &[Arc<dyn Player<G>>],
     start: &StartConfig,
     cfg: &RoundRobinConfig,

@@ -1,14 +1,12 @@
 //! Where the games of a match or tournament start: the standard position at
 //! a board size, or for Arimaa the position after two setups drawn (as
 //! self-play draws them) from the shipped arimaa.com archives, from a file
-//! of imported records, or at random.
+//! of imported records, or at random ([`GameSupport::openings`]).
 
 use super::ArenaError;
-use crate::game::{Arimaa, Game};
-use crate::selfplay::run::{setups_from_file, shipped_setups, Openings, SelfplayGame};
+use crate::game::Game;
+use crate::games::{GameSupport, Openings};
 use crate::util::SeededRng;
-use std::path::Path;
-use std::sync::Arc;
 
 /// The start of every game of a match: board size and openings.
 #[derive(Clone, Debug)]
@@ -32,54 +30,31 @@ impl StartConfig {
     }
 
     /// Checks `size` (default: the game's standard) against `G` and
-    /// resolves the Arimaa setups: `None` for the shipped archives,
-    /// `random`, `standard`, or a JSONL file of imported Arimaa records.
-    /// Other games take no setups.
-    pub fn for_game<G: SelfplayGame>(
+    /// resolves `--setups` ([`GameSupport::openings`]).
+    pub fn for_game<G: GameSupport>(
         size: Option<usize>,
         setups: Option<&str>,
     ) -> Result<Self, ArenaError> {
         let size = size.unwrap_or(G::DEFAULT_SIZE);
         G::with_size(size).map_err(|e| ArenaError::Options(format!("--size {size}: {e}")))?;
-        let (openings, openings_name) = if G::NAME == Arimaa::NAME {
-            match setups {
-                None => {
-                    let (sampler, name) =
-                        shipped_setups().map_err(|e| ArenaError::Options(e.to_string()))?;
-                    (Openings::Setups(Arc::new(sampler)), name)
-                }
-                Some("random") => (Openings::RandomSetups, "random".into()),
-                Some("standard") => (Openings::Standard, "standard".into()),
-                Some(file) => {
-                    let sampler = setups_from_file(Path::new(file))
-                        .map_err(|e| ArenaError::Options(format!("--setups {file}: {e}")))?;
-                    (Openings::Setups(Arc::new(sampler)), format!("file:{file}"))
-                }
-            }
-        } else {
-            if let Some(s) = setups {
-                return Err(ArenaError::Options(format!(
-                    "--setups {s}: setups are for Arimaa only, not {}",
-                    G::NAME
-                )));
-            }
-            (Openings::Standard, "standard".into())
-        };
+        let choice = G::openings(setups).map_err(|e| ArenaError::Options(e.to_string()))?;
         Ok(StartConfig {
             size,
-            openings,
-            openings_name,
+            openings: choice.openings,
+            openings_name: choice.name,
         })
     }
 
     /// The start of a game, drawing Arimaa setups from `rng` (the game's
     /// own stream, so starts do not depend on the thread count).
-    pub fn start<G: SelfplayGame>(&self, rng: &mut SeededRng) -> Result<G, String> {
-        G::selfplay_start(self.size, &self.openings, rng).map(|(g, _setups)| g)
+    pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<G, String> {
+        G::start(self.size, &self.openings, rng)
+            .map(|(g, _setups)| g)
+            .map_err(|e| e.to_string())
     }
 
     /// `start` as a function for [`super::play_match_from`].
-    pub fn starter<G: SelfplayGame>(
+    pub fn starter<G: GameSupport>(
         &self,
     ) -> impl Fn(&mut SeededRng) -> Result<G, String> + Sync + '_ {
         move |rng| self.start::<G>(rng)
@@ -89,7 +64,7 @@ impl StartConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Amazons, Gomoku, TicTacToe};
+    use crate::game::{Amazons, Arimaa, Gomoku, TicTacToe};
     use crate::util::seeded_rng;
 
     #[test]

@@ -7,10 +7,10 @@ use super::progress;
 use anyhow::{bail, Context};
 use clap::Args;
 use plies::arena::{
-    build_players, round_robin, schedule, write_ratings_png, Anchor, ArenaGame, FitOptions,
-    RatingBar, RoundRobin, RoundRobinConfig, StartConfig,
+    build_players, round_robin, schedule, write_ratings_png, Anchor, FitOptions, RatingBar,
+    RoundRobin, RoundRobinConfig, StartConfig,
 };
-use plies::game::{Amazons, Arimaa, AtariGo, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::games::{GameKind, GameSupport};
 use plies::report::{write_atomic, write_json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -69,17 +69,10 @@ pub struct ArenaArgs {
 }
 
 pub fn run(a: ArenaArgs) -> anyhow::Result<ExitCode> {
-    match a.game {
-        GameKind::TicTacToe => run_game::<TicTacToe>(a),
-        GameKind::Arimaa => run_game::<Arimaa>(a),
-        GameKind::Amazons => run_game::<Amazons>(a),
-        GameKind::Pentago => run_game::<Pentago>(a),
-        GameKind::Gomoku => run_game::<Gomoku>(a),
-        GameKind::AtariGo => run_game::<AtariGo>(a),
-    }
+    plies::with_game!(a.game, G => run_game::<G>(a))
 }
 
-fn run_game<G: ArenaGame>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
+fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
     if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
         bail!("--prior-draws {} must be 0 or more", a.prior_draws);
     }

@@ -56,7 +56,7 @@ pub enum BenchCmd {
 #[derive(Args)]
 pub struct MovegenBenchArgs {
     #[arg(long, default_value = "arimaa")]
-    game: plies::game::GameKind,
+    game: plies::games::GameKind,
     /// Position lines `<side> <board>` (as `plies rules moves` reads).
     file: std::path::PathBuf,
     /// Times each position is generated; the best round counts.
@@ -114,9 +114,8 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
 fn bench_movegen(a: MovegenBenchArgs) -> anyhow::Result<ExitCode> {
     use anyhow::Context;
     use plies::game::arimaa::{notation::parse_position_line, MoveGen};
-    if a.game != plies::game::GameKind::Arimaa {
-        anyhow::bail!("bench movegen supports --game arimaa only, not {}", a.game);
-    }
+    a.game
+        .require(plies::games::GameKind::Arimaa, "bench movegen")?;
     let text = std::fs::read_to_string(&a.file).with_context(|| a.file.display().to_string())?;
     let mut positions = Vec::new();
     for (i, line) in text.lines().enumerate() {

@@ -4,11 +4,11 @@
 
 use clap::Args;
 use plies::encode::Encoder;
-use plies::game::{Amazons, Arimaa, Game, Gomoku};
+use plies::game::Game;
+use plies::games::{GameKind, GameSupport};
 use plies::infer::batched::{BatchOptions, BatchedEvaluator};
 use plies::infer::{CandleEvaluator, Evaluator};
 use plies::model::{build, seeded_init, InputShape};
-use plies::search::game_player::PlayableGame;
 use plies::search::mcts::{run_search, MctsConfig, Node, Rollout};
 use plies::util::{parse_device, seeded_rng};
 use serde::Serialize;
@@ -22,7 +22,7 @@ pub struct MctsBenchArgs {
     /// arimaa (encoder arimaa-6x8x8), amazons (amazons-units, 10x10, with
     /// global features: a resnet model) or gomoku (stones-2, 15x15).
     #[arg(long, default_value = "arimaa")]
-    game: String,
+    game: GameKind,
     /// A model preset with fresh seeded weights: cnn3, resnet-tiny, resnet-small.
     #[arg(long, default_value = "cnn3")]
     model: String,
@@ -71,16 +71,11 @@ struct Row {
 }
 
 pub fn bench_mcts(a: MctsBenchArgs) -> anyhow::Result<ExitCode> {
-    match a.game.as_str() {
-        "arimaa" => run::<Arimaa>(&a, Arimaa::new(), "arimaa-6x8x8"),
-        "amazons" => run::<Amazons>(&a, Amazons::new(), "amazons-units"),
-        "gomoku" => run::<Gomoku>(&a, Gomoku::new(), "stones-2"),
-        other => anyhow::bail!("--game {other}: expected arimaa, amazons or gomoku"),
-    }
+    plies::with_game!(a.game, G => run::<G>(&a, G::new(), G::ENCODERS[0]))
 }
 
 /// Positions 10 to 30 random moves into seeded games (never finished ones).
-fn roots<G: PlayableGame>(start: &G, n: usize, seed: u64) -> Vec<G> {
+fn roots<G: GameSupport>(start: &G, n: usize, seed: u64) -> Vec<G> {
     let mut out = Vec::new();
     let mut scratch = Vec::new();
     let mut i = 0;
@@ -102,7 +97,7 @@ fn roots<G: PlayableGame>(start: &G, n: usize, seed: u64) -> Vec<G> {
     out
 }
 
-fn run<G: PlayableGame>(a: &MctsBenchArgs, start: G, encoder: &str) -> anyhow::Result<ExitCode> {
+fn run<G: GameSupport>(a: &MctsBenchArgs, start: G, encoder: &str) -> anyhow::Result<ExitCode> {
     let device = parse_device(&a.device)?;
     let size = start.size();
     let enc: Box<dyn Encoder<G>> = G::encoder(encoder, size)?;

@@ -3,7 +3,8 @@
 //! games in the same run (`scripts/bench_playouts.py`) and prints the ratio.
 
 use clap::Args;
-use plies::game::{Amazons, AtariGo, Game, GameKind, Gomoku, Outcome, Pentago, Side, TicTacToe};
+use plies::game::{Game, Outcome, Side};
+use plies::games::{GameKind, GameSupport};
 use plies::util::{seeded_rng, SeededRng};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -73,16 +74,15 @@ fn timed<G: Game>(
 
 pub fn bench_playouts(a: PlayoutsArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(a.games > 0, "--games must be at least 1");
-    let (size, tally, seconds) = match a.game {
-        GameKind::TicTacToe => timed::<TicTacToe>(a.size, a.games, a.seed)?,
-        GameKind::Amazons => timed::<Amazons>(a.size, a.games, a.seed)?,
-        GameKind::Pentago => timed::<Pentago>(a.size, a.games, a.seed)?,
-        GameKind::Gomoku => timed::<Gomoku>(a.size, a.games, a.seed)?,
-        GameKind::AtariGo => timed::<AtariGo>(a.size, a.games, a.seed)?,
-        GameKind::Arimaa => anyhow::bail!(
-            "bench playouts does not play arimaa (uniform full moves need the whole move list; see bench movegen)"
-        ),
-    };
+    let (size, tally, seconds) = plies::with_game!(a.game, G => {
+        if G::RANDOM_STEPS {
+            anyhow::bail!(
+                "bench playouts does not play {} (uniform full moves need the whole move list; see bench movegen)",
+                G::NAME
+            );
+        }
+        timed::<G>(a.size, a.games, a.seed)?
+    });
     let seconds = seconds.max(1e-9);
     let games = a.games as f64;
     let (games_per_s, moves_per_s) = (games / seconds, tally.moves as f64 / seconds);

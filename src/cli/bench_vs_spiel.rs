@@ -11,10 +11,9 @@
 
 use clap::Args;
 use plies::arena::{play_match_from, EloEstimate, MatchResult};
-use plies::game::{Amazons, Gomoku, Pentago, TicTacToe};
-use plies::search::game_player::{player_from_spec_in, PlayableGame, PlayerContext};
+use plies::games::{GameKind, GameSupport};
+use plies::search::game_player::{player_from_spec_in, PlayerContext};
 use plies::search::mcts::{MctsConfig, MctsPlayer};
-use plies::search::spiel_bot::SpielGame;
 use plies::search::timed::TimedPlayer;
 use plies::search::Player;
 use serde::Serialize;
@@ -80,15 +79,15 @@ pub fn bench_vs_spiel(a: VsSpielArgs) -> anyhow::Result<ExitCode> {
             ),
             None => (g.as_str(), 0),
         };
-        match name {
-            "amazons" => rows.extend(one_game::<Amazons>(&a, size)?),
-            "gomoku" => rows.extend(one_game::<Gomoku>(&a, size)?),
-            "pentago" => rows.extend(one_game::<Pentago>(&a, size)?),
-            "tictactoe" => rows.extend(one_game::<TicTacToe>(&a, size)?),
-            other => anyhow::bail!(
-                "--games {other}: expected amazons, gomoku, pentago or tictactoe (OpenSpiel's games)"
-            ),
-        }
+        let kind: GameKind = name.parse()?;
+        plies::with_game!(kind, G => {
+            if G::SPIEL_NAME.is_none() {
+                anyhow::bail!(
+                    "--games {name}: OpenSpiel does not have it (amazons, gomoku, pentago, tictactoe)"
+                );
+            }
+            rows.extend(one_game::<G>(&a, size)?)
+        })
     }
     print_rows(&rows, a.json);
     if let Some(path) = &a.csv {
@@ -97,7 +96,7 @@ pub fn bench_vs_spiel(a: VsSpielArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn one_game<G: PlayableGame + SpielGame>(a: &VsSpielArgs, size: usize) -> anyhow::Result<Vec<Row>> {
+fn one_game<G: GameSupport>(a: &VsSpielArgs, size: usize) -> anyhow::Result<Vec<Row>> {
     let size = if size == 0 { G::DEFAULT_SIZE } else { size };
     G::with_size(size)?;
     let ctx = PlayerContext {
@@ -133,7 +132,7 @@ fn one_game<G: PlayableGame + SpielGame>(a: &VsSpielArgs, size: usize) -> anyhow
     Ok(rows)
 }
 
-fn play<G: PlayableGame + SpielGame>(
+fn play<G: GameSupport>(
     a: &VsSpielArgs,
     size: usize,
     cfg: MctsConfig,

@@ -3,9 +3,10 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use plies::dataset::{Dataset, SplitRule};
 use plies::encode::tictactoe_encoder;
-use plies::game::{GameKind, TicTacToe};
+use plies::game::TicTacToe;
+use plies::games::GameKind;
 use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
-use plies::search::{build_tictactoe_player, PlayerSpec};
+use plies::search::game_player::{player_from_spec_in, PlayerContext};
 use plies::selfplay::{generate_database, DatabaseConfig, LearningNetwork, SideSpec};
 use plies::train::TdConfig;
 use plies::util::seeded_rng;
@@ -72,7 +73,7 @@ fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     super::require_tictactoe(a.game)?;
     let encoder: Arc<dyn plies::encode::Encoder<TicTacToe>> =
         Arc::from(tictactoe_encoder(&a.encoder)?);
-    let device = candle_core::Device::Cpu;
+    let ctx = PlayerContext::default_for::<TicTacToe>();
     let side_a = if let Some(h) = a.a.strip_prefix("td:") {
         let hidden: usize = h
             .parse()
@@ -91,15 +92,9 @@ fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
             false,
         )))
     } else {
-        SideSpec::Fixed(build_tictactoe_player(
-            &a.a.parse::<PlayerSpec>()?,
-            &device,
-        )?)
+        SideSpec::Fixed(player_from_spec_in::<TicTacToe>(&a.a, &ctx)?)
     };
-    let side_b = SideSpec::Fixed(build_tictactoe_player(
-        &a.b.parse::<PlayerSpec>()?,
-        &device,
-    )?);
+    let side_b = SideSpec::Fixed(player_from_spec_in::<TicTacToe>(&a.b, &ctx)?);
     let cfg = DatabaseConfig {
         games: a.games,
         seed: a.seed,

@@ -3,14 +3,12 @@
 use anyhow::{bail, Context};
 use clap::{Args, Subcommand};
 use plies::dataset::SplitRule;
-use plies::encode::{
-    amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, Encoder, StoneGrid,
-};
-use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::encode::Encoder;
+use plies::game::Game;
+use plies::games::{GameKind, GameSupport};
 use plies::positions::{
     build_dataset, first_record_info, BuildOptions, BuildReport, Filters, Terminations,
 };
-use plies::record::RecordStart;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -91,15 +89,6 @@ pub struct BuildArgs {
     quiet: bool,
 }
 
-fn default_encoder(kind: GameKind) -> &'static str {
-    match kind {
-        GameKind::Arimaa => "arimaa-6x8x8",
-        GameKind::Amazons => "amazons-units",
-        GameKind::TicTacToe => "tictactoe-2x3x3",
-        GameKind::Pentago | GameKind::Gomoku | GameKind::AtariGo => "stones-2",
-    }
-}
-
 fn build(a: BuildArgs) -> anyhow::Result<ExitCode> {
     let json = a.json;
     let report = build_report(a)?;
@@ -137,45 +126,22 @@ fn build_report(a: BuildArgs) -> anyhow::Result<BuildReport> {
     let name = a
         .encoder
         .clone()
-        .unwrap_or_else(|| default_encoder(kind).to_string());
-    match kind {
-        GameKind::Arimaa => run::<Arimaa>(a, Arc::from(arimaa_encoder(&name)?), size),
-        GameKind::TicTacToe => {
-            let enc: Box<dyn Encoder<TicTacToe>> = match tictactoe_encoder(&name) {
-                Ok(e) => e,
-                Err(_) => stones_encoder(&name, size.unwrap_or(TicTacToe::DEFAULT_SIZE))
-                    .context("not a Tic-tac-toe encoder (tictactoe-9, tictactoe-2x3x3) either")?,
-            };
-            run::<TicTacToe>(a, Arc::from(enc), size)
-        }
-        GameKind::Amazons => {
-            let n = size.unwrap_or(Amazons::DEFAULT_SIZE);
-            run::<Amazons>(a, Arc::from(amazons_encoder(&name, n)?), size)
-        }
-        GameKind::Pentago => stones::<Pentago>(a, &name, size),
-        GameKind::Gomoku => stones::<Gomoku>(a, &name, size),
-        GameKind::AtariGo => stones::<AtariGo>(a, &name, size),
-    }
+        .unwrap_or_else(|| plies::with_game!(kind, G => G::ENCODERS[0]).to_string());
+    plies::with_game!(kind, G => {
+        let encoder = G::encoder(&name, size.unwrap_or(G::DEFAULT_SIZE))?;
+        run::<G>(a, Arc::from(encoder), size)
+    })
 }
 
-fn stones<G: RecordStart + StoneGrid>(
-    a: BuildArgs,
-    name: &str,
-    size: Option<usize>,
-) -> anyhow::Result<BuildReport> {
-    let enc = stones_encoder::<G>(name, size.unwrap_or(G::DEFAULT_SIZE))?;
-    run::<G>(a, Arc::from(enc), size)
-}
-
-fn run<G: RecordStart>(
+fn run<G: GameSupport>(
     a: BuildArgs,
     encoder: Arc<dyn Encoder<G>>,
     size: Option<usize>,
 ) -> anyhow::Result<BuildReport> {
     let board_size = size.unwrap_or(G::DEFAULT_SIZE);
     let terminations = match &a.terminations {
-        Some(list) => Terminations::parse(list, G::NAME)?,
-        None => Terminations::default_for(G::NAME),
+        Some(list) => Terminations::parse::<G>(list)?,
+        None => Terminations::default_for::<G>(),
     };
     let options = BuildOptions {
         filters: Filters {

@@ -5,7 +5,7 @@ use super::progress;
 use anyhow::{bail, Context};
 use clap::Args;
 use plies::game::arimaa::Termination;
-use plies::game::GameKind;
+use plies::games::GameKind;
 use plies::record::arimaa_archive::{self, import_archive, FileSummary, ImportOptions};
 use plies::record::RecordWriter;
 use plies::report::Table;
@@ -161,9 +161,7 @@ fn table(files: &[FileSummary], total: &Totals) -> Table {
 }
 
 pub fn run(a: ImportArgs) -> anyhow::Result<ExitCode> {
-    if a.game != GameKind::Arimaa {
-        bail!("import supports --game arimaa only, not {}", a.game);
-    }
+    a.game.require(GameKind::Arimaa, "import")?;
     if a.format != arimaa_archive::FORMAT {
         bail!(
             "unknown --format '{}' for arimaa (known: {})",

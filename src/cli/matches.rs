@@ -2,10 +2,9 @@
 
 use super::progress;
 use clap::Args;
-use plies::arena::{
-    build_players, play_game_from, play_match_from, result_text, ArenaGame, StartConfig,
-};
-use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+use plies::arena::{build_players, play_game_from, play_match_from, result_text, StartConfig};
+
+use plies::games::{GameKind, GameSupport};
 use plies::search::evaluators::EvalContext;
 use plies::search::game_player::PlayerContext;
 use plies::util::seeded_rng;
@@ -92,17 +91,10 @@ pub fn ply_limit(max_plies: usize) -> Option<usize> {
 }
 
 pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
-    match a.game {
-        GameKind::TicTacToe => match_game::<TicTacToe>(a),
-        GameKind::Arimaa => match_game::<Arimaa>(a),
-        GameKind::Amazons => match_game::<Amazons>(a),
-        GameKind::Pentago => match_game::<Pentago>(a),
-        GameKind::Gomoku => match_game::<Gomoku>(a),
-        GameKind::AtariGo => match_game::<AtariGo>(a),
-    }
+    plies::with_game!(a.game, G => match_game::<G>(a))
 }
 
-fn match_game<G: ArenaGame>(a: MatchArgs) -> anyhow::Result<ExitCode> {
+fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
     let specs = [a.a.clone(), a.b.clone()];
     let ctx = player_context(start.size, &a.device)?;
@@ -147,17 +139,10 @@ fn match_game<G: ArenaGame>(a: MatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run_play(a: PlayArgs) -> anyhow::Result<ExitCode> {
-    match a.game {
-        GameKind::TicTacToe => play_one::<TicTacToe>(a),
-        GameKind::Arimaa => play_one::<Arimaa>(a),
-        GameKind::Amazons => play_one::<Amazons>(a),
-        GameKind::Pentago => play_one::<Pentago>(a),
-        GameKind::Gomoku => play_one::<Gomoku>(a),
-        GameKind::AtariGo => play_one::<AtariGo>(a),
-    }
+    plies::with_game!(a.game, G => play_one::<G>(a))
 }
 
-fn play_one<G: ArenaGame>(a: PlayArgs) -> anyhow::Result<ExitCode> {
+fn play_one<G: GameSupport>(a: PlayArgs) -> anyhow::Result<ExitCode> {
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
     let specs = [a.a.clone(), a.b.clone()];
     let ctx = player_context(start.size, &a.device)?;
@@ -175,13 +160,7 @@ fn play_one<G: ArenaGame>(a: PlayArgs) -> anyhow::Result<ExitCode> {
         ply_limit(a.max_plies),
     )?;
     let mut g = game.start.clone();
-    let (x, o) = if G::NAME == TicTacToe::NAME {
-        ("x", "o")
-    } else if G::NAME == Arimaa::NAME {
-        ("gold", "silver")
-    } else {
-        ("first", "second")
-    };
+    let [x, o] = G::SIDE_NAMES;
     println!(
         "{x} = {} (A), {o} = {} (B)\n",
         players[0].name(),

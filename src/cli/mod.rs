@@ -97,11 +97,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Commands whose players, encoders or models exist only for Tic-tac-toe.
-pub fn require_tictactoe(game: plies::game::GameKind) -> anyhow::Result<()> {
-    match game {
-        plies::game::GameKind::TicTacToe => Ok(()),
-        other => anyhow::bail!("this command supports --game tictactoe only, not {other}"),
-    }
+pub fn require_tictactoe(game: plies::games::GameKind) -> anyhow::Result<()> {
+    Ok(game.require(plies::games::GameKind::TicTacToe, "this command")?)
 }
 
 /// A progress bar on stderr, hidden when `quiet`.

@@ -3,8 +3,7 @@ use clap::{Args, Subcommand};
 use plies::game::arimaa::listing::{moves_digest_line, moves_listing, steps_listing};
 use plies::game::arimaa::notation::parse_position_line;
 use plies::game::arimaa::MoveGen;
-use plies::game::{Amazons, AtariGo, GameKind, Gomoku, Pentago, TicTacToe};
-use plies::record::replay_file;
+use plies::games::{GameKind, GameSupport};
 use std::io::{BufRead, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -51,10 +50,7 @@ pub struct StepsArgs {
 }
 
 fn require_arimaa(game: GameKind) -> anyhow::Result<()> {
-    match game {
-        GameKind::Arimaa => Ok(()),
-        other => anyhow::bail!("this command supports --game arimaa only, not {other}"),
-    }
+    Ok(game.require(GameKind::Arimaa, "this command")?)
 }
 
 /// Non-comment lines with their 1-based line numbers.
@@ -119,14 +115,7 @@ pub fn run(cmd: RulesCmd) -> anyhow::Result<ExitCode> {
         RulesCmd::Moves(a) => moves(a),
         RulesCmd::Steps(a) => steps(a),
         RulesCmd::Replay(a) => {
-            let summary = match a.game {
-                GameKind::TicTacToe => replay_file::<TicTacToe>(&a.file),
-                GameKind::Arimaa => plies::record::arimaa_oracle::replay_oracle_games(&a.file),
-                GameKind::Amazons => replay_file::<Amazons>(&a.file),
-                GameKind::Pentago => replay_file::<Pentago>(&a.file),
-                GameKind::Gomoku => replay_file::<Gomoku>(&a.file),
-                GameKind::AtariGo => replay_file::<AtariGo>(&a.file),
-            };
+            let summary = plies::with_game!(a.game, G => G::replay_oracle(&a.file));
             match summary {
                 Ok(s) => {
                     let legal = match s.legal_moves_compared {

@@ -2,20 +2,18 @@
 //! resumable, written as JSONL game records in chunk files.
 
 use super::progress;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::Args;
-use plies::game::{Amazons, Arimaa, AtariGo, Game, GameKind, Gomoku, Pentago, TicTacToe};
+
+use plies::games::{GameKind, GameSupport, Openings};
 use plies::report::Table;
 use plies::selfplay::chunks::{chunk_count, chunk_path, GAMES_DIR};
 use plies::selfplay::run::{
-    build_players, execute, prepare, setups_from_file, shipped_setups, summarise, Openings,
-    SelfplayConfig, SelfplayGame, SelfplaySummary, Wdl, CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT,
-    SUMMARY_FILE,
+    build_players, execute, prepare, summarise, SelfplayConfig, SelfplaySummary, Wdl, CONFIG_FILE,
+    DEFAULT_CHUNK_GAMES, FORMAT, SUMMARY_FILE,
 };
-use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 #[derive(Args)]
 pub struct SelfplayArgs {
@@ -84,56 +82,18 @@ pub struct SelfplayArgs {
 }
 
 pub fn run(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
-    match a.game {
-        GameKind::TicTacToe => run_game::<TicTacToe>(a),
-        GameKind::Arimaa => run_game::<Arimaa>(a),
-        GameKind::Amazons => run_game::<Amazons>(a),
-        GameKind::Pentago => run_game::<Pentago>(a),
-        GameKind::Gomoku => run_game::<Gomoku>(a),
-        GameKind::AtariGo => run_game::<AtariGo>(a),
-    }
+    plies::with_game!(a.game, G => run_game::<G>(a))
 }
 
-/// The Arimaa setups and how the configuration names them.
-fn arimaa_openings(
-    setups: Option<&str>,
-) -> anyhow::Result<(Openings, Option<String>, Option<String>)> {
-    Ok(match setups {
-        None => {
-            let (sampler, name) = shipped_setups()?;
-            (Openings::Setups(Arc::new(sampler)), Some(name), None)
-        }
-        Some("random") => (Openings::RandomSetups, Some("random".into()), None),
-        Some(file) => {
-            let path = PathBuf::from(file);
-            let bytes = std::fs::read(&path)
-                .with_context(|| format!("--setups {}: cannot read it", path.display()))?;
-            let sha: String = Sha256::digest(&bytes)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
-            let sampler = setups_from_file(&path)?;
-            (
-                Openings::Setups(Arc::new(sampler)),
-                Some(format!("file:{file}")),
-                Some(sha),
-            )
-        }
-    })
-}
-
-fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
+fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let size = a.size.unwrap_or(G::DEFAULT_SIZE);
     G::with_size(size).with_context(|| format!("--size {size}"))?;
     let players = build_players::<G>(&a.white, &a.black)?;
-    let (openings, setups, setups_sha256) = if G::NAME == Arimaa::NAME {
-        arimaa_openings(a.setups.as_deref())?
-    } else {
-        if a.setups.is_some() {
-            bail!("--setups is for Arimaa only, not {}", G::NAME);
-        }
-        (Openings::Standard, None, None)
-    };
+    let choice = G::openings(a.setups.as_deref())?;
+    // The configuration names the setups of games that have them.
+    let setups = (a.setups.is_some() || !matches!(choice.openings, Openings::Standard))
+        .then(|| choice.name.clone());
+    let (openings, setups_sha256) = (choice.openings, choice.file_sha256);
     let cfg = SelfplayConfig {
         format: FORMAT,
         game: G::NAME.to_string(),
@@ -199,7 +159,7 @@ fn run_game<G: SelfplayGame>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&json)?);
         return Ok(ExitCode::SUCCESS);
     }
-    print!("{}", render(&summary, G::NAME == Arimaa::NAME));
+    print!("{}", render(&summary, G::SIDE_NAMES));
     println!(
         "\nwrote {}/{GAMES_DIR}/part-*.jsonl, {CONFIG_FILE} and {SUMMARY_FILE}",
         a.out.display()
@@ -231,12 +191,7 @@ fn wdl_row(name: &str, player: &str, r: &Wdl) -> Vec<String> {
 
 /// The summary for people: results by colour (and by player when the
 /// colours alternate), then lengths and speed.
-fn render(s: &SelfplaySummary, arimaa: bool) -> String {
-    let (first, second) = if arimaa {
-        ("gold", "silver")
-    } else {
-        ("first", "second")
-    };
+fn render(s: &SelfplaySummary, [first, second]: [&str; 2]) -> String {
     let mut t = Table::with_headers(["", "player", "wins", "draws", "losses", "unfinished"]);
     let (p1, p2) = if s.alternate {
         ("(alternating)", "(alternating)")

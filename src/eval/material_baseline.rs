@@ -13,7 +13,7 @@ use super::{EvalError, GroupedMetrics};
 use crate::dataset::schema::Columns;
 use crate::dataset::{Dataset, Split};
 use crate::game::arimaa::notation::parse_position_line;
-use crate::search::arimaa_material::material_balance;
+use crate::infer::hand::arimaa_material::material_balance;
 
 /// The `k` used when no train split is at hand: fitted (0.2158) on the
 /// train split of the archive games shipped for training,

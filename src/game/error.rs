@@ -13,6 +13,4 @@ pub enum GameError {
         size: usize,
         allowed: String,
     },
-    #[error("unknown game '{0}' (known: {known})", known = crate::game::GameKind::names().join(", "))]
-    UnknownGame(String),
 }

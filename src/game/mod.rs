@@ -2,8 +2,8 @@
 //! [`Side`] and [`Outcome`] vocabulary, and one module per game.
 //!
 //! Hot paths (search, self-play, encoding) are generic over `G: Game`, so
-//! calls are statically dispatched; [`GameKind`] names a game on the command
-//! line.
+//! calls are statically dispatched; [`crate::games::GameKind`] names a game
+//! on the command line.
 //!
 //! ```
 //! use plies::game::{Game, TicTacToe};
@@ -22,7 +22,6 @@ pub mod atari_go;
 mod error;
 pub mod gomoku;
 mod grid;
-mod kind;
 mod outcome;
 pub mod pentago;
 mod tictactoe;
@@ -32,7 +31,6 @@ pub use arimaa::Arimaa;
 pub use atari_go::{AtariGo, AtariGoMove};
 pub use error::GameError;
 pub use gomoku::{Gomoku, GomokuMove};
-pub use kind::GameKind;
 pub use outcome::{Outcome, Side};
 pub use pentago::{Pentago, PentagoMove};
 pub use tictactoe::{TicTacToe, TttMove};
@@ -119,6 +117,20 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         let mv = self.parse_move(text)?;
         self.play(mv);
         Ok(mv)
+    }
+
+    /// Whether `mv` may be played here. The default looks it up in
+    /// [`Game::legal_moves`] (`scratch` is working space); Arimaa, whose
+    /// list holds one step order per resulting board, checks the steps.
+    fn is_legal(&self, mv: Self::Move, scratch: &mut Vec<Self::Move>) -> bool {
+        self.legal_moves(scratch);
+        scratch.contains(&mv)
+    }
+
+    /// `mv` in the game's notation where it can be written, else as the
+    /// program sees it (an Arimaa move with an impossible step).
+    fn describe_move(&self, mv: Self::Move) -> String {
+        self.move_to_string(mv)
     }
 
     /// A 64-bit key of what an evaluator sees: the board and the side to

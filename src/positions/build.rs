@@ -28,7 +28,8 @@ use crate::dataset::{
 };
 use crate::encode::Encoder;
 use crate::game::Game;
-use crate::record::{GameRecord, RecordStart};
+use crate::games::GameSupport;
+use crate::record::GameRecord;
 
 /// Games parsed and replayed together (one parallel step).
 const CHUNK_GAMES: usize = 1024;
@@ -55,10 +56,10 @@ pub struct BuildOptions {
 }
 
 impl BuildOptions {
-    /// Defaults for `game`: its default filters, 80/10/10, 5 folds.
-    pub fn new(game: &str) -> Self {
+    /// Defaults for `G`: its default filters, 80/10/10, 5 folds.
+    pub fn new<G: GameSupport>() -> Self {
         BuildOptions {
-            filters: Filters::default_for(game),
+            filters: Filters::default_for::<G>(),
             split: SplitRule::default(),
             folds: DEFAULT_FOLDS,
             shard_rows: DEFAULT_SHARD_ROWS,
@@ -247,7 +248,7 @@ struct Ctx<'a, G: Game> {
     filters: &'a Filters,
 }
 
-fn process<G: RecordStart>(
+fn process<G: GameSupport>(
     ctx: &Ctx<'_, G>,
     line: &Line,
     times: &mut StageTimes,
@@ -363,7 +364,7 @@ pub fn first_record_info(
 /// duplicate game ids are an error naming both places. An existing dataset
 /// in `out` is replaced only with `options.force`, and stays readable until
 /// the new one is complete. Also writes `out/build-report.json`.
-pub fn build_dataset<G: RecordStart>(
+pub fn build_dataset<G: GameSupport>(
     records: &[PathBuf],
     out: &Path,
     encoder: Arc<dyn Encoder<G>>,

@@ -11,25 +11,8 @@ use std::fmt;
 use serde::Serialize;
 
 use super::error::PositionsError;
+use crate::games::GameSupport;
 use crate::record::GameRecord;
-
-/// Every termination an Arimaa record can have.
-pub const ARIMAA_TERMINATIONS: [&str; 9] = [
-    "goal",
-    "elimination",
-    "immobilization",
-    "repetition",
-    "resignation",
-    "timeout",
-    "illegal_move",
-    "forfeit",
-    "other",
-];
-
-/// The Arimaa default: the endings decided on the board (the study's
-/// "meaningful" games). Resignations and timeouts add label noise and are
-/// used only on request.
-pub const ARIMAA_DEFAULT_TERMINATIONS: [&str; 3] = ["goal", "elimination", "immobilization"];
 
 /// Left out by default for the other games: endings not decided on the board.
 pub const EXCLUDED_BY_DEFAULT: [&str; 7] = [
@@ -55,19 +38,18 @@ pub enum Terminations {
 }
 
 impl Terminations {
-    /// The default for `game` (a [`Game::NAME`](crate::game::Game::NAME)).
-    pub fn default_for(game: &str) -> Terminations {
+    /// The default for `G` ([`GameSupport::DEFAULT_TERMINATIONS`]).
+    pub fn default_for<G: GameSupport>() -> Terminations {
         let set = |names: &[&str]| names.iter().map(|s| s.to_string()).collect();
-        if game == "arimaa" {
-            Terminations::Only(set(&ARIMAA_DEFAULT_TERMINATIONS))
-        } else {
-            Terminations::AllExcept(set(&EXCLUDED_BY_DEFAULT))
+        match G::DEFAULT_TERMINATIONS {
+            Some(names) => Terminations::Only(set(names)),
+            None => Terminations::AllExcept(set(&EXCLUDED_BY_DEFAULT)),
         }
     }
 
-    /// Parses `all` or a comma list (`goal,elimination`). For Arimaa the
-    /// names are checked against [`ARIMAA_TERMINATIONS`].
-    pub fn parse(list: &str, game: &str) -> Result<Terminations, PositionsError> {
+    /// Parses `all` or a comma list (`goal,elimination`), checked against
+    /// [`GameSupport::TERMINATIONS`] where the game has a closed list.
+    pub fn parse<G: GameSupport>(list: &str) -> Result<Terminations, PositionsError> {
         let list = list.trim();
         if list == "all" {
             return Ok(Terminations::All);
@@ -78,16 +60,13 @@ impl Terminations {
                 && name
                     .bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_');
-            if !ok || (game == "arimaa" && !ARIMAA_TERMINATIONS.contains(&name)) {
+            let known = G::TERMINATIONS.is_none_or(|names| names.contains(&name));
+            if !ok || !known {
                 return Err(PositionsError::InvalidOption {
                     option: "--terminations",
-                    expected: if game == "arimaa" {
-                        format!(
-                            "`all` or a comma list of {}",
-                            ARIMAA_TERMINATIONS.join(", ")
-                        )
-                    } else {
-                        "`all` or a comma list of snake_case termination names".into()
+                    expected: match G::TERMINATIONS {
+                        Some(names) => format!("`all` or a comma list of {}", names.join(", ")),
+                        None => "`all` or a comma list of snake_case termination names".into(),
                     },
                     found: format!("`{name}` in `{list}`"),
                 });
@@ -131,11 +110,11 @@ pub struct Filters {
 
 impl Filters {
     /// No position filter, no rating filter, the game's default terminations.
-    pub fn default_for(game: &str) -> Filters {
+    pub fn default_for<G: GameSupport>() -> Filters {
         Filters {
             last_plies: None,
             min_rating: None,
-            terminations: Terminations::default_for(game),
+            terminations: Terminations::default_for::<G>(),
         }
     }
 
@@ -193,7 +172,7 @@ impl Dropped {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Side;
+    use crate::game::{Arimaa, Gomoku, Side};
     use crate::record::PerSide;
 
     fn rec(termination: &str, ratings: (Option<i32>, Option<i32>)) -> GameRecord {
@@ -218,13 +197,13 @@ mod tests {
 
     #[test]
     fn defaults_per_game() {
-        let a = Filters::default_for("arimaa");
+        let a = Filters::default_for::<Arimaa>();
         assert_eq!(a.drop_reason(&rec("goal", (None, None))), None);
         assert_eq!(
             a.drop_reason(&rec("resignation", (None, None))),
             Some(DropReason::Termination)
         );
-        let g = Filters::default_for("gomoku");
+        let g = Filters::default_for::<Gomoku>();
         assert_eq!(g.drop_reason(&rec("five", (None, None))), None);
         for t in EXCLUDED_BY_DEFAULT {
             assert!(g.drop_reason(&rec(t, (None, None))).is_some(), "{t}");
@@ -235,7 +214,7 @@ mod tests {
     fn rating_needs_both_known_and_high_enough() {
         let f = Filters {
             min_rating: Some(1800),
-            ..Filters::default_for("arimaa")
+            ..Filters::default_for::<Arimaa>()
         };
         assert_eq!(f.drop_reason(&rec("goal", (Some(1800), Some(2000)))), None);
         for r in [(Some(1799), Some(2000)), (None, Some(2000)), (None, None)] {
@@ -245,32 +224,32 @@ mod tests {
 
     #[test]
     fn termination_lists_parse_and_typos_are_named() {
-        let t = Terminations::parse("goal, resignation", "arimaa").unwrap();
+        let t = Terminations::parse::<Arimaa>("goal, resignation").unwrap();
         assert!(t.allows("goal") && t.allows("resignation") && !t.allows("timeout"));
         assert_eq!(
-            Terminations::parse("all", "arimaa").unwrap(),
+            Terminations::parse::<Arimaa>("all").unwrap(),
             Terminations::All
         );
-        let msg = Terminations::parse("goal,gaol", "arimaa")
+        let msg = Terminations::parse::<Arimaa>("goal,gaol")
             .unwrap_err()
             .to_string();
         assert!(
             msg.contains("gaol") && msg.contains("immobilization"),
             "{msg}"
         );
-        assert!(Terminations::parse("five", "gomoku").is_ok());
-        assert!(Terminations::parse("", "gomoku").is_err());
+        assert!(Terminations::parse::<Gomoku>("five").is_ok());
+        assert!(Terminations::parse::<Gomoku>("").is_err());
     }
 
     #[test]
     fn last_plies_keeps_the_positions_nearest_the_end() {
         let f = Filters {
             last_plies: Some(3),
-            ..Filters::default_for("gomoku")
+            ..Filters::default_for::<Gomoku>()
         };
         // 10 moves: positions 0..=10, keep 8, 9, 10.
         assert_eq!(f.first_kept_ply(10), 8);
         assert_eq!(f.first_kept_ply(1), 0);
-        assert_eq!(Filters::default_for("gomoku").first_kept_ply(10), 0);
+        assert_eq!(Filters::default_for::<Gomoku>().first_kept_ply(10), 0);
     }
 }

@@ -1,7 +1,7 @@
 //! One game record -> one dataset row per position.
 //!
 //! The record's moves are replayed through the game's rules from
-//! [`RecordStart::record_start`]; each position before a move, and the
+//! [`GameSupport::record_start`](crate::games::GameSupport::record_start); each position before a move, and the
 //! final one, becomes a [`PositionRow`](crate::dataset::PositionRow): its ply, its plies to the end (the
 //! "height"), the side to move, the position as text, the encoded planes,
 //! the move played from it (none at the final position) and the label, the
@@ -13,7 +13,8 @@ use super::error::PositionsError;
 use crate::dataset::GameRows;
 use crate::encode::Encoder;
 use crate::game::{Game, Outcome, Side};
-use crate::record::{GameRecord, RecordStart};
+use crate::games::GameSupport;
+use crate::record::GameRecord;
 
 /// Time spent per stage, in nanoseconds, summed over games (and threads).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -56,7 +57,7 @@ fn side_index(side: Side) -> u8 {
 /// kept), in columnar form. `board_size` is the size the encoder was made
 /// for: a record on another board is refused. `Ok(None)`: the game has no
 /// winner and is not a draw (e.g. unfinished), so it cannot be labelled.
-pub fn record_rows<G: RecordStart>(
+pub fn record_rows<G: GameSupport>(
     rec: &GameRecord,
     encoder: &dyn Encoder<G>,
     board_size: usize,
@@ -69,7 +70,7 @@ pub fn record_rows<G: RecordStart>(
         id: rec.id.clone(),
         why,
     };
-    let mut state = G::record_start(rec).map_err(bad_start)?;
+    let mut state = G::record_start(rec).map_err(|e| bad_start(e.to_string()))?;
     if state.size() != board_size {
         return Err(bad_start(format!(
             "board size {}, but the dataset (and its encoder) is for size {board_size}",

@@ -52,14 +52,15 @@
 
 use crate::game::arimaa::{Arimaa, Move, PieceType, Setup};
 use crate::game::{Game, Side};
+use crate::games::GameSupport;
 use crate::infer::batched::{BatchOptions, BatchedEvaluator};
+use crate::infer::hand::arimaa_material;
 use crate::infer::Evaluator;
 use crate::search::alphabeta::{
     search_with_progress, terminal_score, PositionEval, SearchLimits, SearchResult, WIN_THRESHOLD,
 };
-use crate::search::arimaa_material;
 use crate::search::evaluators::evaluator_by_name;
-use crate::search::game_player::{model_scores, value_score, PlayableGame, PlayerContext, ScoreFn};
+use crate::search::game_player::{model_scores, value_score, PlayerContext, ScoreFn};
 use crate::search::mcts::{run_search_until, MctsConfig, Node, Rollout, SearchStats};
 use crate::search::SearchError;
 use crate::util::SeededRng;
@@ -160,10 +161,10 @@ fn check_eval(name: &str) -> Result<(), String> {
         }
         return Ok(());
     }
-    if name == "random" || Arimaa::eval_names().contains(&name) {
+    if name == "random" || Arimaa::HAND_EVALS.contains(&name) {
         return Ok(());
     }
-    let mut known: Vec<&str> = Arimaa::eval_names().to_vec();
+    let mut known: Vec<&str> = Arimaa::HAND_EVALS.to_vec();
     known.extend(["random", "ckpt:PATH"]);
     Err(format!(
         "eval '{name}' is not an evaluator of arimaa: expected {}",
@@ -415,7 +416,7 @@ pub fn value_centi_rabbits(v: f64) -> i64 {
     if !v.is_finite() {
         return 0;
     }
-    let scale = Arimaa::eval_scale("material") as f64 / 10.0;
+    let scale = Arimaa::hand_eval_scale("material") as f64 / 10.0;
     (scale * v.clamp(-0.9999, 0.9999).atanh()).round() as i64
 }
 

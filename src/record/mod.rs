@@ -13,7 +13,6 @@ mod error;
 pub mod game_record;
 pub mod gomoku_pgn;
 pub mod oracle_jsonl;
-mod record_start;
 pub mod replay;
 
 pub use error::RecordError;
@@ -21,5 +20,4 @@ pub use game_record::{
     read_records, write_records, GameRecord, PerSide, RecordReader, RecordWriter,
 };
 pub use oracle_jsonl::{OracleGame, OraclePly};
-pub use record_start::RecordStart;
 pub use replay::{replay_file, ReplaySummary};

@@ -6,13 +6,13 @@
 //! Hand evaluators score in integer units ([`ScoreFn`]); as an
 //! [`Evaluator`] their score is squashed to `[-1, 1]` by
 //! `tanh(score / scale)`, with the game's scale for a clear advantage
-//! ([`PlayableGame::eval_scale`]), so MCTS can back it up like a network's
+//! ([`GameSupport::hand_eval_scale`]), so MCTS can back it up like a network's
 //! value.
 
-use super::game_player::{PlayableGame, ScoreFn};
 use super::SearchError;
 use crate::checkpoint;
 use crate::game::{hash_of, Game};
+use crate::games::{GameSupport, ScoreFn};
 use crate::infer::{CandleEvaluator, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
@@ -40,7 +40,7 @@ fn bad(name: &str, why: impl Into<String>) -> SearchError {
 }
 
 /// The evaluator called `name` for game `G` on boards of `size`.
-pub fn evaluator_by_name<G: PlayableGame>(
+pub fn evaluator_by_name<G: GameSupport>(
     name: &str,
     size: usize,
     ctx: &EvalContext,
@@ -51,14 +51,14 @@ pub fn evaluator_by_name<G: PlayableGame>(
     if name == "random" {
         return Ok(Arc::new(RandomValue));
     }
-    match G::evaluator(name) {
+    match G::hand_eval(name) {
         Some(score) => Ok(Arc::new(ScoreEvaluator {
             score,
-            scale: G::eval_scale(name),
+            scale: G::hand_eval_scale(name),
             name: name.to_string(),
         })),
         None => {
-            let mut known: Vec<&str> = G::eval_names().to_vec();
+            let mut known: Vec<&str> = G::HAND_EVALS.to_vec();
             known.push("random");
             known.push("ckpt:PATH");
             Err(bad(
@@ -75,7 +75,7 @@ pub fn evaluator_by_name<G: PlayableGame>(
 
 /// A checkpoint's model behind the encoder it was trained with; refuses a
 /// checkpoint of another game or board size, naming both.
-pub fn checkpoint_evaluator<G: PlayableGame>(
+pub fn checkpoint_evaluator<G: GameSupport>(
     dir: &Path,
     size: usize,
     device: &Device,

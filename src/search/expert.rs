@@ -3,24 +3,15 @@
 //! It makes no forks and has no opening preference, so it can be beaten.
 
 use super::{pick, Player, SearchError};
-use crate::game::{Game, Side, TicTacToe, TttMove};
+use crate::games::GameSupport;
 use crate::util::SeededRng;
 
-/// Games where "a move that wins at once for `side`" is well defined and
-/// the same move blocks it for the other side (placement games).
-pub trait ImmediateWins: Game {
-    fn immediate_wins(&self, side: Side) -> Vec<Self::Move>;
-}
-
-impl ImmediateWins for TicTacToe {
-    fn immediate_wins(&self, side: Side) -> Vec<TttMove> {
-        self.winning_cells(side)
-    }
-}
-
+/// EXPERT, for the games with [`GameSupport::immediate_wins`] (placement
+/// games, where the move that wins at once for one side blocks it for the
+/// other).
 pub struct ExpertPlayer;
 
-impl<G: ImmediateWins> Player<G> for ExpertPlayer {
+impl<G: GameSupport> Player<G> for ExpertPlayer {
     fn name(&self) -> String {
         "expert".into()
     }
@@ -32,11 +23,18 @@ impl<G: ImmediateWins> Player<G> for ExpertPlayer {
             return Err(SearchError::NoMoves);
         }
         let me = state.side_to_move();
-        let wins = state.immediate_wins(me);
+        let no_wins = || SearchError::BadSpec {
+            spec: "expert".into(),
+            why: format!(
+                "{} has no immediate-win test; expert plays tictactoe and gomoku",
+                G::NAME
+            ),
+        };
+        let wins = state.immediate_wins(me).ok_or_else(no_wins)?;
         if !wins.is_empty() {
             return Ok(pick(&wins, rng));
         }
-        let blocks = state.immediate_wins(me.other());
+        let blocks = state.immediate_wins(me.other()).ok_or_else(no_wins)?;
         if !blocks.is_empty() {
             return Ok(pick(&blocks, rng));
         }
@@ -47,6 +45,7 @@ impl<G: ImmediateWins> Player<G> for ExpertPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{Game, Side, TicTacToe};
     use crate::util::seeded_rng;
 
     #[test]

@@ -1,13 +1,16 @@
 //! Players for every game from one spec string: `random`, `naive`,
-//! `alphabeta:depth=D[,eval=NAME]`, `greedy[:eval=NAME]`,
+//! `expert` (games with immediate wins), `alphabeta:depth=D[,eval=NAME]`,
+//! `greedy[:eval=NAME]`, `greedy:CHECKPOINT_DIR` and
+//! `greedy+:CHECKPOINT_DIR` (the published NETWORK player),
 //! `mcts:sims=N[,threads=T,eval=NAME,...]` (see [`MctsConfig`]),
 //! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot) and,
-//! for Arimaa, `random-steps[:end=P]`.
+//! for Arimaa, `random-steps[:end=P]`. Every consumer (match, arena, play,
+//! self-play, both engines) builds its players here.
 //!
 //! A spec is a name, then optionally `:` and comma-separated `key=value`
 //! options; an unknown key or a bad value is named in the error.
 //! Evaluators ([`crate::search::evaluators`]): the game's hand-written
-//! ones ([`PlayableGame::eval_names`]: Arimaa `material`, Amazons `mindist`
+//! ones ([`GameSupport::HAND_EVALS`]: Arimaa `material`, Amazons `mindist`
 //! and `lieberum`, Pentago `pentago-features`; the first is the default),
 //! `random`, and `ckpt:PATH`, a trained checkpoint.
 //!
@@ -26,26 +29,19 @@
 //! ```
 
 use super::alphabeta::{search, terminal_score, PositionEval, SearchLimits, WIN_THRESHOLD};
-use super::evaluators::{evaluator_by_name, EvalContext};
+use super::evaluators::{checkpoint_evaluator, evaluator_by_name, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
-use super::{pick, NaivePlayer, Player, SearchError};
-use crate::encode::{
-    amazons_encoder, arimaa_encoder, stones_encoder, tictactoe_encoder, EncodeError, Encoder,
-};
-use crate::game::arimaa::random_steps::random_steps_or_uniform;
-use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Pentago, TicTacToe};
+use super::{pick, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, SearchError};
+use crate::game::{Game, Side};
+use crate::games::GameSupport;
+pub use crate::games::ScoreFn;
 use crate::infer::batched::{BatchOptions, BatchedEvaluator};
-use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEvaluator, PentagoEval};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
-
-/// A static evaluation for the side to move, in integer units well below
-/// the search's win scores.
-pub type ScoreFn<G> = Arc<dyn Fn(&G) -> i32 + Send + Sync>;
 
 /// The default chance of ending a `random-steps` turn after each step.
 pub const DEFAULT_END_PROB: f64 = 0.1;
@@ -60,6 +56,16 @@ pub enum GamePlayerSpec {
     Random,
     /// Wins at once, avoids losing at once, else random ([`NaivePlayer`]).
     Naive,
+    /// Wins at once, else blocks an immediate win, else random
+    /// ([`ExpertPlayer`]; games with immediate wins).
+    Expert,
+    /// The published NETWORK player: `greedy:CHECKPOINT_DIR` picks the
+    /// successor the checkpoint values best; `greedy+:CHECKPOINT_DIR`
+    /// scores finished games by their result ([`GreedyPlayer`]).
+    Network {
+        checkpoint: std::path::PathBuf,
+        exact_terminal: bool,
+    },
     /// Negamax alpha-beta to `depth` moves with a hand evaluator; ties
     /// broken at random.
     AlphaBeta { depth: u32, eval: Option<String> },
@@ -77,11 +83,13 @@ pub enum GamePlayerSpec {
 
 impl GamePlayerSpec {
     /// The spec names, for help and errors.
-    pub const NAMES: [&'static str; 7] = [
+    pub const NAMES: [&'static str; 9] = [
         "random",
         "naive",
+        "expert",
         "alphabeta",
         "greedy",
+        "greedy+",
         "random-steps",
         "mcts",
         "spiel-mcts",
@@ -103,6 +111,20 @@ impl FromStr for GamePlayerSpec {
             Some((n, a)) => (n.trim(), Some(a)),
             None => (s.trim(), None),
         };
+        // `greedy:DIR` and `greedy+:DIR` name a checkpoint directory, not
+        // key=value options.
+        match (name, args) {
+            ("greedy+", None | Some("")) => return Err(bad(s, "expected greedy+:CHECKPOINT_DIR")),
+            ("greedy+", Some(dir)) | ("greedy", Some(dir))
+                if !dir.contains('=') && !dir.is_empty() =>
+            {
+                return Ok(GamePlayerSpec::Network {
+                    checkpoint: dir.into(),
+                    exact_terminal: name == "greedy+",
+                })
+            }
+            _ => {}
+        }
         let mut opts: Vec<(&str, &str)> = Vec::new();
         if let Some(args) = args {
             for part in args.split(',') {
@@ -117,7 +139,7 @@ impl FromStr for GamePlayerSpec {
             }
         }
         let allowed: &[&str] = match name {
-            "random" | "naive" => &[],
+            "random" | "naive" | "expert" => &[],
             "alphabeta" => &["depth", "eval"],
             "greedy" => &["eval"],
             "random-steps" => &["end"],
@@ -156,6 +178,7 @@ impl FromStr for GamePlayerSpec {
         Ok(match name {
             "random" => GamePlayerSpec::Random,
             "naive" => GamePlayerSpec::Naive,
+            "expert" => GamePlayerSpec::Expert,
             "alphabeta" => {
                 let text =
                     get("depth").ok_or_else(|| bad(s, "alphabeta needs depth=D (1 or more)"))?;
@@ -206,6 +229,14 @@ impl fmt::Display for GamePlayerSpec {
         match self {
             GamePlayerSpec::Random => f.write_str("random"),
             GamePlayerSpec::Naive => f.write_str("naive"),
+            GamePlayerSpec::Expert => f.write_str("expert"),
+            GamePlayerSpec::Network {
+                checkpoint,
+                exact_terminal,
+            } => {
+                let plus = if *exact_terminal { "+" } else { "" };
+                write!(f, "greedy{plus}:{}", checkpoint.display())
+            }
             GamePlayerSpec::AlphaBeta { depth, eval } => {
                 write!(f, "alphabeta:depth={depth}")?;
                 match eval {
@@ -226,188 +257,6 @@ impl fmt::Display for GamePlayerSpec {
                 write!(f, "spiel-mcts:{}", parts.join(","))
             }
         }
-    }
-}
-
-/// What the generic players need from a game beyond [`Game`]: its hand
-/// evaluators and its fastest random move.
-pub trait PlayableGame: Game {
-    /// The hand evaluators by name, the default first (empty: none).
-    fn eval_names() -> &'static [&'static str] {
-        &[]
-    }
-
-    /// The evaluator called `name`, if the game has one.
-    fn evaluator(_name: &str) -> Option<ScoreFn<Self>> {
-        None
-    }
-
-    /// A random move for exploration (`--epsilon`): uniform by default;
-    /// Arimaa's is a `random-steps` turn. `None` when the game is over.
-    fn exploration_move(
-        &self,
-        rng: &mut SeededRng,
-        scratch: &mut Vec<Self::Move>,
-    ) -> Option<Self::Move> {
-        self.random_move(rng, scratch)
-    }
-
-    /// The `random-steps` player, for games that have one.
-    fn random_steps_player(_end: f64) -> Option<Arc<dyn Player<Self>>> {
-        None
-    }
-
-    /// The score (in [`ScoreFn`] units) of a clear advantage under the
-    /// evaluator `name`: its value as an [`crate::infer::Evaluator`] is
-    /// `tanh(score / scale)`.
-    fn eval_scale(_name: &str) -> f32 {
-        1000.0
-    }
-
-    /// The encoder called `name` for boards of `size` (checkpoints name
-    /// the encoder they were trained with).
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError>;
-
-    /// OpenSpiel's MCTS bot for this game and board size, for the games
-    /// OpenSpiel has (`None`: not one of them).
-    fn spiel_mcts_player(
-        _options: &[(&str, &str)],
-        _size: usize,
-    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
-        None
-    }
-}
-
-/// A hand evaluator's value as an integer score (thousandths), kept below
-/// the search's win scores.
-fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
-    let cap = (WIN_THRESHOLD / 2) as f32;
-    Arc::new(move |g: &G| (e.value(g) * 1000.0).clamp(-cap, cap).round() as i32)
-}
-
-impl PlayableGame for TicTacToe {
-    fn spiel_mcts_player(
-        options: &[(&str, &str)],
-        _size: usize,
-    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
-        Some(spiel_player(options))
-    }
-
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        tictactoe_encoder(name).or_else(|_| stones_encoder(name, size))
-    }
-}
-
-impl PlayableGame for Gomoku {
-    fn spiel_mcts_player(
-        options: &[(&str, &str)],
-        _size: usize,
-    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
-        Some(spiel_player(options))
-    }
-
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        stones_encoder(name, size)
-    }
-}
-
-impl PlayableGame for AtariGo {
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        stones_encoder(name, size)
-    }
-}
-
-impl PlayableGame for Arimaa {
-    fn eval_names() -> &'static [&'static str] {
-        &["material"]
-    }
-
-    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "material" => Some(Arc::new(super::arimaa_material::evaluate)),
-            _ => None,
-        }
-    }
-
-    fn exploration_move(
-        &self,
-        rng: &mut SeededRng,
-        scratch: &mut Vec<Self::Move>,
-    ) -> Option<Self::Move> {
-        random_steps_or_uniform(self, DEFAULT_END_PROB, rng, scratch)
-    }
-
-    fn random_steps_player(end: f64) -> Option<Arc<dyn Player<Self>>> {
-        Some(Arc::new(RandomStepsPlayer { end }))
-    }
-
-    /// 4000 millirabbits (a camel less 1000) is a clear advantage.
-    fn eval_scale(_name: &str) -> f32 {
-        4000.0
-    }
-
-    fn encoder(name: &str, _size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        arimaa_encoder(name)
-    }
-}
-
-impl PlayableGame for Amazons {
-    fn spiel_mcts_player(
-        options: &[(&str, &str)],
-        _size: usize,
-    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
-        Some(spiel_player(options))
-    }
-
-    fn eval_names() -> &'static [&'static str] {
-        &["mindist", "lieberum"]
-    }
-
-    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "mindist" => Some(hand_score(AmazonsMinDist)),
-            "lieberum" => Some(hand_score(AmazonsLieberum)),
-            _ => None,
-        }
-    }
-
-    /// Both score territory-like differences in squares (x1000): ten
-    /// squares is a clear advantage.
-    fn eval_scale(_name: &str) -> f32 {
-        10_000.0
-    }
-
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        amazons_encoder(name, size)
-    }
-}
-
-impl PlayableGame for Pentago {
-    fn spiel_mcts_player(
-        options: &[(&str, &str)],
-        _size: usize,
-    ) -> Option<Result<Arc<dyn Player<Self>>, SearchError>> {
-        Some(spiel_player(options))
-    }
-
-    fn eval_names() -> &'static [&'static str] {
-        &["pentago-features"]
-    }
-
-    fn evaluator(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "pentago-features" => Some(hand_score(PentagoEval::default())),
-            _ => None,
-        }
-    }
-
-    /// A won game scores 100 (x1000); five is a clear advantage.
-    fn eval_scale(_name: &str) -> f32 {
-        5000.0
-    }
-
-    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
-        stones_encoder(name, size)
     }
 }
 
@@ -508,12 +357,12 @@ impl<G: Game> Scorer<G> {
 
 /// The evaluator a spec names, or the game's default; the error names the
 /// game and its evaluators.
-fn resolve_eval<G: PlayableGame>(
+fn resolve_eval<G: GameSupport>(
     spec: &GamePlayerSpec,
     eval: Option<&str>,
     ctx: &PlayerContext,
 ) -> Result<(String, Scorer<G>), SearchError> {
-    let names = G::eval_names();
+    let names = G::HAND_EVALS;
     let name = match eval {
         Some(n) => n,
         None => names.first().copied().ok_or_else(|| {
@@ -526,7 +375,7 @@ fn resolve_eval<G: PlayableGame>(
             )
         })?,
     };
-    if let Some(f) = G::evaluator(name) {
+    if let Some(f) = G::hand_eval(name) {
         return Ok((
             name.to_string(),
             Scorer {
@@ -567,7 +416,7 @@ fn resolve_eval<G: PlayableGame>(
 
 /// Builds the player a spec describes for game `G` on the standard board,
 /// checkpoints on the CPU.
-pub fn build_player<G: PlayableGame>(
+pub fn build_player<G: GameSupport>(
     spec: &GamePlayerSpec,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     build_player_in(spec, &PlayerContext::default_for::<G>())
@@ -575,7 +424,7 @@ pub fn build_player<G: PlayableGame>(
 
 /// Builds the player a spec describes for game `G` in `ctx`. Its
 /// [`Player::name`] is the spec with the evaluator filled in.
-pub fn build_player_in<G: PlayableGame>(
+pub fn build_player_in<G: GameSupport>(
     spec: &GamePlayerSpec,
     ctx: &PlayerContext,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
@@ -601,12 +450,31 @@ pub fn build_player_in<G: PlayableGame>(
                 label: GamePlayerSpec::Greedy { eval: Some(name) }.to_string(),
             })
         }
-        GamePlayerSpec::RandomSteps { end } => G::random_steps_player(*end).ok_or_else(|| {
-            bad(
+        GamePlayerSpec::RandomSteps { end } if G::RANDOM_STEPS => {
+            Arc::new(RandomStepsPlayer { end: *end })
+        }
+        GamePlayerSpec::RandomSteps { .. } => {
+            return Err(bad(
                 &spec.to_string(),
                 format!("random-steps is an Arimaa player, not one for {}", G::NAME),
-            )
-        })?,
+            ))
+        }
+        GamePlayerSpec::Expert => {
+            if G::new().immediate_wins(Side::First).is_none() {
+                return Err(bad(
+                    &spec.to_string(),
+                    format!("expert plays tictactoe and gomoku, not {}", G::NAME),
+                ));
+            }
+            Arc::new(ExpertPlayer)
+        }
+        GamePlayerSpec::Network {
+            checkpoint,
+            exact_terminal,
+        } => {
+            let eval = checkpoint_evaluator::<G>(checkpoint, ctx.size, &ctx.eval.device)?;
+            Arc::new(GreedyPlayer::new(eval, *exact_terminal))
+        }
         GamePlayerSpec::Mcts(cfg) => {
             let eval = match &cfg.eval {
                 None => None,
@@ -638,21 +506,22 @@ pub fn build_player_in<G: PlayableGame>(
         GamePlayerSpec::SpielMcts(opts) => {
             let pairs: Vec<(&str, &str)> =
                 opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
-            G::spiel_mcts_player(&pairs, ctx.size).ok_or_else(|| {
-                bad(
+            if G::SPIEL_NAME.is_none() {
+                return Err(bad(
                     &spec.to_string(),
                     format!(
                         "OpenSpiel's MCTS plays amazons, pentago, gomoku and tictactoe, not {}",
                         G::NAME
                     ),
-                )
-            })??
+                ));
+            }
+            spiel_player::<G>(&pairs)?
         }
     })
 }
 
 /// OpenSpiel's MCTS bot from `spiel-mcts` options.
-fn spiel_player<G: super::spiel_bot::SpielGame>(
+fn spiel_player<G: GameSupport>(
     options: &[(&str, &str)],
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     let opts = SpielMctsOptions::from_pairs(options).map_err(|why| {
@@ -663,12 +532,12 @@ fn spiel_player<G: super::spiel_bot::SpielGame>(
 }
 
 /// Parses and builds in one go, on the standard board.
-pub fn player_from_spec<G: PlayableGame>(text: &str) -> Result<Arc<dyn Player<G>>, SearchError> {
+pub fn player_from_spec<G: GameSupport>(text: &str) -> Result<Arc<dyn Player<G>>, SearchError> {
     build_player(&text.parse()?)
 }
 
 /// Parses and builds in one go, in `ctx`.
-pub fn player_from_spec_in<G: PlayableGame>(
+pub fn player_from_spec_in<G: GameSupport>(
     text: &str,
     ctx: &PlayerContext,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
@@ -789,24 +658,22 @@ pub struct RandomStepsPlayer {
     end: f64,
 }
 
-impl Player<Arimaa> for RandomStepsPlayer {
+impl<G: GameSupport> Player<G> for RandomStepsPlayer {
     fn name(&self) -> String {
         GamePlayerSpec::RandomSteps { end: self.end }.to_string()
     }
 
-    fn choose(
-        &self,
-        state: &Arimaa,
-        rng: &mut SeededRng,
-    ) -> Result<crate::game::arimaa::Move, SearchError> {
-        random_steps_or_uniform(state, self.end, rng, &mut Vec::new()).ok_or(SearchError::NoMoves)
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        state
+            .random_steps_move(self.end, rng, &mut Vec::new())
+            .ok_or(SearchError::NoMoves)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Side;
+    use crate::game::{Amazons, Arimaa, AtariGo, Gomoku, Pentago, TicTacToe};
     use crate::util::seeded_rng;
 
     fn err(text: &str) -> String {
@@ -887,7 +754,7 @@ mod tests {
     }
 
     /// Every player of every game plays legal moves to the end of a game.
-    fn plays_legal_games<G: PlayableGame>(g: G, specs: &[&str]) {
+    fn plays_legal_games<G: GameSupport>(g: G, specs: &[&str]) {
         let mut rng = seeded_rng(3, 0);
         for text in specs {
             let p = player_from_spec::<G>(text).unwrap();

@@ -7,7 +7,6 @@
 //! seed whatever the number of threads.
 
 pub mod alphabeta;
-pub mod arimaa_material;
 mod error;
 pub mod evaluators;
 mod expert;
@@ -16,19 +15,17 @@ mod greedy;
 pub mod mcts;
 pub mod naive;
 mod random;
-mod spec;
 pub mod spiel_bot;
 pub mod timed;
 pub mod tt;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
 pub use error::SearchError;
-pub use expert::{ExpertPlayer, ImmediateWins};
+pub use expert::ExpertPlayer;
 pub use greedy::greedy_choice;
 pub use greedy::GreedyPlayer;
 pub use naive::NaivePlayer;
 pub use random::RandomPlayer;
-pub use spec::{build_tictactoe_player, PlayerSpec};
 
 use crate::game::Game;
 use crate::util::SeededRng;

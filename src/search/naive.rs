@@ -9,8 +9,8 @@
 //! Pentago): simple and correct rather than fast. Randomness comes from the
 //! caller's seeded generator.
 
-use super::{pick, ImmediateWins, Player, SearchError};
-use crate::game::{Game, Gomoku, GomokuMove, Outcome, Side};
+use super::{pick, Player, SearchError};
+use crate::game::{Game, Outcome, Side};
 use crate::util::SeededRng;
 
 /// The moves that win at once for the side to move.
@@ -87,18 +87,11 @@ impl<G: Game> Player<G> for NaivePlayer {
     }
 }
 
-/// In Gomoku the point where a side would make five is also the point that
-/// blocks it, so the EXPERT player applies.
-impl ImmediateWins for Gomoku {
-    fn immediate_wins(&self, side: Side) -> Vec<GomokuMove> {
-        self.winning_cells(side)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{AtariGo, Pentago};
+    use crate::game::{AtariGo, Gomoku, GomokuMove, Pentago};
+    use crate::games::GameSupport;
     use crate::search::RandomPlayer;
     use crate::util::seeded_rng;
 
@@ -144,7 +137,7 @@ mod tests {
             let m = Player::<Gomoku>::choose(&NaivePlayer, &g, &mut rng).unwrap();
             assert_eq!(g.move_to_string(m), "e1");
         }
-        assert_eq!(g.immediate_wins(Side::First), vec![GomokuMove(76)]);
+        assert_eq!(g.immediate_wins(Side::First), Some(vec![GomokuMove(76)]));
     }
 
     #[test]

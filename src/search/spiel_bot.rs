@@ -23,8 +23,7 @@
 //! tree, else `python3`; it needs `pip install open-spiel==2.0.2`.
 
 use super::{GameSession, Player, SearchError};
-use crate::game::{Amazons, AmazonsMove, Game, Gomoku, GomokuMove, Pentago, PentagoMove};
-use crate::game::{TicTacToe, TttMove};
+use crate::games::GameSupport;
 use crate::util::SeededRng;
 use rand::RngExt;
 use serde_json::{json, Value};
@@ -224,114 +223,6 @@ pub fn spiel_script_path() -> PathBuf {
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("scripts")
             .join(SPIEL_SCRIPT)
-    }
-}
-
-/// A game OpenSpiel also has, with a map between plies' moves and
-/// OpenSpiel's actions.
-pub trait SpielGame: Game {
-    /// OpenSpiel's game name.
-    const SPIEL_NAME: &'static str;
-    /// How many OpenSpiel actions one plies move is (all by the same
-    /// player, one after the other).
-    const SPIEL_ACTIONS: usize;
-
-    /// OpenSpiel's game parameters for a board of side `size`.
-    fn spiel_params(size: usize) -> Vec<(&'static str, i64)>;
-
-    /// The OpenSpiel actions of `mv` (legal in `self`).
-    fn to_spiel_actions(&self, mv: Self::Move) -> Vec<i64>;
-
-    /// The move that `actions` make in `self`, `None` when they name no
-    /// move of this board (the move may still be illegal).
-    fn spiel_move(&self, actions: &[i64]) -> Option<Self::Move>;
-
-    /// OpenSpiel's game string, as `pyspiel.load_game` reads it:
-    /// `amazons(board_size=6)`, `tic_tac_toe()`.
-    fn spiel_game_string(size: usize) -> String {
-        let params: Vec<String> = Self::spiel_params(size)
-            .into_iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        format!("{}({})", Self::SPIEL_NAME, params.join(","))
-    }
-}
-
-/// One action in `0..cells`.
-fn cell_action(actions: &[i64], cells: usize) -> Option<usize> {
-    match actions {
-        [a] if (0..cells as i64).contains(a) => Some(*a as usize),
-        _ => None,
-    }
-}
-
-impl SpielGame for TicTacToe {
-    const SPIEL_NAME: &'static str = "tic_tac_toe";
-    const SPIEL_ACTIONS: usize = 1;
-
-    fn spiel_params(_size: usize) -> Vec<(&'static str, i64)> {
-        Vec::new()
-    }
-    fn to_spiel_actions(&self, mv: TttMove) -> Vec<i64> {
-        vec![mv.0 as i64]
-    }
-    fn spiel_move(&self, actions: &[i64]) -> Option<TttMove> {
-        cell_action(actions, 9).map(|c| TttMove(c as u8))
-    }
-}
-
-impl SpielGame for Gomoku {
-    const SPIEL_NAME: &'static str = "gomoku";
-    const SPIEL_ACTIONS: usize = 1;
-
-    fn spiel_params(size: usize) -> Vec<(&'static str, i64)> {
-        vec![("size", size as i64), ("connect", 5)]
-    }
-    fn to_spiel_actions(&self, mv: GomokuMove) -> Vec<i64> {
-        vec![mv.0 as i64]
-    }
-    fn spiel_move(&self, actions: &[i64]) -> Option<GomokuMove> {
-        cell_action(actions, self.size() * self.size()).map(|c| GomokuMove(c as u16))
-    }
-}
-
-impl SpielGame for Pentago {
-    const SPIEL_NAME: &'static str = "pentago";
-    const SPIEL_ACTIONS: usize = 1;
-
-    fn spiel_params(_size: usize) -> Vec<(&'static str, i64)> {
-        Vec::new()
-    }
-    fn to_spiel_actions(&self, mv: PentagoMove) -> Vec<i64> {
-        vec![mv.0 as i64]
-    }
-    fn spiel_move(&self, actions: &[i64]) -> Option<PentagoMove> {
-        cell_action(actions, 36 * 8).map(|a| PentagoMove(a as u16))
-    }
-}
-
-impl SpielGame for Amazons {
-    const SPIEL_NAME: &'static str = "amazons";
-    const SPIEL_ACTIONS: usize = 3;
-
-    fn spiel_params(size: usize) -> Vec<(&'static str, i64)> {
-        vec![("board_size", size as i64)]
-    }
-    fn to_spiel_actions(&self, mv: AmazonsMove) -> Vec<i64> {
-        vec![mv.from as i64, mv.to as i64, mv.arrow as i64]
-    }
-    fn spiel_move(&self, actions: &[i64]) -> Option<AmazonsMove> {
-        let cells = (self.size() * self.size()) as i64;
-        match *actions {
-            [from, to, arrow] if [from, to, arrow].iter().all(|a| (0..cells).contains(a)) => {
-                Some(AmazonsMove {
-                    from: from as u8,
-                    to: to as u8,
-                    arrow: arrow as u8,
-                })
-            }
-            _ => None,
-        }
     }
 }
 
@@ -571,7 +462,7 @@ impl Drop for SpielProcess {
 }
 
 /// OpenSpiel's MCTS bot (UCT with random rollouts) behind a Python process.
-pub struct SpielMctsPlayer<G: SpielGame> {
+pub struct SpielMctsPlayer<G: GameSupport> {
     opts: SpielMctsOptions,
     python: PathBuf,
     script: PathBuf,
@@ -579,7 +470,7 @@ pub struct SpielMctsPlayer<G: SpielGame> {
     _game: PhantomData<fn() -> G>,
 }
 
-impl<G: SpielGame> SpielMctsPlayer<G> {
+impl<G: GameSupport> SpielMctsPlayer<G> {
     /// A player that starts its processes when games need them.
     pub fn new(opts: SpielMctsOptions) -> Self {
         SpielMctsPlayer {
@@ -654,7 +545,7 @@ impl<G: SpielGame> SpielMctsPlayer<G> {
         let draw: u32 = rng.random();
         let seed = (self.opts.seed.wrapping_mul(0x9E37_79B9) ^ draw as u64) & ((1 << 53) - 1);
         let req = json!({
-            "game": G::SPIEL_NAME,
+            "game": G::SPIEL_NAME.unwrap_or_default(),
             "params": params,
             "history": history,
             "actions": G::SPIEL_ACTIONS,
@@ -699,7 +590,7 @@ impl<G: SpielGame> SpielMctsPlayer<G> {
     }
 }
 
-impl<G: SpielGame> Player<G> for SpielMctsPlayer<G> {
+impl<G: GameSupport> Player<G> for SpielMctsPlayer<G> {
     fn name(&self) -> String {
         self.opts.label()
     }
@@ -726,7 +617,7 @@ impl<G: SpielGame> Player<G> for SpielMctsPlayer<G> {
 
 /// One game against OpenSpiel's bot: the OpenSpiel actions since the start
 /// and the process that answers.
-pub struct SpielSession<'a, G: SpielGame> {
+pub struct SpielSession<'a, G: GameSupport> {
     player: &'a SpielMctsPlayer<G>,
     process: Option<SpielProcess>,
     history: Vec<i64>,
@@ -736,7 +627,7 @@ pub struct SpielSession<'a, G: SpielGame> {
     lost: Option<String>,
 }
 
-impl<'a, G: SpielGame> SpielSession<'a, G> {
+impl<'a, G: GameSupport> SpielSession<'a, G> {
     fn new(player: &'a SpielMctsPlayer<G>) -> Self {
         SpielSession {
             player,
@@ -753,7 +644,7 @@ impl<'a, G: SpielGame> SpielSession<'a, G> {
     }
 }
 
-impl<G: SpielGame> GameSession<G> for SpielSession<'_, G> {
+impl<G: GameSupport> GameSession<G> for SpielSession<'_, G> {
     fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
@@ -801,7 +692,7 @@ impl<G: SpielGame> GameSession<G> for SpielSession<'_, G> {
     }
 }
 
-impl<G: SpielGame> Drop for SpielSession<'_, G> {
+impl<G: GameSupport> Drop for SpielSession<'_, G> {
     fn drop(&mut self) {
         if let Some(p) = self.process.take() {
             self.player.idle_pool().push(p);
@@ -811,9 +702,15 @@ impl<G: SpielGame> Drop for SpielSession<'_, G> {
 
 /// OpenSpiel's MCTS bot as a shared player, its Python checked now (one
 /// process is started and kept for the first game).
-pub fn spiel_mcts_player<G: SpielGame>(
+pub fn spiel_mcts_player<G: GameSupport>(
     opts: SpielMctsOptions,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
+    if G::SPIEL_NAME.is_none() {
+        return Err(SearchError::BadSpec {
+            spec: opts.label(),
+            why: format!("OpenSpiel has no {}", G::NAME),
+        });
+    }
     let player = SpielMctsPlayer::<G>::new(opts);
     player.warm_up()?;
     Ok(Arc::new(player))
@@ -822,6 +719,8 @@ pub fn spiel_mcts_player<G: SpielGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{Amazons, Game, Gomoku, Pentago, PentagoMove, TicTacToe};
+    use crate::games::spiel_game_string;
 
     #[test]
     fn options_parse_and_name_bad_keys() {
@@ -858,8 +757,15 @@ mod tests {
         let p = Pentago::new();
         assert_eq!(p.spiel_move(&[288]), None);
         assert_eq!(p.spiel_move(&[169]), Some(PentagoMove(169)));
-        assert_eq!(Amazons::spiel_game_string(6), "amazons(board_size=6)");
-        assert_eq!(Gomoku::spiel_game_string(9), "gomoku(size=9,connect=5)");
-        assert_eq!(TicTacToe::spiel_game_string(3), "tic_tac_toe()");
+        assert_eq!(
+            spiel_game_string::<Amazons>(6).unwrap(),
+            "amazons(board_size=6)"
+        );
+        assert_eq!(
+            spiel_game_string::<Gomoku>(9).unwrap(),
+            "gomoku(size=9,connect=5)"
+        );
+        assert_eq!(spiel_game_string::<TicTacToe>(3).unwrap(), "tic_tac_toe()");
+        assert_eq!(spiel_game_string::<crate::game::AtariGo>(9), None);
     }
 }

@@ -15,7 +15,7 @@
 //! * `selfplay-summary.json`: the [`SelfplaySummary`] of all the games,
 //!   written last.
 //!
-//! Records replay with [`RecordStart::record_start`], `parse_move` and
+//! Records replay with [`GameSupport::record_start`], `parse_move` and
 //! `play`: Arimaa records carry the two setups, games at a board size other
 //! than the standard carry `board_size`. `termination` is Arimaa's own
 //! (`goal`, `elimination`, `immobilization`, `repetition`), `win` or `draw`
@@ -23,13 +23,14 @@
 //! `max_plies`.
 
 use super::chunks::{self, chunk_count, chunk_path, chunk_range, GAMES_DIR};
-use crate::game::arimaa::{Setup, SetupSampler};
-use crate::game::{Amazons, Arimaa, AtariGo, Game, Gomoku, Outcome, Pentago, Side, TicTacToe};
-use crate::record::{GameRecord, PerSide, RecordError, RecordReader, RecordStart, RecordWriter};
+use crate::game::{Game, Outcome, Side};
+pub use crate::games::Openings;
+use crate::games::{GameSupport, SupportError};
+use crate::record::{GameRecord, PerSide, RecordError, RecordReader, RecordWriter};
 use crate::report::ReportError;
-use crate::search::game_player::{build_player, GamePlayerSpec, PlayableGame};
+use crate::search::game_player::{build_player, GamePlayerSpec};
 use crate::search::{Player, SearchError};
-use crate::util::{seeded_rng, SeededRng};
+use crate::util::seeded_rng;
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -93,6 +94,8 @@ pub enum SelfplayError {
     },
     #[error("bad option: {0}")]
     Options(String),
+    #[error(transparent)]
+    Support(#[from] SupportError),
     #[error("player '{player}': {source}")]
     Spec {
         player: String,
@@ -201,111 +204,6 @@ impl SelfplayConfig {
     }
 }
 
-/// How games start: the standard position, or for Arimaa the two setups.
-#[derive(Clone, Debug)]
-pub enum Openings {
-    /// The game's start position at the configured size.
-    Standard,
-    /// Arimaa: gold's and silver's setups drawn independently from these.
-    Setups(Arc<SetupSampler>),
-    /// Arimaa: uniformly random setups.
-    RandomSetups,
-}
-
-/// The setups of the arimaa.com games shipped in `data/arimaa`
-/// (`allgames2002.txt` and `fake_archive.txt`), imported with the archive
-/// importer; the `setups` value that names them.
-pub fn shipped_setups() -> Result<(SetupSampler, String), SelfplayError> {
-    use crate::record::arimaa_archive::{import_str, ImportOptions};
-    const FILES: [(&str, &str); 2] = [
-        (
-            "allgames2002.txt",
-            include_str!("../../data/arimaa/allgames2002.txt"),
-        ),
-        (
-            "fake_archive.txt",
-            include_str!("../../data/arimaa/fake_archive.txt"),
-        ),
-    ];
-    let mut records = Vec::new();
-    for (name, text) in FILES {
-        records.extend(import_str(text, name, &ImportOptions::default())?.0);
-    }
-    let sampler = SetupSampler::from_records(&records)
-        .map_err(|why| SelfplayError::Options(format!("shipped Arimaa archives: {why}")))?;
-    Ok((sampler, "archive:allgames2002.txt,fake_archive.txt".into()))
-}
-
-/// The setups of the Arimaa records in a JSONL file (as `plies import`
-/// writes them).
-pub fn setups_from_file(path: &Path) -> Result<SetupSampler, SelfplayError> {
-    let records = crate::record::read_records(path)?;
-    SetupSampler::from_records(&records).map_err(|why| {
-        SelfplayError::Options(format!(
-            "--setups {}: {why} (expected Arimaa records with two setups each)",
-            path.display()
-        ))
-    })
-}
-
-/// What self-play needs from a game beyond its players.
-pub trait SelfplayGame: PlayableGame + RecordStart {
-    /// The start of a game and the setups its record stores.
-    fn selfplay_start(
-        size: usize,
-        openings: &Openings,
-        _rng: &mut SeededRng,
-    ) -> Result<(Self, Vec<String>), String> {
-        match openings {
-            Openings::Standard => Self::with_size(size)
-                .map(|g| (g, Vec::new()))
-                .map_err(|e| e.to_string()),
-            _ => Err(format!("{} games take no setups", Self::NAME)),
-        }
-    }
-
-    /// How a game ended, for its record: `win`, `draw`, or `unfinished`.
-    fn termination_name(&self) -> &'static str {
-        match self.outcome() {
-            Some(Outcome::Win(_)) => "win",
-            Some(Outcome::Draw) => "draw",
-            None => "unfinished",
-        }
-    }
-}
-
-impl SelfplayGame for TicTacToe {}
-impl SelfplayGame for Amazons {}
-impl SelfplayGame for Pentago {}
-impl SelfplayGame for Gomoku {}
-impl SelfplayGame for AtariGo {}
-
-impl SelfplayGame for Arimaa {
-    fn selfplay_start(
-        _size: usize,
-        openings: &Openings,
-        rng: &mut SeededRng,
-    ) -> Result<(Self, Vec<String>), String> {
-        let (gold, silver) = match openings {
-            Openings::Setups(sampler) => sampler.sample(rng),
-            Openings::RandomSetups => (
-                Setup::random(Side::First, rng),
-                Setup::random(Side::Second, rng),
-            ),
-            Openings::Standard => (Setup::standard(Side::First), Setup::standard(Side::Second)),
-        };
-        let g = Arimaa::from_setups(&gold, &silver)?;
-        Ok((g, vec![gold.to_notation(), silver.to_notation()]))
-    }
-
-    fn termination_name(&self) -> &'static str {
-        match self.result() {
-            Some((_, t)) => t.name(),
-            None => "unfinished",
-        }
-    }
-}
-
 /// The two players of a run.
 pub struct Players<G: Game> {
     pub white: Arc<dyn Player<G>>,
@@ -313,7 +211,7 @@ pub struct Players<G: Game> {
 }
 
 /// Builds both players; the error names the spec.
-pub fn build_players<G: PlayableGame>(
+pub fn build_players<G: GameSupport>(
     white: &str,
     black: &str,
 ) -> Result<Players<G>, SelfplayError> {
@@ -332,7 +230,7 @@ pub fn build_players<G: PlayableGame>(
 }
 
 /// Plays game `index` of the run and returns its record.
-pub fn play_game<G: SelfplayGame>(
+pub fn play_game<G: GameSupport>(
     cfg: &SelfplayConfig,
     players: &Players<G>,
     openings: &Openings,
@@ -345,8 +243,11 @@ pub fn play_game<G: SelfplayGame>(
     } else {
         (&players.white, &players.black)
     };
-    let (mut g, setups) = G::selfplay_start(cfg.board_size, openings, &mut rng)
-        .map_err(|why| SelfplayError::Start { game: index, why })?;
+    let (mut g, setups) =
+        G::start(cfg.board_size, openings, &mut rng).map_err(|e| SelfplayError::Start {
+            game: index,
+            why: e.to_string(),
+        })?;
     let mut moves = Vec::new();
     let mut scratch = Vec::new();
     // One session per player for the game: searches keep their trees.
@@ -554,7 +455,7 @@ pub struct Played {
 /// Plays the missing chunks of `plan` on a pool of `threads` threads (0:
 /// all cores), writing each chunk when all its games are done. `on_game`
 /// is called after every game with its number of plies.
-pub fn execute<G: SelfplayGame>(
+pub fn execute<G: GameSupport>(
     plan: &Plan,
     cfg: &SelfplayConfig,
     openings: &Openings,
@@ -726,7 +627,7 @@ fn rate(n: u64, seconds: f64) -> f64 {
 }
 
 /// A whole run: [`prepare`], [`execute`], [`summarise`].
-pub fn run<G: SelfplayGame>(
+pub fn run<G: GameSupport>(
     dir: &Path,
     cfg: &SelfplayConfig,
     openings: &Openings,
@@ -742,6 +643,8 @@ pub fn run<G: SelfplayGame>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::{Amazons, Arimaa, Gomoku, Pentago, TicTacToe};
+    use crate::games::shipped_setups;
 
     fn config(game: &str, size: usize, white: &str, black: &str, games: u64) -> SelfplayConfig {
         SelfplayConfig {
@@ -777,7 +680,7 @@ mod tests {
     }
 
     /// Replays every record through `record_start`, `parse_move`, `play`.
-    fn replay_all<G: SelfplayGame>(dir: &Path) -> usize {
+    fn replay_all<G: GameSupport>(dir: &Path) -> usize {
         let mut n = 0;
         for line in read_all(dir) {
             let rec = GameRecord::from_json_line(&line).unwrap();

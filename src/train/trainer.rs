@@ -426,16 +426,16 @@ pub fn resolve_model(
 /// The encoder's full spec (its perspective from the registry; datasets
 /// record only name, version and shape).
 pub fn encoder_spec(game: &str, enc: &EncoderInfo) -> EncoderSpec {
-    use crate::encode::{amazons_encoder, arimaa_encoder, tictactoe_encoder};
-    let perspective = match game {
-        "tictactoe" => tictactoe_encoder(&enc.name).ok().map(|e| e.perspective()),
-        "arimaa" => arimaa_encoder(&enc.name).ok().map(|e| e.perspective()),
-        "amazons" => amazons_encoder(&enc.name, enc.shape[1])
-            .ok()
-            .map(|e| e.perspective()),
-        _ => None,
-    }
-    .unwrap_or(Perspective::SideToMove);
+    use crate::games::{GameKind, GameSupport};
+    // The board's width is its size (the number of columns where the board
+    // is not square).
+    let perspective = game
+        .parse::<GameKind>()
+        .ok()
+        .and_then(|kind| {
+            with_game!(kind, G => G::encoder(&enc.name, enc.shape[2]).ok().map(|e| e.perspective()))
+        })
+        .unwrap_or(Perspective::SideToMove);
     EncoderSpec {
         name: enc.name.clone(),
         version: enc.version,

@@ -218,10 +218,52 @@ impl Arimaa {
     }
 }
 
+impl Arimaa {
+    /// Whether each step of `mv` is a legal step in turn from the start of
+    /// the turn (its notation can then be written).
+    fn steps_are_legal(&self, mv: Move) -> bool {
+        if self.outcome().is_some() {
+            return false;
+        }
+        let mut p = *self.position();
+        let mut turn = TurnState::START;
+        for step in mv.steps() {
+            if p.piece_at(step.from).is_none() {
+                return false;
+            }
+            match p.classify_step(&turn, step) {
+                Ok(kind) => turn = p.apply_step(&turn, step, kind).0,
+                Err(_) => return false,
+            }
+        }
+        true
+    }
+}
+
 impl Game for Arimaa {
     type Move = Move;
     const NAME: &'static str = "arimaa";
     const DEFAULT_SIZE: usize = 8;
+
+    /// `legal_moves` lists one step sequence per distinct resulting board
+    /// (and takes about a millisecond), while players may reach that board
+    /// by other steps: a move is legal when every step is legal in turn
+    /// and its notation reads back as the same steps (a turn that changes
+    /// the board and repeats no position a third time).
+    fn is_legal(&self, mv: Move, _scratch: &mut Vec<Move>) -> bool {
+        self.steps_are_legal(mv)
+            && self
+                .parse_move(&self.move_to_string(mv))
+                .is_ok_and(|back| back == mv)
+    }
+
+    fn describe_move(&self, mv: Move) -> String {
+        if self.steps_are_legal(mv) {
+            self.move_to_string(mv)
+        } else {
+            format!("{mv:?}")
+        }
+    }
 
     fn new() -> Self {
         Arimaa::from_setups(

@@ -30,6 +30,7 @@ impl<G: Game, E: HandEvaluator<G>> Evaluator<G> for HandAsEvaluator<E> {
 }
 
 pub mod amazons_eval;
+pub mod arimaa_material;
 pub use amazons_eval::{AmazonsLieberum, AmazonsMinDist};
 pub mod pentago_eval;
 pub use pentago_eval::{pentago_features, PentagoEval, PENTAGO_FEATURES};

@@ -4,8 +4,8 @@
 use super::search::{best_move, run_search, SearchStats};
 use super::tree::Node;
 use super::MctsConfig;
+use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::game_player::PlayableGame;
 use crate::search::{GameSession, Player, SearchError};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// An MCTS player: a config and an optional evaluator.
-pub struct MctsPlayer<G: PlayableGame> {
+pub struct MctsPlayer<G: GameSupport> {
     cfg: MctsConfig,
     eval: Option<Arc<dyn Evaluator<G>>>,
     label: String,
@@ -22,7 +22,7 @@ pub struct MctsPlayer<G: PlayableGame> {
     simulations: AtomicU64,
 }
 
-impl<G: PlayableGame> MctsPlayer<G> {
+impl<G: GameSupport> MctsPlayer<G> {
     /// Refuses a config that needs an evaluator when none is given.
     pub fn new(cfg: MctsConfig, eval: Option<Arc<dyn Evaluator<G>>>) -> Result<Self, SearchError> {
         if eval.is_none() && cfg.rollout != super::Rollout::ToEnd {
@@ -89,7 +89,7 @@ impl<G: PlayableGame> MctsPlayer<G> {
     }
 }
 
-impl<G: PlayableGame> Player<G> for MctsPlayer<G> {
+impl<G: GameSupport> Player<G> for MctsPlayer<G> {
     fn name(&self) -> String {
         self.label.clone()
     }
@@ -104,13 +104,13 @@ impl<G: PlayableGame> Player<G> for MctsPlayer<G> {
 }
 
 /// One game's search tree, kept between moves when `reuse` is on.
-pub struct MctsSession<'a, G: PlayableGame> {
+pub struct MctsSession<'a, G: GameSupport> {
     player: &'a MctsPlayer<G>,
     /// The root's position key and the root.
     tree: Option<(u64, Box<Node<G::Move>>)>,
 }
 
-impl<G: PlayableGame> MctsSession<'_, G> {
+impl<G: GameSupport> MctsSession<'_, G> {
     /// Visits already in the tree for `state` (0 without a reusable tree).
     pub fn reused_visits(&self, state: &G) -> u32 {
         match &self.tree {
@@ -120,7 +120,7 @@ impl<G: PlayableGame> MctsSession<'_, G> {
     }
 }
 
-impl<G: PlayableGame> GameSession<G> for MctsSession<'_, G> {
+impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
     fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
         let key = state.hash_key();
         let root = match self.tree.take() {

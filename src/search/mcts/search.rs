@@ -12,8 +12,8 @@
 use super::tree::{Edge, Node};
 use super::{MctsConfig, Rollout};
 use crate::game::{Game, Outcome};
+use crate::games::GameSupport;
 use crate::infer::{priors, Evaluator};
-use crate::search::game_player::PlayableGame;
 use crate::search::SearchError;
 use crate::util::{seeded_rng, SeededRng};
 use rand::seq::SliceRandom;
@@ -65,7 +65,7 @@ fn terminal_value(outcome: Outcome, state_side: crate::game::Side) -> f64 {
 /// Runs `cfg`'s simulations from `state` into the tree under `root`
 /// (which may hold a reused subtree). `seed` seeds thread `t`'s stream
 /// `t`; with one thread the search is a function of the seed.
-pub fn run_search<G: PlayableGame>(
+pub fn run_search<G: GameSupport>(
     root: &Node<G::Move>,
     state: &G,
     cfg: &MctsConfig,
@@ -77,7 +77,7 @@ pub fn run_search<G: PlayableGame>(
 
 /// [`run_search`], also ending early (between simulations) once `stop`
 /// is set; the tree keeps every finished simulation.
-pub fn run_search_until<G: PlayableGame>(
+pub fn run_search_until<G: GameSupport>(
     root: &Node<G::Move>,
     state: &G,
     cfg: &MctsConfig,
@@ -121,7 +121,7 @@ pub fn run_search_until<G: PlayableGame>(
     })
 }
 
-fn worker<G: PlayableGame>(
+fn worker<G: GameSupport>(
     root: &Node<G::Move>,
     state: &G,
     shared: &Shared<'_, G>,
@@ -151,7 +151,7 @@ fn worker<G: PlayableGame>(
 }
 
 /// One simulation: select down to a leaf, value it, back up.
-fn simulate<'t, G: PlayableGame>(
+fn simulate<'t, G: GameSupport>(
     root: &'t Node<G::Move>,
     state: &G,
     shared: &Shared<'_, G>,
@@ -244,7 +244,7 @@ fn select<'a, G: Game>(
 }
 
 /// Creates the leaf's children and values it for its side to move.
-fn expand<G: PlayableGame>(
+fn expand<G: GameSupport>(
     node: &Node<G::Move>,
     g: &G,
     shared: &Shared<'_, G>,
@@ -295,7 +295,7 @@ fn empty_answer<G: Game>(e: &dyn Evaluator<G>) -> SearchError {
 /// Random moves from `g` until the game ends or `rollout` moves were
 /// played, then the evaluator's value (0 without one), all for `g`'s side
 /// to move.
-fn playout<G: PlayableGame>(
+fn playout<G: GameSupport>(
     g: &G,
     rollout: Rollout,
     eval: Option<&dyn Evaluator<G>>,

@@ -10,7 +10,7 @@ use crate::util::seeded_rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-fn visits<G: crate::search::game_player::PlayableGame>(root: &Node<G::Move>) -> Vec<u32> {
+fn visits<G: crate::games::GameSupport>(root: &Node<G::Move>) -> Vec<u32> {
     root.children()
         .unwrap()
         .iter()
@@ -182,7 +182,7 @@ fn an_evaluator_error_ends_the_search_with_that_error() {
 
 /// Plays `games` games of `a` against uniform random moves, colours
 /// alternating; returns (wins, draws, losses) of `a`.
-fn against_random<G: crate::search::game_player::PlayableGame>(
+fn against_random<G: crate::games::GameSupport>(
     start: G,
     a: &dyn Player<G>,
     games: u64,

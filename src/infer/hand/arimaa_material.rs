@@ -6,7 +6,7 @@
 //!
 //! ```
 //! use plies::game::{Game, arimaa::Arimaa};
-//! use plies::search::arimaa_material::evaluate;
+//! use plies::infer::hand::arimaa_material::evaluate;
 //! assert_eq!(evaluate(&Arimaa::new()), 0); // the opening is level
 //! ```
 

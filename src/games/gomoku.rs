@@ -1,0 +1,33 @@
+//! Gomoku's support: the stone-grid encoder, EXPERT's immediate wins (the
+//! point that makes five is the point that blocks it), OpenSpiel's `gomoku`.
+
+use super::{cell_action, GameKind, GameSupport};
+use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
+use crate::game::{Game, Gomoku, GomokuMove, Side};
+
+impl GameSupport for Gomoku {
+    const KIND: GameKind = GameKind::Gomoku;
+    const ENCODERS: &'static [&'static str] = &[Stones2::NAME];
+
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
+        stones_encoder(name, size)
+    }
+
+    fn immediate_wins(&self, side: Side) -> Option<Vec<GomokuMove>> {
+        Some(self.winning_cells(side))
+    }
+
+    const SPIEL_NAME: Option<&'static str> = Some("gomoku");
+
+    fn spiel_params(size: usize) -> Vec<(&'static str, i64)> {
+        vec![("size", size as i64), ("connect", 5)]
+    }
+
+    fn to_spiel_actions(&self, mv: GomokuMove) -> Vec<i64> {
+        vec![mv.0 as i64]
+    }
+
+    fn spiel_move(&self, actions: &[i64]) -> Option<GomokuMove> {
+        cell_action(actions, self.size() * self.size()).map(|c| GomokuMove(c as u16))
+    }
+}

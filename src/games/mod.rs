@@ -1,0 +1,438 @@
+//! What the rest of plies needs from each game beyond its rules: the one
+//! list of games, the one dispatch from a game's name to its type
+//! ([`with_game!`](crate::with_game)), and the [`GameSupport`] trait that
+//! each game's support file implements (encoders and hand evaluators by
+//! name, start positions or Arimaa setups, record starts, exploration
+//! moves, immediate wins, OpenSpiel's names for its actions).
+//!
+//! Adding a game is its rules module in [`crate::game`], its support file
+//! here, and one line in the list below; every command, player and
+//! consumer then reaches it through [`GameKind`] and [`GameSupport`].
+//!
+//! ```
+//! use plies::games::{GameKind, GameSupport};
+//! let kind: GameKind = "atari-go".parse().unwrap();
+//! let encoders = plies::with_game!(kind, G => G::ENCODERS);
+//! assert_eq!(encoders, ["stones-2"]);
+//! ```
+
+mod amazons;
+mod arimaa;
+mod atari_go;
+mod error;
+mod gomoku;
+mod openings;
+mod pentago;
+mod tictactoe;
+
+pub use arimaa::{setups_from_file, shipped_setups};
+pub use error::SupportError;
+pub use openings::{Openings, OpeningsChoice};
+
+use crate::encode::{EncodeError, Encoder};
+use crate::game::{Game, Side};
+use crate::infer::hand::HandEvaluator;
+use crate::record::{GameRecord, RecordError, ReplaySummary};
+use crate::util::SeededRng;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+
+/// The games: `Variant => type in crate::game, "command-line name";`.
+/// Generates [`GameKind`] and the [`with_game!`](crate::with_game) macro.
+macro_rules! game_list {
+    ($d:tt $($Variant:ident => $Ty:ident, $name:literal;)*) => {
+        /// A game the command line can name.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum GameKind {
+            $($Variant,)*
+        }
+
+        impl GameKind {
+            pub const ALL: &'static [GameKind] = &[$(GameKind::$Variant,)*];
+
+            /// The name used on the command line and in files.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(GameKind::$Variant => $name,)*
+                }
+            }
+        }
+
+        /// Evaluates `body` with `G` standing for the type of the game a
+        /// [`GameKind`] names: the one place where a game's name becomes
+        /// its type. `with_game!(kind, G => run::<G>(args))`.
+        #[macro_export]
+        macro_rules! with_game {
+            ($d kind:expr, $d G:ident => $d body:expr) => {
+                match $d kind {
+                    $($d crate::games::GameKind::$Variant => {
+                        type $d G = $d crate::game::$Ty;
+                        $d body
+                    })*
+                }
+            };
+        }
+    };
+}
+
+game_list! { $
+    TicTacToe => TicTacToe, "tictactoe";
+    Arimaa => Arimaa, "arimaa";
+    Amazons => Amazons, "amazons";
+    Pentago => Pentago, "pentago";
+    Gomoku => Gomoku, "gomoku";
+    AtariGo => AtariGo, "atari-go";
+}
+
+impl GameKind {
+    /// Every game's name, for help and errors.
+    pub fn names() -> Vec<&'static str> {
+        Self::ALL.iter().map(|k| k.name()).collect()
+    }
+
+    /// Refuses every game but `only`, for commands written for one game
+    /// (Arimaa's move listings, Tic-tac-toe's study).
+    pub fn require(self, only: GameKind, command: &str) -> Result<(), SupportError> {
+        if self == only {
+            Ok(())
+        } else {
+            Err(SupportError::OneGameOnly {
+                command: command.to_string(),
+                only: only.name(),
+                given: self.name(),
+            })
+        }
+    }
+}
+
+impl fmt::Display for GameKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for GameKind {
+    type Err = SupportError;
+    /// Case, `-` and `_` do not matter: `atari_go`, `AtariGo`, `atari-go`.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let norm = |t: &str| t.to_ascii_lowercase().replace(['-', '_'], "");
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|k| norm(k.name()) == norm(s))
+            .ok_or_else(|| SupportError::UnknownGame {
+                name: s.to_string(),
+                known: Self::names().join(", "),
+            })
+    }
+}
+
+/// A static evaluation for the side to move, in integer units well below
+/// the search's win scores (thousandths of a hand evaluator's value).
+pub type ScoreFn<G> = Arc<dyn Fn(&G) -> i32 + Send + Sync>;
+
+/// The largest hand score: half the search's win threshold, so no static
+/// score reads as a won game.
+pub const HAND_SCORE_CAP: i32 = 495_000;
+
+/// A hand evaluator's value as an integer score (thousandths), capped at
+/// [`HAND_SCORE_CAP`]: the one place hand values become scores.
+pub fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
+    let cap = HAND_SCORE_CAP as f32;
+    Arc::new(move |g: &G| (e.value(g) * 1000.0).clamp(-cap, cap).round() as i32)
+}
+
+/// Everything plies needs from a game beyond its rules. Each game's support
+/// file implements it; defaults cover games without the capability.
+pub trait GameSupport: Game {
+    /// This game's entry in the list.
+    const KIND: GameKind;
+
+    /// How reports name the first and second player.
+    const SIDE_NAMES: [&'static str; 2] = ["first", "second"];
+
+    /// The encoders this game has, the default first.
+    const ENCODERS: &'static [&'static str];
+
+    /// The encoder called `name` for boards of `size` (checkpoints and
+    /// datasets name the encoder they were made with).
+    fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError>;
+
+    /// The hand evaluators by name, the default first (empty: none).
+    const HAND_EVALS: &'static [&'static str] = &[];
+
+    /// The hand evaluator called `name`, if the game has one.
+    fn hand_eval(_name: &str) -> Option<ScoreFn<Self>> {
+        None
+    }
+
+    /// The score (in [`ScoreFn`] units) of a clear advantage under the hand
+    /// evaluator `name`: its value as an [`crate::infer::Evaluator`] is
+    /// `tanh(score / scale)`.
+    fn hand_eval_scale(_name: &str) -> f32 {
+        1000.0
+    }
+
+    /// Resolves `--setups`: `None` is the game's default openings. Games
+    /// without setups refuse any value.
+    fn openings(setups: Option<&str>) -> Result<OpeningsChoice, SupportError> {
+        match setups {
+            None => Ok(OpeningsChoice::standard()),
+            Some(s) => Err(SupportError::NoSetups {
+                game: Self::NAME,
+                given: s.to_string(),
+            }),
+        }
+    }
+
+    /// The start of a game on a `size` board with `openings`, and the
+    /// setups its record stores (Arimaa draws them from `rng`).
+    fn start(
+        size: usize,
+        openings: &Openings,
+        _rng: &mut SeededRng,
+    ) -> Result<(Self, Vec<String>), SupportError> {
+        match openings {
+            Openings::Standard => Ok((Self::with_size(size)?, Vec::new())),
+            _ => Err(SupportError::NoSetups {
+                game: Self::NAME,
+                given: "setups".into(),
+            }),
+        }
+    }
+
+    /// The position before `rec.moves[0]`; the error says what is wrong
+    /// with the record (wrong game, bad size, bad setup).
+    fn record_start(rec: &GameRecord) -> Result<Self, SupportError> {
+        check_record_game::<Self>(rec)?;
+        match rec.board_size {
+            Some(n) => Self::with_size(n).map_err(|e| SupportError::Record {
+                id: rec.id.clone(),
+                why: e.to_string(),
+            }),
+            None => Ok(Self::new()),
+        }
+    }
+
+    /// The terminations this game's records may name, when that list is
+    /// closed (Arimaa's); `None`: any snake_case name.
+    const TERMINATIONS: Option<&'static [&'static str]> = None;
+
+    /// The terminations a dataset keeps by default; `None`: every one but
+    /// the endings not decided on the board.
+    const DEFAULT_TERMINATIONS: Option<&'static [&'static str]> = None;
+
+    /// How a game ended, for its record: `win`, `draw`, or `unfinished`
+    /// (Arimaa names its terminations).
+    fn termination_name(&self) -> &'static str {
+        match self.outcome() {
+            Some(crate::game::Outcome::Win(_)) => "win",
+            Some(crate::game::Outcome::Draw) => "draw",
+            None => "unfinished",
+        }
+    }
+
+    /// A random move for exploration (`--epsilon`): uniform by default;
+    /// Arimaa's is a `random-steps` turn. `None` when the game is over.
+    fn exploration_move(
+        &self,
+        rng: &mut SeededRng,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        self.random_move(rng, scratch)
+    }
+
+    /// Whether the game builds turns one random step at a time (the
+    /// `random-steps` player): Arimaa.
+    const RANDOM_STEPS: bool = false;
+
+    /// A turn of random steps, ending after each step with probability
+    /// `end`; games without steps draw a uniform move.
+    fn random_steps_move(
+        &self,
+        _end: f64,
+        rng: &mut SeededRng,
+        scratch: &mut Vec<Self::Move>,
+    ) -> Option<Self::Move> {
+        self.random_move(rng, scratch)
+    }
+
+    /// The moves with which `side` would win at once, for games where
+    /// that point is also the one that blocks it (the EXPERT player);
+    /// `None` for other games.
+    fn immediate_wins(&self, _side: Side) -> Option<Vec<Self::Move>> {
+        None
+    }
+
+    /// Replays a file of the rules oracle's games move for move
+    /// (`plies rules replay`): OpenSpiel's JSONL by default, pyrimaa's for
+    /// Arimaa.
+    fn replay_oracle(path: &std::path::Path) -> Result<ReplaySummary, RecordError> {
+        crate::record::replay_file::<Self>(path)
+    }
+
+    /// OpenSpiel's name for this game (`None`: OpenSpiel does not have
+    /// it): for the rules oracles and the `spiel-mcts` player.
+    const SPIEL_NAME: Option<&'static str> = None;
+
+    /// How many OpenSpiel actions one plies move is (all by the same
+    /// player, one after the other).
+    const SPIEL_ACTIONS: usize = 1;
+
+    /// OpenSpiel's game parameters for a board of side `size`.
+    fn spiel_params(_size: usize) -> Vec<(&'static str, i64)> {
+        Vec::new()
+    }
+
+    /// The OpenSpiel actions of `mv` (legal in `self`).
+    fn to_spiel_actions(&self, _mv: Self::Move) -> Vec<i64> {
+        Vec::new()
+    }
+
+    /// The move that `actions` make in `self`, `None` when they name no
+    /// move of this board (the move may still be illegal).
+    fn spiel_move(&self, _actions: &[i64]) -> Option<Self::Move> {
+        None
+    }
+}
+
+/// OpenSpiel's game string, as `pyspiel.load_game` reads it:
+/// `amazons(board_size=6)`, `tic_tac_toe()`; `None` for games OpenSpiel
+/// does not have.
+pub fn spiel_game_string<G: GameSupport>(size: usize) -> Option<String> {
+    let name = G::SPIEL_NAME?;
+    let params: Vec<String> = G::spiel_params(size)
+        .into_iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect();
+    Some(format!("{name}({})", params.join(",")))
+}
+
+/// One OpenSpiel action in `0..cells`, for games whose move is one cell.
+pub(crate) fn cell_action(actions: &[i64], cells: usize) -> Option<usize> {
+    match actions {
+        [a] if (0..cells as i64).contains(a) => Some(*a as usize),
+        _ => None,
+    }
+}
+
+fn check_record_game<G: Game>(rec: &GameRecord) -> Result<(), SupportError> {
+    if rec.game != G::NAME {
+        return Err(SupportError::Record {
+            id: rec.id.clone(),
+            why: format!(
+                "the record is a '{}' game, expected '{}'",
+                rec.game,
+                G::NAME
+            ),
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_to_their_kind() {
+        for &k in GameKind::ALL {
+            assert_eq!(k.name().parse::<GameKind>().unwrap(), k);
+            assert_eq!(with_game!(k, G => G::KIND), k);
+            assert_eq!(with_game!(k, G => G::NAME), k.name());
+        }
+        assert_eq!("Atari_Go".parse::<GameKind>().unwrap(), GameKind::AtariGo);
+        let err = "chess".parse::<GameKind>().unwrap_err().to_string();
+        assert!(err.contains("chess") && err.contains("arimaa"), "{err}");
+    }
+
+    #[test]
+    fn every_game_has_its_encoders_and_hand_evaluators() {
+        for &k in GameKind::ALL {
+            with_game!(k, G => {
+                assert!(!G::ENCODERS.is_empty(), "{k}");
+                for name in G::ENCODERS {
+                    let e = G::encoder(name, G::DEFAULT_SIZE).unwrap();
+                    assert_eq!(e.spec().name, *name);
+                }
+                assert!(G::encoder("no-such-encoder", G::DEFAULT_SIZE).is_err());
+                for name in G::HAND_EVALS {
+                    let score = G::hand_eval(name).unwrap();
+                    score(&G::new());
+                }
+                assert!(G::hand_eval("no-such-eval").is_none());
+            })
+        }
+    }
+
+    fn record(game: &str, size: Option<usize>, setups: Vec<String>) -> GameRecord {
+        GameRecord {
+            game: game.into(),
+            id: "g1".into(),
+            source: "test".into(),
+            event: String::new(),
+            players: crate::record::PerSide::new("a".into(), "b".into()),
+            ratings: crate::record::PerSide::new(None, None),
+            player_types: None,
+            setups,
+            moves: vec![],
+            result: None,
+            termination: "unfinished".into(),
+            plies: 0,
+            rated: None,
+            start_time: None,
+            board_size: size,
+        }
+    }
+
+    #[test]
+    fn the_board_size_comes_from_the_record() {
+        use crate::game::{Gomoku, Pentago};
+        let g = Gomoku::record_start(&record("gomoku", Some(9), vec![])).unwrap();
+        assert_eq!(g.size(), 9);
+        let g = Gomoku::record_start(&record("gomoku", None, vec![])).unwrap();
+        assert_eq!(g.size(), Gomoku::DEFAULT_SIZE);
+        let err = Pentago::record_start(&record("pentago", Some(9), vec![]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains('9') && err.contains("g1"), "{err}");
+    }
+
+    #[test]
+    fn a_record_of_another_game_is_refused() {
+        let err = crate::game::Amazons::record_start(&record("gomoku", None, vec![]))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("'gomoku'") && err.contains("'amazons'"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn arimaa_starts_after_the_setups() {
+        use crate::game::arimaa::Setup;
+        use crate::game::Arimaa;
+        let gold = Setup::standard(Side::First).to_notation();
+        let silver = Setup::standard(Side::Second).to_notation();
+        let g = Arimaa::record_start(&record("arimaa", None, vec![gold, silver])).unwrap();
+        assert_eq!(g.side_to_move(), Side::First);
+        assert_eq!(g.position().occupied().count_ones(), 32);
+        let err = Arimaa::record_start(&record("arimaa", None, vec![]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("2 setups"), "{err}");
+    }
+
+    #[test]
+    fn setups_are_refused_by_games_without_them() {
+        use crate::game::Gomoku;
+        let err = Gomoku::openings(Some("random")).unwrap_err().to_string();
+        assert!(
+            err.contains("Arimaa only") && err.contains("gomoku"),
+            "{err}"
+        );
+        assert_eq!(Gomoku::openings(None).unwrap().name, "standard");
+    }
+}
