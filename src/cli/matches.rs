@@ -122,10 +122,9 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string(&v)?);
     } else {
         println!(
-            "{} {}x{}, openings: {}",
+            "{} {}, openings: {}",
             G::NAME,
-            start.size,
-            start.size,
+            G::board_label(start.size),
             start.openings_name
         );
         println!("{r}");

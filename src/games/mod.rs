@@ -149,6 +149,11 @@ pub trait GameSupport: Game {
     /// This game's entry in the list.
     const KIND: GameKind;
 
+    /// How reports name a board of side `size`: `15x15`.
+    fn board_label(size: usize) -> String {
+        format!("{size}x{size}")
+    }
+
     /// How reports name the first and second player.
     const SIDE_NAMES: [&'static str; 2] = ["first", "second"];
 
@@ -340,7 +345,8 @@ mod tests {
         for &k in GameKind::ALL {
             assert_eq!(k.name().parse::<GameKind>().unwrap(), k);
             assert_eq!(with_game!(k, G => G::KIND), k);
-            assert_eq!(with_game!(k, G => G::NAME), k.name());
+            // Files name games by `Game::NAME` (`atari_go`), which parses too.
+            assert_eq!(with_game!(k, G => G::NAME).parse::<GameKind>().unwrap(), k);
         }
         assert_eq!("Atari_Go".parse::<GameKind>().unwrap(), GameKind::AtariGo);
         let err = "chess".parse::<GameKind>().unwrap_err().to_string();

@@ -83,16 +83,19 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     let ck = checkpoint::load(dir, Some(G::NAME), None)?;
     let spec = &ck.config.encoder;
     let name = format!("ckpt:{}", dir.display());
-    if spec.shape[1] != size || spec.shape[2] != size {
+    let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
+    // Boards are compared as the encoder lays them out (rows x columns),
+    // so boards that are not square compare too.
+    let [_, rows, columns] = encoder.spec().shape;
+    if spec.shape[1..] != [rows, columns] {
         return Err(bad(
             &name,
             format!(
-                "the checkpoint's encoder {} reads {}x{} boards, the game is played on {size}x{size}",
+                "the checkpoint's encoder {} reads {}x{} boards, the game is played on {rows}x{columns}",
                 spec.name, spec.shape[1], spec.shape[2]
             ),
         ));
     }
-    let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
     if encoder.spec() != *spec {
         return Err(bad(
             &name,

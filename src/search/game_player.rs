@@ -112,11 +112,11 @@ impl FromStr for GamePlayerSpec {
             None => (s.trim(), None),
         };
         // `greedy:DIR` and `greedy+:DIR` name a checkpoint directory, not
-        // key=value options.
+        // key=value options (`greedy:eval` is an option missing its value).
         match (name, args) {
             ("greedy+", None | Some("")) => return Err(bad(s, "expected greedy+:CHECKPOINT_DIR")),
             ("greedy+", Some(dir)) | ("greedy", Some(dir))
-                if !dir.contains('=') && !dir.is_empty() =>
+                if !dir.contains('=') && !dir.is_empty() && dir.trim() != "eval" =>
             {
                 return Ok(GamePlayerSpec::Network {
                     checkpoint: dir.into(),
