@@ -19,6 +19,7 @@
 pub mod amazons;
 pub mod arimaa;
 pub mod atari_go;
+pub mod connect_four;
 mod error;
 pub mod gomoku;
 mod grid;
@@ -29,6 +30,7 @@ mod tictactoe;
 pub use amazons::{Amazons, AmazonsMove};
 pub use arimaa::Arimaa;
 pub use atari_go::{AtariGo, AtariGoMove};
+pub use connect_four::{ConnectFour, ConnectFourMove};
 pub use error::GameError;
 pub use gomoku::{Gomoku, GomokuMove};
 pub use outcome::{Outcome, Side};

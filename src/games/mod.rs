@@ -19,6 +19,7 @@
 mod amazons;
 mod arimaa;
 mod atari_go;
+mod connect_four;
 mod error;
 mod gomoku;
 mod openings;
@@ -83,6 +84,7 @@ game_list! { $
     Pentago => Pentago, "pentago";
     Gomoku => Gomoku, "gomoku";
     AtariGo => AtariGo, "atari-go";
+    ConnectFour => ConnectFour, "connect-four";
 }
 
 impl GameKind {
