@@ -130,7 +130,7 @@ fn connect_four_goes_through_selfplay_dataset_training_and_matches() {
         "the same seed plays the same games"
     );
     let records =
-        plies::record::read_records(&dir.path().join("sp/games/part-00000.jsonl")).unwrap();
+        plies::record::read_records(dir.path().join("sp/games/part-00000.jsonl")).unwrap();
     assert_eq!(records.len(), 60);
     for rec in &records {
         let mut g = <ConnectFour as plies::games::GameSupport>::record_start(rec).unwrap();
