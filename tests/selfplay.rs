@@ -378,7 +378,7 @@ fn bad_player_specs_name_the_key_and_value() {
         out.to_str().unwrap(),
     ]);
     assert!(
-        text(&o).contains("--setups is for Arimaa only"),
+        text(&o).contains("--setups random: setups are for Arimaa only, not pentago"),
         "{}",
         text(&o)
     );

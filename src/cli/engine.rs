@@ -1,9 +1,7 @@
 //! `plies engine`: serve a player to outside controllers.
 
 use clap::{Args, Subcommand};
-use plies::protocol::{
-    run_aei_with, run_gomocup, AeiConfig, EngineSpec, GomocupConfig, GomocupPlayer,
-};
+use plies::protocol::{run_aei_with, run_gomocup, AeiConfig, EngineSpec, GomocupConfig};
 use std::io::BufReader;
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -22,9 +20,17 @@ pub enum EngineCmd {
 
 #[derive(Args)]
 pub struct GomocupArgs {
-    /// naive (win at once, else block an immediate win, else random) or random
+    /// Any player spec of `plies match --game gomoku`: naive (win at once,
+    /// else block an immediate win, else random), random, expert,
+    /// alphabeta:depth=D[,eval=E], greedy[:eval=E],
+    /// mcts:sims=N[,threads=T,eval=E,...]; E: random or ckpt:PATH (a
+    /// checkpoint for the board size START names). The manager's
+    /// timeout_turn and time_left bound every search.
     #[arg(long, default_value = "naive")]
-    player: GomocupPlayer,
+    player: String,
+    /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
+    #[arg(long, default_value = "cpu")]
+    device: String,
     /// Seed of the random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -60,7 +66,13 @@ pub struct AeiArgs {
 pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         EngineCmd::Gomocup(a) => {
-            let config = GomocupConfig::new(a.player, a.seed);
+            let mut config = GomocupConfig::new(&a.player, a.seed);
+            config.context = super::matches::player_context(15, &a.device)?;
+            // A spec that cannot be read is refused before the engine
+            // answers anything.
+            a.player
+                .parse::<plies::search::game_player::GamePlayerSpec>()
+                .map_err(|e| anyhow::anyhow!("cannot start the engine: {e}"))?;
             match run_gomocup(std::io::stdin().lock(), std::io::stdout(), &config) {
                 Ok(()) => Ok(ExitCode::SUCCESS),
                 Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),

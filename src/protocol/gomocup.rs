@@ -19,15 +19,20 @@
 //! prescribes. The engine never exits on bad input: only `END` or the end of
 //! the input ends the loop.
 //!
-//! The players are `naive` (win at once, else never allow an immediate win,
-//! else random: [`NaivePlayer`]) and `random`, both drawing from a generator
-//! seeded once per session.
+//! Any player spec of [`crate::search::game_player`] plays (`naive`, the
+//! default; `random`, `expert`, `alphabeta:depth=D`, `mcts:sims=N`,
+//! `greedy:eval=ckpt:PATH`, `mcts:sims=N,eval=ckpt:PATH`, ...), built by the
+//! one player builder for the board size `START` names, drawing from a
+//! generator seeded once per session. The manager's clock reaches the
+//! search as a [`Budget`]: `INFO timeout_turn` (milliseconds per move) and a
+//! twentieth of `INFO time_left` (or of `timeout_match` before the first
+//! `time_left`), whichever is tighter, less a safety margin.
 //!
 //! ```
 //! use plies::protocol::{run_gomocup, GomocupConfig};
 //! let input = "START 15\nTURN 7,7\nEND\n";
 //! let mut out = Vec::new();
-//! run_gomocup(input.as_bytes(), &mut out, &GomocupConfig::default()).unwrap();
+//! run_gomocup(input.as_bytes(), &mut out, &GomocupConfig::new("mcts:sims=50", 1)).unwrap();
 //! let out = String::from_utf8(out).unwrap();
 //! let lines: Vec<&str> = out.lines().collect();
 //! assert_eq!(lines[0], "OK");
@@ -37,66 +42,58 @@
 
 use crate::game::gomoku::MAX_SIZE;
 use crate::game::{Game, Gomoku, GomokuMove};
-use crate::search::{NaivePlayer, Player, RandomPlayer};
+use crate::search::game_player::{build_player_in, GamePlayerSpec, PlayerContext};
+use crate::search::{tighter, Budget, Player, SearchError};
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::collections::BTreeMap;
-use std::fmt;
 use std::io::{self, BufRead, Write};
-use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
 
 /// Smallest board side supported.
 pub const MIN_SIZE: usize = 5;
 
-/// Which player answers the manager.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum GomocupPlayer {
-    /// Wins at once if it can, never allows an immediate loss, else random.
-    #[default]
-    Naive,
-    /// A uniformly random empty point.
-    Random,
-}
+/// Kept back from every move's time: the manager's clock runs while the
+/// answer travels back.
+const SAFETY_MS: u64 = 50;
+/// The match clock is shared out as if this many moves were still to come.
+const MOVES_LEFT: u64 = 20;
 
-impl FromStr for GomocupPlayer {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "naive" => Ok(GomocupPlayer::Naive),
-            "random" => Ok(GomocupPlayer::Random),
-            other => Err(format!("unknown player '{other}' (naive or random)")),
-        }
-    }
-}
-
-impl fmt::Display for GomocupPlayer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            GomocupPlayer::Naive => "naive",
-            GomocupPlayer::Random => "random",
-        })
-    }
-}
-
-/// How the brain plays and presents itself.
+/// How the brain plays.
 #[derive(Clone, Debug)]
 pub struct GomocupConfig {
-    pub player: GomocupPlayer,
+    /// The player spec (see the module docs).
+    pub player: String,
     pub seed: u64,
+    /// The device of checkpoint evaluators (the board size is `START`'s).
+    pub context: PlayerContext,
 }
 
 impl Default for GomocupConfig {
     fn default() -> Self {
-        GomocupConfig {
-            player: GomocupPlayer::Naive,
-            seed: 1,
-        }
+        GomocupConfig::new("naive", 1)
     }
 }
 
 impl GomocupConfig {
-    pub fn new(player: GomocupPlayer, seed: u64) -> Self {
-        GomocupConfig { player, seed }
+    pub fn new(player: &str, seed: u64) -> Self {
+        GomocupConfig {
+            player: player.to_string(),
+            seed,
+            context: PlayerContext::default_for::<Gomoku>(),
+        }
+    }
+
+    /// The player for boards of side `size`; the error names the spec and
+    /// what is wrong (a bad key, a checkpoint of another size).
+    pub fn player(&self, size: usize) -> Result<Arc<dyn Player<Gomoku>>, SearchError> {
+        let spec: GamePlayerSpec = self.player.parse()?;
+        let ctx = PlayerContext {
+            size,
+            ..self.context.clone()
+        };
+        build_player_in::<Gomoku>(&spec, &ctx)
     }
 }
 
@@ -204,11 +201,13 @@ fn parse_numbers(text: &str, want: usize) -> Answer<Vec<usize>> {
         .collect()
 }
 
-/// One session: the board (after `START`), the generator, the INFO values.
+/// One session: the board and player (after `START`), the generator, the
+/// INFO values.
 struct Brain {
     config: GomocupConfig,
     rng: SeededRng,
     board: Option<Board>,
+    player: Option<Arc<dyn Player<Gomoku>>>,
     info: BTreeMap<String, String>,
 }
 
@@ -218,7 +217,27 @@ impl Brain {
             config: config.clone(),
             rng: seeded_rng(config.seed, 0),
             board: None,
+            player: None,
             info: BTreeMap::new(),
+        }
+    }
+
+    /// This move's budget from the manager's clock (see the module docs);
+    /// unlimited (the player's own limits) when the manager sent none.
+    fn budget(&self) -> Budget {
+        let ms = |key: &str| {
+            self.info
+                .get(key)
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .map(|v| v.max(0) as u64)
+        };
+        // timeout_match 0 means no match limit.
+        let left = ms("time_left").or(ms("timeout_match").filter(|&m| m > 0));
+        match tighter(ms("timeout_turn"), left.map(|l| l / MOVES_LEFT)) {
+            Some(limit) => Budget::time(Duration::from_millis(
+                limit.saturating_sub(SAFETY_MS).max(1),
+            )),
+            None => Budget::UNLIMITED,
         }
     }
 
@@ -234,7 +253,10 @@ impl Brain {
                 "unsupported size {n}: plies plays {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
             ));
         }
+        // The player is built for this size (a checkpoint reads one size).
+        let player = self.config.player(n).map_err(|e| e.to_string())?;
         self.board = Some(Board::new(n));
+        self.player = Some(player);
         Ok(())
     }
 
@@ -265,38 +287,33 @@ impl Brain {
         if empties.is_empty() {
             return Err("no empty point left".into());
         }
-        let cell = match board.as_gomoku() {
-            Some(g) => {
-                let chosen = match self.config.player {
-                    GomocupPlayer::Naive => NaivePlayer.choose(&g, &mut self.rng),
-                    GomocupPlayer::Random => {
-                        Player::<Gomoku>::choose(&RandomPlayer, &g, &mut self.rng)
-                    }
-                };
+        let budget = self.budget();
+        let cell = match (board.as_gomoku(), &self.player) {
+            (Some(g), Some(player)) => {
+                let chosen = player.choose_within(&g, &budget, &mut self.rng);
                 let GomokuMove(m) = chosen.map_err(|e| e.to_string())?;
                 m as usize
             }
             // Stone counts no alternating game reaches, a blocked point, or
             // a five already on the board: the same rules, on the raw board.
-            None => self.fallback(&board, &empties),
+            _ => self.fallback(&board, &empties),
         };
         debug_assert_eq!(board.cells[cell], EMPTY);
         self.board_mut()?.cells[cell] = OWN;
         Ok(self.coords(cell))
     }
 
-    /// NAIVE (or RANDOM) on a board that is not a [`Gomoku`] position.
+    /// On a board that is not a [`Gomoku`] position, whatever the player:
+    /// make five if possible, else block the opponent's five, else random.
     fn fallback(&mut self, board: &Board, empties: &[usize]) -> usize {
-        if self.config.player == GomocupPlayer::Naive {
-            for code in [OWN, OPP] {
-                let hits: Vec<usize> = empties
-                    .iter()
-                    .copied()
-                    .filter(|&i| board.makes_five(i, code))
-                    .collect();
-                if !hits.is_empty() {
-                    return hits[self.rng.random_range(0..hits.len())];
-                }
+        for code in [OWN, OPP] {
+            let hits: Vec<usize> = empties
+                .iter()
+                .copied()
+                .filter(|&i| board.makes_five(i, code))
+                .collect();
+            if !hits.is_empty() {
+                return hits[self.rng.random_range(0..hits.len())];
             }
         }
         empties[self.rng.random_range(0..empties.len())]
@@ -487,7 +504,7 @@ pub fn run_gomocup<R: BufRead, W: Write>(
 mod tests {
     use super::*;
 
-    fn run(input: &str, player: GomocupPlayer, seed: u64) -> Vec<String> {
+    fn run(input: &str, player: &str, seed: u64) -> Vec<String> {
         let mut out = Vec::new();
         run_gomocup(
             input.as_bytes(),
@@ -511,7 +528,7 @@ mod tests {
     fn sizes_and_about() {
         let out = run(
             "START 4\nSTART 20\nSTART x\nSTART 5\nSTART 19\nRECTSTART 15,10\nRECTSTART 15,15\nABOUT\n",
-            GomocupPlayer::Naive,
+            "naive",
             1,
         );
         assert!(out[0].starts_with("ERROR unsupported size 4"), "{out:?}");
@@ -530,7 +547,7 @@ mod tests {
         let input =
             "START 9\nBOARD\n0,2,1\n1,2,1\n2,2,1\n3,2,1\n0,8,2\n2,8,2\n4,8,2\n6,8,2\nDONE\n";
         for seed in 0..5 {
-            let out = run(input, GomocupPlayer::Naive, seed);
+            let out = run(input, "naive", seed);
             assert_eq!(out, ["OK", "4,2"]);
         }
         // The same as a Gomoku position: our move makes five on row 2 from
@@ -551,16 +568,16 @@ mod tests {
         // We are White (opponent moved first): Black threatens 4,0.
         let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\n0,8,1\n2,8,1\n4,8,1\nDONE\n";
         for seed in 0..5 {
-            assert_eq!(run(input, GomocupPlayer::Naive, seed), ["OK", "4,0"]);
+            assert_eq!(run(input, "naive", seed), ["OK", "4,0"]);
         }
         // Unbalanced counts go through the fallback, which still blocks.
         let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,2\n3,0,2\nDONE\n";
         for seed in 0..5 {
-            assert_eq!(run(input, GomocupPlayer::Naive, seed), ["OK", "4,0"]);
+            assert_eq!(run(input, "naive", seed), ["OK", "4,0"]);
         }
         // A blocked point (field 3) is neither side's.
         let input = "START 9\nBOARD\n0,0,2\n1,0,2\n2,0,3\n3,0,2\n4,0,2\nDONE\n";
-        let out = run(input, GomocupPlayer::Naive, 1);
+        let out = run(input, "naive", 1);
         let (x, y) = xy(&out[1]);
         assert!(!(y == 0 && x <= 4), "{out:?}");
     }
@@ -568,7 +585,7 @@ mod tests {
     #[test]
     fn errors_keep_the_engine_serving() {
         let input = "TURN 1,1\nBEGIN\nSTART 15\nTURN 7,7\nTURN 7,7\nTURN a,b\nTURN 99,99\nTURN 1\nFOO bar\nTAKEBACK 0,14\nINFO\nINFO timeout_turn 5000\nTAKEBACK 7,7\nTURN 7,7\nRESTART\nBEGIN\nEND\nABOUT\n";
-        let out = run(input, GomocupPlayer::Random, 3);
+        let out = run(input, "random", 3);
         assert!(out[0].starts_with("ERROR no board"), "{out:?}");
         assert!(out[1].starts_with("ERROR no board"));
         assert_eq!(out[2], "OK");
@@ -594,7 +611,7 @@ mod tests {
     #[test]
     fn random_fills_a_small_board_and_then_errors() {
         // 5x5: 25 points; TURN from us and BEGIN replies, never a taken one.
-        for player in [GomocupPlayer::Naive, GomocupPlayer::Random] {
+        for player in ["naive", "random"] {
             let mut brain = Brain::new(&GomocupConfig::new(player, 9));
             brain.start(5).unwrap();
             let mut seen = std::collections::HashSet::new();
@@ -607,10 +624,71 @@ mod tests {
     }
 
     #[test]
-    fn player_names_parse() {
-        assert_eq!("naive".parse::<GomocupPlayer>(), Ok(GomocupPlayer::Naive));
-        assert_eq!("RANDOM".parse::<GomocupPlayer>(), Ok(GomocupPlayer::Random));
-        assert!("alphabeta".parse::<GomocupPlayer>().is_err());
-        assert_eq!(GomocupPlayer::Random.to_string(), "random");
+    fn every_player_spec_plays_legal_moves() {
+        for spec in [
+            "naive",
+            "random",
+            "expert",
+            "alphabeta:depth=2,eval=random",
+            "greedy:eval=random",
+            "mcts:sims=60,threads=2",
+        ] {
+            let mut brain = Brain::new(&GomocupConfig::new(spec, 4));
+            brain.start(9).unwrap();
+            let mut g = Gomoku::with_size(9).unwrap();
+            // The brain plays Black against the first empty point.
+            for _ in 0..12 {
+                let (x, y) = xy(&brain.reply_move().unwrap());
+                g.play_str(&g.move_to_string(GomokuMove((y * 9 + x) as u16)))
+                    .unwrap_or_else(|e| panic!("{spec}: {e}"));
+                if g.outcome().is_some() {
+                    break;
+                }
+                let mut legal = Vec::new();
+                g.legal_moves(&mut legal);
+                let reply = legal[0];
+                g.play(reply);
+                brain.board_mut().unwrap().cells[reply.0 as usize] = OPP;
+                if g.outcome().is_some() {
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_bad_spec_is_answered_at_start() {
+        let out = run("START 15\nBEGIN\nEND\n", "mcts:sims=10,depth=3", 1);
+        assert!(
+            out[0].starts_with("ERROR") && out[0].contains("'depth'"),
+            "{out:?}"
+        );
+        assert!(out[1].starts_with("ERROR no board"), "{out:?}");
+    }
+
+    #[test]
+    fn the_clock_becomes_the_budget() {
+        let mut brain = Brain::new(&GomocupConfig::default());
+        assert_eq!(brain.budget(), Budget::UNLIMITED);
+        brain.info.insert("timeout_turn".into(), "1000".into());
+        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(950)));
+        brain.info.insert("timeout_match".into(), "10000".into());
+        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(450)));
+        brain.info.insert("time_left".into(), "40000".into());
+        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(950)));
+        brain.info.insert("time_left".into(), "20".into());
+        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(1)));
+    }
+
+    #[test]
+    fn a_search_stops_at_the_turn_timeout() {
+        // Without the budget this search would run for minutes.
+        let input = "INFO timeout_turn 300\nSTART 15\nTURN 7,7\nEND\n";
+        let t0 = std::time::Instant::now();
+        let out = run(input, "mcts:sims=100000000,threads=2", 2);
+        let seconds = t0.elapsed().as_secs_f64();
+        assert_eq!(out[0], "OK");
+        let _ = xy(&out[1]);
+        assert!(seconds < 5.0, "answered after {seconds:.1} s");
     }
 }

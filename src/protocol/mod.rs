@@ -15,6 +15,6 @@ mod tests;
 pub mod timecontrol;
 
 pub use aei::{run_aei, run_aei_with, short_board, AeiConfig};
-pub use gomocup::{run_gomocup, GomocupConfig, GomocupPlayer};
+pub use gomocup::{run_gomocup, GomocupConfig};
 pub use player::{EngineKind, EnginePlayer, EngineSpec, SearchTree};
 pub use timecontrol::TimeControl;

@@ -2,7 +2,7 @@
 //! else a move that blocks an immediate win of the opponent, else random.
 //! It makes no forks and has no opening preference, so it can be beaten.
 
-use super::{pick, Player, SearchError};
+use super::{pick, Budget, Player, SearchError};
 use crate::games::GameSupport;
 use crate::util::SeededRng;
 
@@ -16,7 +16,12 @@ impl<G: GameSupport> Player<G> for ExpertPlayer {
         "expert".into()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         if moves.is_empty() {

@@ -32,7 +32,7 @@ use super::alphabeta::{search, terminal_score, PositionEval, SearchLimits, WIN_T
 use super::evaluators::{checkpoint_evaluator, evaluator_by_name, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
-use super::{pick, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, SearchError};
+use super::{pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, SearchError};
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 pub use crate::games::ScoreFn;
@@ -552,7 +552,12 @@ impl<G: Game> Player<G> for UniformPlayer {
         "random".into()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         state
             .random_move(rng, &mut Vec::new())
             .ok_or(SearchError::NoMoves)
@@ -572,19 +577,27 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
         self.label.clone()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    /// Iterative deepening to `depth=` or the budget's depth, stopped by
+    /// the budget's time or nodes (the deepest finished iteration's move).
+    fn choose_within(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         if moves.is_empty() {
             return Err(SearchError::NoMoves);
         }
         moves.shuffle(rng);
-        let r = search(
-            state,
-            Some(&moves),
-            &self.eval,
-            &SearchLimits::depth(self.depth),
-        );
+        let limits = SearchLimits {
+            max_depth: tighter(Some(self.depth), budget.depth).unwrap_or(self.depth),
+            deadline: budget.deadline(std::time::Instant::now()),
+            max_nodes: budget.nodes,
+            stop: None,
+        };
+        let r = search(state, Some(&moves), &self.eval, &limits);
         self.eval.take_error()?;
         r.best.ok_or(SearchError::NoMoves)
     }
@@ -602,7 +615,12 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
         self.label.clone()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         let children: Vec<G> = moves
@@ -663,7 +681,12 @@ impl<G: GameSupport> Player<G> for RandomStepsPlayer {
         GamePlayerSpec::RandomSteps { end: self.end }.to_string()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         state
             .random_steps_move(self.end, rng, &mut Vec::new())
             .ok_or(SearchError::NoMoves)

@@ -1,7 +1,7 @@
 //! NETWORK / greedy: no lookahead; plays the move whose resulting position
 //! the evaluator values best for the mover. Ties are broken at random.
 
-use super::{pick, Player, SearchError};
+use super::{pick, Budget, Player, SearchError};
 use crate::game::{Game, Outcome};
 use crate::infer::Evaluator;
 use crate::util::SeededRng;
@@ -86,7 +86,12 @@ impl<G: Game> Player<G> for GreedyPlayer<G> {
         format!("greedy({})", self.evaluator.name())
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         greedy_choice(self.evaluator.as_ref(), self.exact_terminal, state, rng)
     }
 }

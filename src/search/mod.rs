@@ -7,6 +7,7 @@
 //! seed whatever the number of threads.
 
 pub mod alphabeta;
+mod budget;
 mod error;
 pub mod evaluators;
 mod expert;
@@ -20,6 +21,7 @@ pub mod timed;
 pub mod tt;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
+pub use budget::{tighter, Budget};
 pub use error::SearchError;
 pub use expert::ExpertPlayer;
 pub use greedy::greedy_choice;
@@ -33,8 +35,20 @@ use crate::util::SeededRng;
 pub trait Player<G: Game>: Send + Sync {
     /// A short name for reports.
     fn name(&self) -> String;
-    /// Picks a legal move; the game must not be over.
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError>;
+    /// Picks a legal move within `budget` and the player's own limits;
+    /// the game must not be over.
+    fn choose_within(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError>;
+
+    /// [`Player::choose_within`] with no budget beyond the player's own
+    /// limits.
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        self.choose_within(state, &Budget::UNLIMITED, rng)
+    }
 
     /// A session for one game. Game loops (matches, self-play) open one per
     /// player and game, tell it every move played, and ask it for moves;
@@ -50,7 +64,18 @@ pub trait Player<G: Game>: Send + Sync {
 pub trait GameSession<G: Game>: Send {
     /// Picks a legal move in `state`, the position after every move
     /// [`GameSession::observe`] has seen.
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError>;
+    fn choose_within(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError>;
+
+    /// [`GameSession::choose_within`] with no budget beyond the player's
+    /// own limits.
+    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+        self.choose_within(state, &Budget::UNLIMITED, rng)
+    }
     /// Told every move of the game, either side's, with the position it was
     /// played in.
     fn observe(&mut self, _before: &G, _mv: G::Move) {}
@@ -62,8 +87,13 @@ pub struct StatelessSession<'a, P: ?Sized> {
 }
 
 impl<G: Game, P: Player<G> + ?Sized> GameSession<G> for StatelessSession<'_, P> {
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
-        self.player.choose(state, rng)
+    fn choose_within(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
+        self.player.choose_within(state, budget, rng)
     }
 }
 

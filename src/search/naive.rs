@@ -9,7 +9,7 @@
 //! Pentago): simple and correct rather than fast. Randomness comes from the
 //! caller's seeded generator.
 
-use super::{pick, Player, SearchError};
+use super::{pick, Budget, Player, SearchError};
 use crate::game::{Game, Outcome, Side};
 use crate::util::SeededRng;
 
@@ -69,7 +69,12 @@ impl<G: Game> Player<G> for NaivePlayer {
         "naive".into()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         if moves.is_empty() {

@@ -1,4 +1,4 @@
-use super::{pick, Player, SearchError};
+use super::{pick, Budget, Player, SearchError};
 use crate::game::Game;
 use crate::util::SeededRng;
 
@@ -10,7 +10,12 @@ impl<G: Game> Player<G> for RandomPlayer {
         "random".into()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         if moves.is_empty() {

@@ -22,7 +22,7 @@
 //! else `.venv-spiel/bin/python` in the working directory or the source
 //! tree, else `python3`; it needs `pip install open-spiel==2.0.2`.
 
-use super::{GameSession, Player, SearchError};
+use super::{Budget, GameSession, Player, SearchError};
 use crate::games::GameSupport;
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -598,7 +598,14 @@ impl<G: GameSupport> Player<G> for SpielMctsPlayer<G> {
     /// Only from the start position: elsewhere the moves that led there are
     /// unknown, and OpenSpiel rebuilds positions from them. Games are
     /// played through [`Player::session`].
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    /// OpenSpiel's bot runs its own simulation count; the budget is not
+    /// passed on.
+    fn choose_within(
+        &self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         if state.ply() != 0 {
             return Err(self.error(format!(
                 "OpenSpiel's bot needs a game session (Player::session) that sees every \
@@ -645,7 +652,12 @@ impl<'a, G: GameSupport> SpielSession<'a, G> {
 }
 
 impl<G: GameSupport> GameSession<G> for SpielSession<'_, G> {
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &mut self,
+        state: &G,
+        _budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
         }

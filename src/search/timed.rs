@@ -1,7 +1,7 @@
 //! A player wrapper that adds up the time spent choosing moves, for
 //! reports of thinking time per move (matches at equal time).
 
-use super::{GameSession, Player, SearchError};
+use super::{Budget, GameSession, Player, SearchError};
 use crate::game::Game;
 use crate::util::SeededRng;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -50,9 +50,14 @@ impl<G: Game> Player<G> for TimedPlayer<G> {
         self.inner.name()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let t = Instant::now();
-        let mv = self.inner.choose(state, rng);
+        let mv = self.inner.choose_within(state, budget, rng);
         self.add(t);
         mv
     }
@@ -71,9 +76,14 @@ struct TimedSession<'a, G: Game> {
 }
 
 impl<G: Game> GameSession<G> for TimedSession<'_, G> {
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let t = Instant::now();
-        let mv = self.inner.choose(state, rng);
+        let mv = self.inner.choose_within(state, budget, rng);
         self.owner.add(t);
         mv
     }

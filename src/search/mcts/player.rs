@@ -6,7 +6,7 @@ use super::tree::Node;
 use super::MctsConfig;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::{GameSession, Player, SearchError};
+use crate::search::{tighter, Budget, GameSession, Player, SearchError};
 use crate::util::SeededRng;
 use rand::RngExt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -69,18 +69,33 @@ impl<G: GameSupport> MctsPlayer<G> {
         }
     }
 
-    /// Searches from `state` into `root` and picks the most visited move.
+    /// Searches from `state` into `root` within `budget` (simulations and
+    /// time, the tighter of the budget's and the config's) and picks the
+    /// most visited move.
     fn search(
         &self,
         root: &Node<G::Move>,
         state: &G,
+        budget: &Budget,
         rng: &mut SeededRng,
     ) -> Result<G::Move, SearchError> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
         }
         let seed: u64 = rng.random();
-        let stats = run_search(root, state, &self.cfg, self.eval.as_deref(), seed)?;
+        let limited;
+        let cfg = if *budget == Budget::UNLIMITED {
+            &self.cfg
+        } else {
+            limited = MctsConfig {
+                simulations: tighter(Some(self.cfg.simulations), budget.nodes)
+                    .unwrap_or(self.cfg.simulations),
+                time: tighter(self.cfg.time, budget.time),
+                ..self.cfg.clone()
+            };
+            &limited
+        };
+        let stats = run_search(root, state, cfg, self.eval.as_deref(), seed)?;
         self.searches.fetch_add(1, Ordering::Relaxed);
         self.simulations
             .fetch_add(stats.simulations, Ordering::Relaxed);
@@ -94,8 +109,13 @@ impl<G: GameSupport> Player<G> for MctsPlayer<G> {
         self.label.clone()
     }
 
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
-        self.search(&Node::default(), state, rng)
+    fn choose_within(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
+        self.search(&Node::default(), state, budget, rng)
     }
 
     fn session(&self) -> Box<dyn GameSession<G> + '_> {
@@ -121,13 +141,18 @@ impl<G: GameSupport> MctsSession<'_, G> {
 }
 
 impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose_within(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Result<G::Move, SearchError> {
         let key = state.hash_key();
         let root = match self.tree.take() {
             Some((k, root)) if k == key && self.player.cfg.reuse => root,
             _ => Box::default(),
         };
-        let mv = self.player.search(&root, state, rng)?;
+        let mv = self.player.search(&root, state, budget, rng)?;
         self.tree = Some((key, root));
         Ok(mv)
     }
