@@ -59,9 +59,9 @@ step "rules: replay 2,000 OpenSpiel games move for move"
 $P rules replay --game tictactoe tests/fixtures/tictactoe_oracle.jsonl
 
 step "data: 40,000 games of a learning network against EXPERT -> Arrow dataset"
-$P data generate --game tictactoe --a td:80 --b expert --games 40000 --seed 1 --out "$OUT/db"
-$P data verify "$OUT/db"
-$P data stats "$OUT/db"
+$P dataset generate --game tictactoe --a td:80 --b expert --games 40000 --seed 1 --out "$OUT/db"
+$P dataset verify "$OUT/db"
+$P dataset stats "$OUT/db"
 
 step "train: TD(lambda) over 160,000 games drawn from the train split; export"
 $P train td --data "$OUT/db" --hidden 80 --examples 160000 --eval-every 20000 --seed 1 \

@@ -1,6 +1,9 @@
+//! `plies dataset generate` and `dump`, and the `verify` and `stats` that
+//! every dataset shares (`plies data` is the same command).
+
 use super::progress;
 use anyhow::{bail, Context};
-use clap::{Args, Subcommand};
+use clap::Args;
 use plies::dataset::{Dataset, SplitRule};
 use plies::encode::tictactoe_encoder;
 use plies::game::TicTacToe;
@@ -13,31 +16,6 @@ use plies::util::seeded_rng;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-
-#[derive(Subcommand)]
-pub enum DataCmd {
-    /// Play games between two players and store every position as a dataset.
-    Generate(GenerateArgs),
-    /// Check a dataset's shards against its manifest (counts, sha256, schema).
-    Verify {
-        dir: PathBuf,
-        #[arg(long)]
-        json: bool,
-    },
-    /// Summarise a dataset: rows, games, splits, labels, game lengths.
-    Stats {
-        dir: PathBuf,
-        #[arg(long)]
-        json: bool,
-        /// Also draw rows per plies-to-end (PNG, or SVG for a .svg name).
-        #[arg(long, value_name = "FILE")]
-        plot: Option<PathBuf>,
-    },
-    /// Print the rows of a dataset as JSON lines, in stored order: the
-    /// fields of a row as the Rust reader returns it plus every other
-    /// stored column (`split`, ...). For checks by outside tools.
-    Dump(DumpArgs),
-}
 
 #[derive(Args)]
 pub struct GenerateArgs {
@@ -69,7 +47,7 @@ pub struct GenerateArgs {
     quiet: bool,
 }
 
-fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
+pub fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
     super::require_tictactoe(a.game)?;
     let encoder: Arc<dyn plies::encode::Encoder<TicTacToe>> =
         Arc::from(tictactoe_encoder(&a.encoder)?);
@@ -120,15 +98,6 @@ fn generate(a: GenerateArgs) -> anyhow::Result<ExitCode> {
         wdl.losses
     );
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn run(cmd: DataCmd) -> anyhow::Result<ExitCode> {
-    match cmd {
-        DataCmd::Generate(a) => generate(a),
-        DataCmd::Dump(a) => dump(a),
-        DataCmd::Verify { dir, json } => verify(&dir, json),
-        DataCmd::Stats { dir, json, plot } => stats(&dir, json, plot.as_deref()),
-    }
 }
 
 /// `plies data verify` / `plies dataset verify`: checks every shard; a
@@ -211,7 +180,7 @@ pub struct DumpArgs {
 /// manifest order): the row as `PositionRow` serialises it (`globals` empty
 /// when the dataset has none), plus every stored column that is not one of
 /// its fields, converted generically from the Arrow arrays.
-fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
+pub fn dump(a: DumpArgs) -> anyhow::Result<ExitCode> {
     use arrow_array::Array;
     use std::io::Write;
     let ds = Dataset::open(&a.dir)?;

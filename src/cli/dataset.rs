@@ -17,13 +17,20 @@ use std::sync::Arc;
 pub enum DatasetCmd {
     /// Build a dataset of encoded positions from JSONL game records.
     Build(BuildArgs),
-    /// Check a dataset's shards against its manifest (same as `plies data verify`).
+    /// Play games between two players and store every position as a
+    /// dataset (Tic-tac-toe).
+    Generate(super::data::GenerateArgs),
+    /// Print the rows of a dataset as JSON lines, in stored order: the
+    /// fields of a row as the Rust reader returns it plus every other
+    /// stored column (`split`, ...). For checks by outside tools.
+    Dump(super::data::DumpArgs),
+    /// Check a dataset's shards against its manifest (counts, sha256, schema).
     Verify {
         dir: PathBuf,
         #[arg(long)]
         json: bool,
     },
-    /// Summarise a dataset (same as `plies data stats`).
+    /// Summarise a dataset: rows, games, splits, labels, game lengths.
     Stats {
         dir: PathBuf,
         #[arg(long)]
@@ -39,7 +46,8 @@ pub struct BuildArgs {
     /// The game; inferred from the first record when left out.
     #[arg(long)]
     game: Option<GameKind>,
-    /// JSONL record files (`plies import` writes them), read in this order.
+    /// JSONL record files, read in this order, or the directories `plies
+    /// import` and `plies selfplay` write (their record files in order).
     #[arg(long, required = true, num_args = 1..)]
     records: Vec<PathBuf>,
     /// Encoder name (default: arimaa-6x8x8, amazons-units, stones-2 or
@@ -104,7 +112,8 @@ fn build(a: BuildArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Builds the dataset `a` describes; the report is the caller's to print.
-fn build_report(a: BuildArgs) -> anyhow::Result<BuildReport> {
+fn build_report(mut a: BuildArgs) -> anyhow::Result<BuildReport> {
+    a.records = super::records::record_files(&a.records)?;
     let first = first_record_info(&a.records)?;
     let record_kind = match &first {
         Some((game, _)) => Some(
@@ -213,6 +222,8 @@ pub fn build_from_selfplay(
 pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         DatasetCmd::Build(a) => build(a),
+        DatasetCmd::Generate(a) => super::data::generate(a),
+        DatasetCmd::Dump(a) => super::data::dump(a),
         DatasetCmd::Verify { dir, json } => super::data::verify(&dir, json),
         DatasetCmd::Stats { dir, json, plot } => super::data::stats(&dir, json, plot.as_deref()),
     }

@@ -5,7 +5,7 @@ use super::progress;
 use anyhow::{bail, Context};
 use clap::Args;
 use plies::game::arimaa::Termination;
-use plies::games::GameKind;
+use plies::games::{GameKind, GameSupport};
 use plies::record::arimaa_archive::{self, import_archive, FileSummary, ImportOptions};
 use plies::record::RecordWriter;
 use plies::report::Table;
@@ -24,10 +24,12 @@ pub const SUMMARY_FILE: &str = "import-summary.json";
 pub struct ImportArgs {
     #[arg(long)]
     game: GameKind,
-    /// Input format: arimaa-archive (the arimaa.com tab-separated game archive).
-    #[arg(long, default_value = arimaa_archive::FORMAT)]
-    format: String,
-    /// Archive files to read.
+    /// Input format (default: the game's first): arimaa-archive (the
+    /// arimaa.com tab-separated game archive), playok-pgn (PlayOK Gomoku),
+    /// amazons-text (one game per line).
+    #[arg(long)]
+    format: Option<String>,
+    /// Record files to read.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Output directory: gets games.jsonl and import-summary.json.
@@ -161,14 +163,147 @@ fn table(files: &[FileSummary], total: &Totals) -> Table {
 }
 
 pub fn run(a: ImportArgs) -> anyhow::Result<ExitCode> {
-    a.game.require(GameKind::Arimaa, "import")?;
-    if a.format != arimaa_archive::FORMAT {
+    plies::with_game!(a.game, G => import_game::<G>(a))
+}
+
+fn import_game<G: GameSupport>(a: ImportArgs) -> anyhow::Result<ExitCode> {
+    let Some(&default) = G::RECORD_FORMATS.first() else {
+        bail!("plies import reads no record format of {}", G::NAME);
+    };
+    let format = a.format.clone().unwrap_or_else(|| default.to_string());
+    if !G::RECORD_FORMATS.contains(&format.as_str()) {
         bail!(
-            "unknown --format '{}' for arimaa (known: {})",
-            a.format,
-            arimaa_archive::FORMAT
+            "unknown --format '{format}' for {} (known: {})",
+            G::NAME,
+            G::RECORD_FORMATS.join(", ")
         );
     }
+    // The archive is read streaming, with its own filters and reports.
+    if format == arimaa_archive::FORMAT {
+        return import_archive_files(a, &format);
+    }
+    let out = prepare_out(&a)?;
+    let mut writer = RecordWriter::create(&out.games, a.force)?;
+    let pb = progress(a.files.len() as u64, "files", a.quiet);
+    let (mut files, mut reports) = (Vec::new(), Vec::new());
+    for path in &a.files {
+        let imported = G::import_records(&format, path)?;
+        let mut summary = FileSummary {
+            file: path.display().to_string(),
+            games_read: imported.records.len() + imported.skipped.len(),
+            ..FileSummary::default()
+        };
+        if !imported.skipped.is_empty() {
+            if a.stop_on_error {
+                bail!("{}: {}", path.display(), imported.skipped[0]);
+            }
+            summary
+                .skipped
+                .insert("not importable".into(), imported.skipped.len());
+            reports.extend(imported.skipped);
+        }
+        for rec in imported.records {
+            let rated = |r: Option<i32>| a.min_rating.is_none_or(|m| r.is_some_and(|r| r >= m));
+            let reason = if !(rated(rec.ratings.first) && rated(rec.ratings.second)) {
+                Some("rating")
+            } else if !a.terminations.is_empty() && !a.terminations.contains(&rec.termination) {
+                Some("termination")
+            } else {
+                None
+            };
+            match reason {
+                Some(r) => *summary.skipped.entry(r.into()).or_default() += 1,
+                None => {
+                    *summary
+                        .kept_by_termination
+                        .entry(rec.termination.clone())
+                        .or_default() += 1;
+                    summary.kept += 1;
+                    writer.write(&rec)?;
+                }
+            }
+        }
+        files.push(summary);
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let written = writer.finish()?;
+    let summary = serde_json::json!({
+        "game": G::NAME,
+        "format": format,
+        "records": out.games.display().to_string(),
+        "options": {
+            "min_rating": a.min_rating,
+            "terminations": a.terminations,
+            "stop_on_error": a.stop_on_error,
+        },
+        "total": totals(&files),
+        "files": files,
+        "not_importable": reports,
+    });
+    plies::report::write_json(&out.summary, &summary)?;
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(ExitCode::SUCCESS);
+    }
+    print!("{}", table(&files, &totals(&files)));
+    print_reports(&reports, a.show, &out.summary);
+    println!(
+        "\nwrote {written} games to {} and the summary to {}",
+        out.games.display(),
+        out.summary.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where an import writes, refused when it holds an import already (unless
+/// `--force`).
+struct OutFiles {
+    games: PathBuf,
+    summary: PathBuf,
+}
+
+fn prepare_out(a: &ImportArgs) -> anyhow::Result<OutFiles> {
+    let out = OutFiles {
+        games: a.out.join(GAMES_FILE),
+        summary: a.out.join(SUMMARY_FILE),
+    };
+    if !a.force {
+        for p in [&out.games, &out.summary] {
+            if p.exists() {
+                bail!(
+                    "{} already exists; use --force to overwrite it",
+                    p.display()
+                );
+            }
+        }
+    }
+    std::fs::create_dir_all(&a.out)
+        .with_context(|| format!("creating the output directory {}", a.out.display()))?;
+    Ok(out)
+}
+
+/// The first `show` reports of games left out, one a line.
+fn print_reports(reports: &[impl std::fmt::Display], show: usize, summary: &Path) {
+    if reports.is_empty() {
+        return;
+    }
+    println!(
+        "\nskipped games (first {} of {}):",
+        show.min(reports.len()),
+        reports.len()
+    );
+    for r in reports.iter().take(show) {
+        println!("  {r}");
+    }
+    if reports.len() > show {
+        println!("  ... all in {}", summary.display());
+    }
+}
+
+/// The arimaa.com archive: read streaming, filtered by the archive's own
+/// options (ratings, termination codes), every skipped game reported.
+fn import_archive_files(a: ImportArgs, format: &str) -> anyhow::Result<ExitCode> {
     let opts = ImportOptions {
         min_rating: a.min_rating,
         terminations: if a.terminations.is_empty() {
@@ -183,24 +318,12 @@ pub fn run(a: ImportArgs) -> anyhow::Result<ExitCode> {
         },
         stop_on_error: a.stop_on_error,
     };
-    let games_path = a.out.join(GAMES_FILE);
-    let summary_path = a.out.join(SUMMARY_FILE);
-    if !a.force {
-        for p in [&games_path, &summary_path] {
-            if p.exists() {
-                bail!(
-                    "{} already exists; use --force to overwrite it",
-                    p.display()
-                );
-            }
-        }
-    }
     let mut expected = 0;
     for f in &a.files {
         expected += count_games(f)?;
     }
-    std::fs::create_dir_all(&a.out)
-        .with_context(|| format!("creating the output directory {}", a.out.display()))?;
+    let out = prepare_out(&a)?;
+    let (games_path, summary_path) = (out.games, out.summary);
     let mut writer = RecordWriter::create(&games_path, a.force)?;
     let pb = progress(expected, "import", a.quiet);
     let mut files = Vec::with_capacity(a.files.len());
@@ -216,7 +339,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<ExitCode> {
     debug_assert_eq!(written, total.kept);
     let summary = ImportSummary {
         game: "arimaa",
-        format: &a.format,
+        format,
         records: games_path.display().to_string(),
         options: &opts,
         total,
@@ -229,19 +352,7 @@ pub fn run(a: ImportArgs) -> anyhow::Result<ExitCode> {
     }
     print!("{}", table(&files, &summary.total));
     let reports: Vec<_> = files.iter().flat_map(|f| &f.reports).collect();
-    if !reports.is_empty() {
-        println!(
-            "\nskipped games (first {} of {}):",
-            a.show.min(reports.len()),
-            reports.len()
-        );
-        for r in reports.iter().take(a.show) {
-            println!("  {r}");
-        }
-        if reports.len() > a.show {
-            println!("  ... all in {}", summary_path.display());
-        }
-    }
+    print_reports(&reports, a.show, &summary_path);
     println!(
         "\nwrote {written} games to {} and the summary to {}",
         games_path.display(),

@@ -18,6 +18,7 @@ mod grid;
 mod import;
 mod matches;
 mod python;
+mod records;
 mod rules;
 mod selfplay;
 mod train;
@@ -42,11 +43,10 @@ pub enum Command {
     /// Rules engines: replay reference records move for move.
     #[command(subcommand)]
     Rules(rules::RulesCmd),
-    /// Datasets of positions: generate, verify, summarise.
-    #[command(subcommand)]
-    Data(data::DataCmd),
-    /// Datasets from game records: build (filters, folds), verify, stats.
-    #[command(subcommand)]
+    /// Datasets of encoded positions: build from game records (filters,
+    /// folds), generate by play (Tic-tac-toe), verify, stats, dump.
+    /// `plies data` is the same command.
+    #[command(subcommand, alias = "data")]
     Dataset(dataset::DatasetCmd),
     /// Train a model: `plies train --data DIR --model CONFIG --out CKPT`
     /// (any model, any dataset), or TD(lambda) / supervised Tic-tac-toe.
@@ -80,7 +80,6 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Rules(c) => rules::run(c),
-        Command::Data(c) => data::run(c),
         Command::Dataset(c) => dataset::run_cmd(c),
         Command::Train(c) => train_model::run(c),
         Command::Match(a) => matches::run_match(a),

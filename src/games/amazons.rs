@@ -2,10 +2,13 @@
 //! minimal-distance and Lieberum hand evaluators, OpenSpiel's `amazons`
 //! (a move is three actions: from, to, arrow).
 
-use super::{hand_score, GameKind, GameSupport, ScoreFn};
+use super::{hand_score, GameKind, GameSupport, ImportedFile, ScoreFn, SupportError};
 use crate::encode::{amazons_encoder, EncodeError, Encoder};
 use crate::game::{Amazons, AmazonsMove, Game};
 use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist};
+use crate::record::amazons_text::read_amazons_records;
+use crate::record::{GameRecord, PerSide};
+use std::path::Path;
 
 impl GameSupport for Amazons {
     const KIND: GameKind = GameKind::Amazons;
@@ -30,6 +33,57 @@ impl GameSupport for Amazons {
     /// squares is a clear advantage.
     fn hand_eval_scale(_name: &str) -> f32 {
         10_000.0
+    }
+
+    /// One game per line: size, `from-to/arrow` moves, result.
+    const RECORD_FORMATS: &'static [&'static str] = &["amazons-text"];
+
+    fn import_records(format: &str, path: &Path) -> Result<ImportedFile, SupportError> {
+        if format != "amazons-text" {
+            return Err(SupportError::UnknownFormat {
+                game: Self::NAME,
+                format: format.to_string(),
+                known: Self::RECORD_FORMATS.join(", "),
+            });
+        }
+        let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+        let file = path.file_name().unwrap_or_default().to_string_lossy();
+        let records = read_amazons_records(path)?
+            .into_iter()
+            .enumerate()
+            .map(|(i, rec)| {
+                let end = rec.replay().map_err(|e| SupportError::Record {
+                    id: format!("{stem}:{}", i + 1),
+                    why: e.to_string(),
+                })?;
+                let termination = match end.outcome() {
+                    Some(_) => "no_moves",
+                    None if rec.winner.is_some() => "resignation",
+                    None => "unfinished",
+                };
+                Ok(GameRecord {
+                    game: Self::NAME.into(),
+                    id: format!("{stem}:{}", i + 1),
+                    source: format!("{file}:{}", i + 1),
+                    event: String::new(),
+                    players: PerSide::new("first".into(), "second".into()),
+                    ratings: PerSide::new(None, None),
+                    player_types: None,
+                    setups: Vec::new(),
+                    plies: rec.moves.len() as u32,
+                    moves: rec.moves,
+                    result: rec.winner,
+                    termination: termination.into(),
+                    rated: None,
+                    start_time: None,
+                    board_size: (rec.size != Self::DEFAULT_SIZE).then_some(rec.size),
+                })
+            })
+            .collect::<Result<Vec<_>, SupportError>>()?;
+        Ok(ImportedFile {
+            records,
+            skipped: Vec::new(),
+        })
     }
 
     const SPIEL_NAME: Option<&'static str> = Some("amazons");

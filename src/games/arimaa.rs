@@ -3,11 +3,11 @@
 //! records that start from two setups, named terminations, and turns built
 //! one random step at a time for exploration.
 
-use super::{GameKind, GameSupport, Openings, OpeningsChoice, ScoreFn, SupportError};
+use super::{GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, ScoreFn, SupportError};
 use crate::encode::{arimaa_encoder, ArimaaRichPlanes, ArimaaTypePlanes, EncodeError, Encoder};
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::arimaa::{Setup, SetupSampler};
-use crate::game::{Arimaa, Side};
+use crate::game::{Arimaa, Game, Side};
 use crate::record::{GameRecord, RecordError, ReplaySummary};
 use crate::util::SeededRng;
 use sha2::{Digest, Sha256};
@@ -147,6 +147,26 @@ impl GameSupport for Arimaa {
         scratch: &mut Vec<Self::Move>,
     ) -> Option<Self::Move> {
         random_steps_or_uniform(self, EXPLORATION_END_PROB, rng, scratch)
+    }
+
+    /// The arimaa.com game archive (tab-separated; `plies import` reads it
+    /// streaming, with its own filters and skip reports).
+    const RECORD_FORMATS: &'static [&'static str] = &[crate::record::arimaa_archive::FORMAT];
+
+    fn import_records(format: &str, path: &Path) -> Result<ImportedFile, SupportError> {
+        use crate::record::arimaa_archive::{import_file, ImportOptions, FORMAT};
+        if format != FORMAT {
+            return Err(SupportError::UnknownFormat {
+                game: Self::NAME,
+                format: format.to_string(),
+                known: Self::RECORD_FORMATS.join(", "),
+            });
+        }
+        let (records, summary) = import_file(path, &ImportOptions::default())?;
+        Ok(ImportedFile {
+            records,
+            skipped: summary.reports.iter().map(|r| r.to_string()).collect(),
+        })
     }
 
     fn replay_oracle(path: &Path) -> Result<ReplaySummary, RecordError> {

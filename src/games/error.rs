@@ -10,6 +10,14 @@ pub enum SupportError {
     NoSetups { game: &'static str, given: String },
     #[error("--setups {given}: {why}")]
     Setups { given: String, why: String },
+    #[error("{game} has no record format '{format}' (known: {known})")]
+    UnknownFormat {
+        game: &'static str,
+        format: String,
+        known: String,
+    },
+    #[error(transparent)]
+    Records(#[from] crate::record::RecordError),
     #[error("game {id}: {why}")]
     Record { id: String, why: String },
     #[error("{command} supports --game {only} only, not {given}")]

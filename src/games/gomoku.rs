@@ -1,9 +1,11 @@
 //! Gomoku's support: the stone-grid encoder, EXPERT's immediate wins (the
 //! point that makes five is the point that blocks it), OpenSpiel's `gomoku`.
 
-use super::{cell_action, GameKind, GameSupport};
+use super::{cell_action, GameKind, GameSupport, ImportedFile, SupportError};
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::{Game, Gomoku, GomokuMove, Side};
+use crate::record::gomoku_pgn::import_playok_gomoku;
+use std::path::Path;
 
 impl GameSupport for Gomoku {
     const KIND: GameKind = GameKind::Gomoku;
@@ -15,6 +17,26 @@ impl GameSupport for Gomoku {
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<GomokuMove>> {
         Some(self.winning_cells(side))
+    }
+
+    /// PlayOK's PGN-like text (`data/gomoku`).
+    const RECORD_FORMATS: &'static [&'static str] = &["playok-pgn"];
+
+    fn import_records(format: &str, path: &Path) -> Result<ImportedFile, SupportError> {
+        match format {
+            "playok-pgn" => {
+                let file = import_playok_gomoku(path)?;
+                Ok(ImportedFile {
+                    records: file.records,
+                    skipped: file.skipped,
+                })
+            }
+            _ => Err(SupportError::UnknownFormat {
+                game: Self::NAME,
+                format: format.to_string(),
+                known: Self::RECORD_FORMATS.join(", "),
+            }),
+        }
     }
 
     const SPIEL_NAME: Option<&'static str> = Some("gomoku");

@@ -130,6 +130,14 @@ impl FromStr for GameKind {
     }
 }
 
+/// The games of one imported file.
+#[derive(Debug, Default)]
+pub struct ImportedFile {
+    pub records: Vec<GameRecord>,
+    /// `id: why` for each game left out.
+    pub skipped: Vec<String>,
+}
+
 /// A static evaluation for the side to move, in integer units well below
 /// the search's win scores (thousandths of a hand evaluator's value).
 pub type ScoreFn<G> = Arc<dyn Fn(&G) -> i32 + Send + Sync>;
@@ -270,6 +278,21 @@ pub trait GameSupport: Game {
     /// `None` for other games.
     fn immediate_wins(&self, _side: Side) -> Option<Vec<Self::Move>> {
         None
+    }
+
+    /// The record formats `plies import` reads for this game, the default
+    /// first (empty: none).
+    const RECORD_FORMATS: &'static [&'static str] = &[];
+
+    /// The games of one file of `format`, each replayed through the rules;
+    /// the games that cannot be imported are listed (`id: why`), a file
+    /// that cannot be read is an error naming it.
+    fn import_records(format: &str, _path: &std::path::Path) -> Result<ImportedFile, SupportError> {
+        Err(SupportError::UnknownFormat {
+            game: Self::NAME,
+            format: format.to_string(),
+            known: Self::RECORD_FORMATS.join(", "),
+        })
     }
 
     /// Replays a file of the rules oracle's games move for move

@@ -1,0 +1,174 @@
+//! `plies import` reads every record format the games have (the arimaa.com
+//! archive, PlayOK Gomoku, the Amazons text format), and `plies dataset
+//! build --records` takes the directories `import` and `selfplay` write.
+
+mod common;
+
+use common::{plies, text};
+use std::path::Path;
+
+fn run_ok(args: &[&str]) -> String {
+    let out = plies(args);
+    let t = text(&out);
+    assert!(out.status.success(), "plies {}:\n{t}", args.join(" "));
+    t
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(dir.join("import-summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn playok_gomoku_imports_and_builds_a_dataset_from_its_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("gomoku");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/gomoku");
+    let files: Vec<String> = ["evacoregen6.pgn", "runglathap.pgn"]
+        .iter()
+        .map(|f| data.join(f).display().to_string())
+        .collect();
+    let mut args = vec!["import", "--game", "gomoku", "--out", out.to_str().unwrap()];
+    args.extend(files.iter().map(String::as_str));
+    run_ok(&args);
+    let s = summary(&out);
+    assert_eq!(s["format"], "playok-pgn");
+    assert_eq!(s["total"]["games_read"], 284);
+    assert_eq!(s["total"]["kept"], 280);
+    assert_eq!(s["not_importable"].as_array().unwrap().len(), 4);
+    let records = plies::record::read_records(out.join("games.jsonl")).unwrap();
+    assert_eq!(records.len(), 280);
+    assert!(records.iter().all(|r| r.game == "gomoku"));
+    // A second import into the same directory is refused without --force.
+    let again = plies(&args);
+    assert!(!again.status.success());
+    assert!(text(&again).contains("--force"), "{}", text(&again));
+
+    let ds = dir.path().join("ds");
+    run_ok(&[
+        "dataset",
+        "build",
+        "--records",
+        out.to_str().unwrap(),
+        "--out",
+        ds.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(ds.join("manifest.json")).unwrap()).unwrap();
+    assert_eq!(manifest["game"], "gomoku");
+}
+
+#[test]
+fn amazons_text_imports_and_bad_lines_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("games.txt");
+    std::fs::write(
+        &file,
+        "# two games\n6 b1-b4/e4 a5-a3/c3 *\n8 c1-c5/f5 1-0\n",
+    )
+    .unwrap();
+    let out = dir.path().join("amazons");
+    run_ok(&[
+        "import",
+        "--game",
+        "amazons",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let records = plies::record::read_records(out.join("games.jsonl")).unwrap();
+    assert_eq!(records.len(), 2);
+    assert_eq!(records[0].board_size, Some(6));
+    assert_eq!(records[1].board_size, Some(8));
+    assert_eq!(records[1].result, Some(plies::game::Side::First));
+    std::fs::write(&file, "6 b1-b4/e4 zz *\n").unwrap();
+    let bad = plies(&[
+        "import",
+        "--game",
+        "amazons",
+        file.to_str().unwrap(),
+        "--out",
+        dir.path().join("bad").to_str().unwrap(),
+    ]);
+    assert!(!bad.status.success());
+    let t = text(&bad);
+    assert!(t.contains("games.txt:1") && t.contains("'zz'"), "{t}");
+}
+
+#[test]
+fn games_without_a_format_and_unknown_formats_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("x");
+    let o = plies(&[
+        "import",
+        "--game",
+        "pentago",
+        "f.txt",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).contains("no record format of pentago"),
+        "{}",
+        text(&o)
+    );
+    let o = plies(&[
+        "import",
+        "--game",
+        "gomoku",
+        "--format",
+        "sgf",
+        "f.txt",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(t.contains("'sgf'") && t.contains("playok-pgn"), "{t}");
+}
+
+#[test]
+fn a_selfplay_directory_is_a_record_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    run_ok(&[
+        "selfplay",
+        "--game",
+        "tictactoe",
+        "--white",
+        "random",
+        "--black",
+        "naive",
+        "--games",
+        "30",
+        "--out",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let ds = dir.path().join("ds");
+    let t = run_ok(&[
+        "dataset",
+        "build",
+        "--records",
+        run.to_str().unwrap(),
+        "--out",
+        ds.to_str().unwrap(),
+        "--quiet",
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_str(&t).unwrap();
+    assert_eq!(report["games_read"], 30, "{t}");
+    let empty = dir.path().join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let o = plies(&[
+        "dataset",
+        "build",
+        "--records",
+        empty.to_str().unwrap(),
+        "--out",
+        dir.path().join("ds2").to_str().unwrap(),
+    ]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains("no record files"), "{}", text(&o));
+}
