@@ -2,8 +2,8 @@
 //! [`Side`] and [`Outcome`] vocabulary, and one module per game.
 //!
 //! Hot paths (search, self-play, encoding) are generic over `G: Game`, so
-//! calls are statically dispatched; [`crate::games::GameKind`] names a game
-//! on the command line.
+//! calls are statically dispatched; the game list above this module
+//! (`games`) names each game on the command line.
 //!
 //! ```
 //! use plies::game::{Game, TicTacToe};

@@ -2,8 +2,8 @@
 //!
 //! A [`HandEvaluator`] values a position for its side to move (positive is
 //! good for the mover). [`HandAsEvaluator`] turns one into an
-//! [`crate::infer::Evaluator`], so the players in [`crate::search`] (greedy,
-//! alpha-beta) can use it.
+//! [`crate::infer::Evaluator`], so every player that takes an evaluator
+//! (greedy, alpha-beta, MCTS) can use it.
 
 use super::{Evaluator, InferError};
 use crate::game::Game;
