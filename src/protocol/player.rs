@@ -53,22 +53,22 @@
 use crate::game::arimaa::{Arimaa, Move, PieceType, Setup};
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
-use crate::infer::batched::{BatchOptions, BatchedEvaluator};
-use crate::infer::hand::arimaa_material;
+
 use crate::infer::Evaluator;
 use crate::search::alphabeta::{
-    search_with_progress, terminal_score, PositionEval, SearchLimits, SearchResult, WIN_THRESHOLD,
+    search_with_progress, terminal_score, SearchLimits, SearchResult, WIN_THRESHOLD,
 };
-use crate::search::evaluators::evaluator_by_name;
-use crate::search::game_player::{model_scores, value_score, PlayerContext, ScoreFn};
+
+use crate::search::game_player::PlayerContext;
 use crate::search::mcts::{run_search_until, MctsConfig, Node, Rollout, SearchStats};
+use crate::search::scorer::{mcts_evaluator, Scorer};
 use crate::search::SearchError;
 use crate::util::SeededRng;
 use rand::RngExt;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Which player.
@@ -420,63 +420,20 @@ pub fn value_centi_rabbits(v: f64) -> i64 {
     (scale * v.clamp(-0.9999, 0.9999).atanh()).round() as i64
 }
 
-/// Alpha-beta's static score: material in millirabbits, or an evaluator's
-/// value in ten-thousandths (errors kept for after the search).
-struct Scorer {
-    score: ScoreFn<Arimaa>,
-    /// The evaluator behind `score` when it is not material.
-    model: Option<Arc<dyn Evaluator<Arimaa>>>,
-    error: Arc<Mutex<Option<String>>>,
-}
-
-impl Scorer {
-    fn centi(&self, score: i32) -> i64 {
-        if self.model.is_none() || score.abs() >= WIN_THRESHOLD {
-            centi_rabbits(score)
-        } else {
-            value_centi_rabbits(score as f64 / 10_000.0)
-        }
-    }
-
-    fn note_error(&self, e: String) {
-        self.error
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get_or_insert(e);
-    }
-
-    fn take_error(&self) -> Option<String> {
-        self.error.lock().unwrap_or_else(|p| p.into_inner()).take()
-    }
-}
-
-/// A model values the positions at the search's horizon in one call per
-/// node (see [`PositionEval::prefers_batches`]); material one at a time.
-impl PositionEval<Arimaa> for Scorer {
-    fn eval(&self, state: &Arimaa) -> i32 {
-        (self.score)(state)
-    }
-
-    fn prefers_batches(&self) -> bool {
-        self.model.is_some()
-    }
-
-    fn eval_batch(&self, states: &[Arimaa]) -> Vec<i32> {
-        let Some(model) = &self.model else {
-            return states.iter().map(|s| (self.score)(s)).collect();
-        };
-        model_scores(model.as_ref(), states).unwrap_or_else(|why| {
-            self.note_error(why);
-            vec![0; states.len()]
-        })
+/// A score of the shared [`Scorer`] in AEI's centi-rabbits: material's
+/// own millirabbits, or a model's value in ten-thousandths.
+fn scorer_centi(scorer: &Scorer<Arimaa>, score: i32) -> i64 {
+    if scorer.model().is_none() || score.abs() >= WIN_THRESHOLD {
+        centi_rabbits(score)
+    } else {
+        value_centi_rabbits(score as f64 / 10_000.0)
     }
 }
 
 enum Brain {
     Random,
-    AlphaBeta(Scorer),
-    /// The evaluator, or `None` for material's own score.
-    Greedy(Option<Arc<dyn Evaluator<Arimaa>>>),
+    AlphaBeta(Scorer<Arimaa>),
+    Greedy(Scorer<Arimaa>),
     Mcts {
         cfg: MctsConfig,
         eval: Option<Arc<dyn Evaluator<Arimaa>>>,
@@ -495,14 +452,10 @@ impl fmt::Debug for EnginePlayer {
     }
 }
 
-/// The evaluator `name` for Arimaa in `ctx`, tried on the opening so that
-/// a model that cannot run fails here rather than in the first search.
-fn load_evaluator(
-    spec: &EngineSpec,
-    name: &str,
-    ctx: &PlayerContext,
-) -> Result<Arc<dyn Evaluator<Arimaa>>, SearchError> {
-    let rename = |e: SearchError| match e {
+/// Names the spec in an evaluator's error.
+fn in_spec<'a>(spec: &'a EngineSpec, name: &str) -> impl Fn(SearchError) -> SearchError + 'a {
+    let name = name.to_string();
+    move |e| match e {
         SearchError::BadSpec { why, .. } => SearchError::BadSpec {
             spec: spec.to_string(),
             why,
@@ -512,19 +465,38 @@ fn load_evaluator(
             why: format!("eval={name}: {e}"),
         },
         other => other,
-    };
-    let eval = evaluator_by_name::<Arimaa>(name, ctx.size, &ctx.eval).map_err(rename)?;
+    }
+}
+
+/// Tries `eval` on the opening, so that a model that cannot run fails
+/// before the engine serves rather than in the first search.
+fn try_on_opening(
+    spec: &EngineSpec,
+    name: &str,
+    eval: &dyn Evaluator<Arimaa>,
+) -> Result<(), SearchError> {
     let opening = Arimaa::from_setups(
         &Setup::standard(Side::First),
         &Setup::standard(Side::Second),
     )
     .expect("the standard setups");
     eval.evaluate(&[opening])
+        .map(|_| ())
         .map_err(|e| SearchError::BadSpec {
             spec: spec.to_string(),
             why: format!("eval={name} failed on the opening position: {e}"),
-        })?;
-    Ok(eval)
+        })
+}
+
+/// The shared [`Scorer`] of `eval=` (default `material`), tried on the
+/// opening.
+fn scorer(spec: &EngineSpec, ctx: &PlayerContext) -> Result<Scorer<Arimaa>, SearchError> {
+    let name = spec.eval.as_deref().unwrap_or(Arimaa::HAND_EVALS[0]);
+    let scorer = Scorer::by_name(name, ctx).map_err(in_spec(spec, name))?;
+    if let Some(model) = scorer.model() {
+        try_on_opening(spec, name, model.as_ref())?;
+    }
+    Ok(scorer)
 }
 
 impl EnginePlayer {
@@ -535,68 +507,15 @@ impl EnginePlayer {
     pub fn build(spec: &EngineSpec, ctx: &PlayerContext) -> Result<EnginePlayer, SearchError> {
         let brain = match spec.kind {
             EngineKind::Random => Brain::Random,
-            EngineKind::AlphaBeta => {
-                let error = Arc::new(Mutex::new(None));
-                match spec.eval.as_deref() {
-                    None | Some("material") => Brain::AlphaBeta(Scorer {
-                        score: Arc::new(arimaa_material::evaluate),
-                        model: None,
-                        error,
-                    }),
-                    Some(name) => {
-                        let eval = load_evaluator(spec, name, ctx)?;
-                        let slot = Arc::clone(&error);
-                        let e = Arc::clone(&eval);
-                        let score: ScoreFn<Arimaa> =
-                            Arc::new(
-                                move |g: &Arimaa| match e.evaluate(std::slice::from_ref(g)) {
-                                    Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
-                                    Err(err) => {
-                                        slot.lock()
-                                            .unwrap_or_else(|p| p.into_inner())
-                                            .get_or_insert(err.to_string());
-                                        0
-                                    }
-                                },
-                            );
-                        Brain::AlphaBeta(Scorer {
-                            score,
-                            model: Some(eval),
-                            error,
-                        })
-                    }
-                }
-            }
-            EngineKind::Greedy => match spec.eval.as_deref() {
-                None | Some("material") => Brain::Greedy(None),
-                Some(name) => Brain::Greedy(Some(load_evaluator(spec, name, ctx)?)),
-            },
+            EngineKind::AlphaBeta => Brain::AlphaBeta(scorer(spec, ctx)?),
+            EngineKind::Greedy => Brain::Greedy(scorer(spec, ctx)?),
             EngineKind::Mcts => {
                 let cfg = spec.mcts.clone().unwrap_or_default();
-                let eval = match cfg.eval.as_deref() {
-                    None => None,
-                    Some(name) => {
-                        let e = load_evaluator(spec, name, ctx)?;
-                        // The threads of one search share a batched service in
-                        // front of a model, as in `plies match`.
-                        match cfg.service_batch() {
-                            Some(max_batch) if name.starts_with("ckpt:") => {
-                                let opts = BatchOptions {
-                                    max_batch,
-                                    ..BatchOptions::default()
-                                };
-                                let service = BatchedEvaluator::new(e, opts).map_err(|why| {
-                                    SearchError::BadSpec {
-                                        spec: spec.to_string(),
-                                        why: why.to_string(),
-                                    }
-                                })?;
-                                Some(Arc::new(service) as Arc<dyn Evaluator<Arimaa>>)
-                            }
-                            _ => Some(e),
-                        }
-                    }
-                };
+                let name = cfg.eval.clone().unwrap_or_default();
+                let eval = mcts_evaluator::<Arimaa>(&cfg, ctx).map_err(in_spec(spec, &name))?;
+                if let Some(e) = &eval {
+                    try_on_opening(spec, &name, e.as_ref())?;
+                }
                 Brain::Mcts { cfg, eval }
             }
         };
@@ -648,13 +567,13 @@ impl EnginePlayer {
                 let r = search_with_progress(&root, Some(&moves), scorer, &sl, progress);
                 let mv = r.best.unwrap_or(moves[0]);
                 Choice {
-                    score: Some(scorer.centi(r.score)),
-                    error: scorer.take_error(),
+                    score: Some(scorer_centi(scorer, r.score)),
+                    error: scorer.take_error().err().map(|e| e.to_string()),
                     search: Some(r),
                     ..Choice::plain(mv)
                 }
             }
-            Brain::Greedy(eval) => greedy(game, moves, eval.as_deref(), limits, rng),
+            Brain::Greedy(scorer) => greedy(game, moves, scorer, limits, rng),
             Brain::Mcts { cfg, eval } => {
                 mcts(game, &moves, cfg, eval.as_deref(), limits, tree, rng)
             }
@@ -668,7 +587,7 @@ impl EnginePlayer {
 fn greedy(
     game: &Arimaa,
     mut moves: Vec<Move>,
-    eval: Option<&dyn Evaluator<Arimaa>>,
+    scorer: &Scorer<Arimaa>,
     limits: &MoveLimits<'_>,
     rng: &mut SeededRng,
 ) -> Choice {
@@ -700,12 +619,8 @@ fn greedy(
                     centi_rabbits(-terminal_score(o, child.side_to_move(), 1)),
                     &mut best,
                 ),
-                None => match eval {
-                    None => consider(
-                        mv,
-                        centi_rabbits(-arimaa_material::evaluate(&child)),
-                        &mut best,
-                    ),
+                None => match scorer.model() {
+                    None => consider(mv, centi_rabbits(-scorer.score(&child)), &mut best),
                     Some(_) => {
                         open.push(child);
                         open_moves.push(mv);
@@ -713,7 +628,7 @@ fn greedy(
                 },
             }
         }
-        if let (Some(e), false) = (eval, open.is_empty()) {
+        if let (Some(e), false) = (scorer.model(), open.is_empty()) {
             match e.evaluate(&open) {
                 Ok(values) => {
                     for (&mv, v) in open_moves.iter().zip(values) {

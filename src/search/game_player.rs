@@ -28,15 +28,15 @@
 //! assert!(legal.contains(&mv));
 //! ```
 
-use super::alphabeta::{search, terminal_score, PositionEval, SearchLimits, WIN_THRESHOLD};
-use super::evaluators::{checkpoint_evaluator, evaluator_by_name, EvalContext};
+use super::alphabeta::{search, terminal_score, SearchLimits};
+use super::evaluators::{checkpoint_evaluator, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
+use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, SearchError};
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 pub use crate::games::ScoreFn;
-use crate::infer::batched::{BatchOptions, BatchedEvaluator};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;
 use std::fmt;
@@ -278,83 +278,6 @@ impl PlayerContext {
     }
 }
 
-/// A static score for alpha-beta and greedy: a hand evaluator's own
-/// integer score, or any other evaluator's value in ten-thousandths.
-/// Evaluator errors cannot cross the search's score function, so they are
-/// kept in `error` and reported by the player after the search.
-struct Scorer<G: Game> {
-    score: ScoreFn<G>,
-    error: Option<Arc<std::sync::Mutex<Option<String>>>>,
-    /// The evaluator behind `score`, when it is not a hand formula: greedy
-    /// sends all its positions in one call (one forward pass of a model).
-    batch: Option<Arc<dyn crate::infer::Evaluator<G>>>,
-}
-
-/// An evaluator's value in the scorer's integer units (ten-thousandths);
-/// NaN scores 0.
-pub(crate) fn value_score(v: f32) -> i32 {
-    let cap = (WIN_THRESHOLD / 2) as f32;
-    if v.is_nan() {
-        return 0;
-    }
-    (v * 10_000.0).clamp(-cap, cap).round() as i32
-}
-
-/// A model's values of `states` in one call, as scores; the error says
-/// what went wrong (also a short answer).
-pub(crate) fn model_scores<G: Game>(
-    model: &dyn crate::infer::Evaluator<G>,
-    states: &[G],
-) -> Result<Vec<i32>, String> {
-    match model.evaluate(states) {
-        Ok(v) if v.len() == states.len() => Ok(v.into_iter().map(value_score).collect()),
-        Ok(v) => Err(format!(
-            "evaluator {} answered {} values for {} positions",
-            model.name(),
-            v.len(),
-            states.len()
-        )),
-        Err(e) => Err(e.to_string()),
-    }
-}
-
-/// A model's positions go to it in batches; hand formulas one at a time.
-impl<G: Game> PositionEval<G> for Scorer<G> {
-    fn eval(&self, state: &G) -> i32 {
-        (self.score)(state)
-    }
-
-    fn prefers_batches(&self) -> bool {
-        self.batch.is_some()
-    }
-
-    fn eval_batch(&self, states: &[G]) -> Vec<i32> {
-        let Some(e) = &self.batch else {
-            return states.iter().map(|s| (self.score)(s)).collect();
-        };
-        model_scores(e.as_ref(), states).unwrap_or_else(|why| {
-            if let Some(slot) = &self.error {
-                slot.lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .get_or_insert(why);
-            }
-            vec![0; states.len()]
-        })
-    }
-}
-
-impl<G: Game> Scorer<G> {
-    fn take_error(&self) -> Result<(), SearchError> {
-        let Some(slot) = &self.error else {
-            return Ok(());
-        };
-        match slot.lock().unwrap_or_else(|p| p.into_inner()).take() {
-            Some(e) => Err(SearchError::Infer(crate::infer::InferError::Other(e))),
-            None => Ok(()),
-        }
-    }
-}
-
 /// The evaluator a spec names, or the game's default; the error names the
 /// game and its evaluators.
 fn resolve_eval<G: GameSupport>(
@@ -375,43 +298,11 @@ fn resolve_eval<G: GameSupport>(
             )
         })?,
     };
-    if let Some(f) = G::hand_eval(name) {
-        return Ok((
-            name.to_string(),
-            Scorer {
-                score: f,
-                error: None,
-                batch: None,
-            },
-        ));
-    }
-    let evaluator = evaluator_by_name::<G>(name, ctx.size, &ctx.eval).map_err(|e| match e {
+    let scorer = Scorer::by_name(name, ctx).map_err(|e| match e {
         SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
         other => other,
     })?;
-    let slot = Arc::new(std::sync::Mutex::new(None));
-    let error = slot.clone();
-    let batch = evaluator.clone();
-    let score: ScoreFn<G> =
-        Arc::new(
-            move |g: &G| match evaluator.evaluate(std::slice::from_ref(g)) {
-                Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
-                Err(e) => {
-                    slot.lock()
-                        .unwrap_or_else(|p| p.into_inner())
-                        .get_or_insert(e.to_string());
-                    0
-                }
-            },
-        );
-    Ok((
-        name.to_string(),
-        Scorer {
-            score,
-            error: Some(error),
-            batch: Some(batch),
-        },
-    ))
+    Ok((name.to_string(), scorer))
 }
 
 /// Builds the player a spec describes for game `G` on the standard board,
@@ -476,31 +367,10 @@ pub fn build_player_in<G: GameSupport>(
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
         }
         GamePlayerSpec::Mcts(cfg) => {
-            let eval = match &cfg.eval {
-                None => None,
-                Some(name) => Some(evaluator_by_name::<G>(name, ctx.size, &ctx.eval).map_err(
-                    |e| match e {
-                        SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
-                        other => other,
-                    },
-                )?),
-            };
-            // Threads of one search share a batched service in front of a
-            // model; hand evaluators are cheaper called directly.
-            let eval = match (eval, cfg.service_batch()) {
-                (Some(e), Some(max_batch))
-                    if cfg.eval.as_deref().is_some_and(|n| n.starts_with("ckpt:")) =>
-                {
-                    let opts = BatchOptions {
-                        max_batch,
-                        ..BatchOptions::default()
-                    };
-                    let service = BatchedEvaluator::new(e, opts)
-                        .map_err(|why| bad(&spec.to_string(), why.to_string()))?;
-                    Some(Arc::new(service) as Arc<dyn crate::infer::Evaluator<G>>)
-                }
-                (e, _) => e,
-            };
+            let eval = mcts_evaluator::<G>(cfg, ctx).map_err(|e| match e {
+                SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
+                other => other,
+            })?;
             Arc::new(MctsPlayer::new(cfg.clone(), eval)?)
         }
         GamePlayerSpec::SpielMcts(opts) => {
@@ -632,7 +502,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
             })
             .collect();
         // A model values every unfinished child in one call.
-        let batched: Option<Vec<f32>> = match &self.eval.batch {
+        let batched: Option<Vec<f32>> = match self.eval.model() {
             Some(e) => {
                 let open: Vec<G> = children
                     .iter()
@@ -652,7 +522,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
                 Some(o) => -terminal_score(o, child.side_to_move(), 1),
                 None => match open_values.next() {
                     Some(&value) => -value_score(value),
-                    None => -(self.eval.score)(child),
+                    None => -self.eval.score(child),
                 },
             };
             if v > best {

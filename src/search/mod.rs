@@ -16,6 +16,7 @@ mod greedy;
 pub mod mcts;
 pub mod naive;
 mod random;
+pub mod scorer;
 pub mod spiel_bot;
 pub mod timed;
 pub mod tt;

@@ -1,0 +1,163 @@
+//! The static score alpha-beta and greedy search with, from any evaluator
+//! a spec can name, and the evaluator MCTS searches with: the one place
+//! where players (matches, self-play, both engines) turn an `eval=` name
+//! into something to search with.
+
+use super::alphabeta::{PositionEval, WIN_THRESHOLD};
+use super::evaluators::evaluator_by_name;
+use super::game_player::PlayerContext;
+use super::mcts::MctsConfig;
+use super::SearchError;
+use crate::game::Game;
+use crate::games::{GameSupport, ScoreFn};
+use crate::infer::batched::{BatchOptions, BatchedEvaluator};
+use crate::infer::{Evaluator, InferError};
+use std::sync::{Arc, Mutex};
+
+/// A static score for the side to move: a hand evaluator's own integer
+/// score, or any other evaluator's value in ten-thousandths. Evaluator
+/// errors cannot cross the search's score function, so they are kept and
+/// reported by the player after the search ([`Scorer::take_error`]).
+pub struct Scorer<G: Game> {
+    score: ScoreFn<G>,
+    error: Arc<Mutex<Option<String>>>,
+    /// The evaluator behind `score` when it is not a hand formula: its
+    /// positions go to it in batches (one forward pass of a model).
+    model: Option<Arc<dyn Evaluator<G>>>,
+}
+
+impl<G: GameSupport> Scorer<G> {
+    /// The evaluator `name` of `G` (a hand evaluator, `random` or
+    /// `ckpt:PATH`) for the boards and device of `ctx`; the error names the
+    /// evaluator and what is wrong.
+    pub fn by_name(name: &str, ctx: &PlayerContext) -> Result<Scorer<G>, SearchError> {
+        let error = Arc::new(Mutex::new(None));
+        if let Some(score) = G::hand_eval(name) {
+            return Ok(Scorer {
+                score,
+                error,
+                model: None,
+            });
+        }
+        let model = evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?;
+        let (slot, one) = (Arc::clone(&error), Arc::clone(&model));
+        let score: ScoreFn<G> =
+            Arc::new(move |g: &G| match one.evaluate(std::slice::from_ref(g)) {
+                Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
+                Err(e) => {
+                    note(&slot, e.to_string());
+                    0
+                }
+            });
+        Ok(Scorer {
+            score,
+            error,
+            model: Some(model),
+        })
+    }
+}
+
+fn note(slot: &Mutex<Option<String>>, why: String) {
+    slot.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert(why);
+}
+
+impl<G: Game> Scorer<G> {
+    /// The score of `state` for its side to move.
+    pub fn score(&self, state: &G) -> i32 {
+        (self.score)(state)
+    }
+
+    /// The evaluator behind the scores, when it is not a hand formula.
+    pub fn model(&self) -> Option<&Arc<dyn Evaluator<G>>> {
+        self.model.as_ref()
+    }
+
+    /// The first evaluator error since the last call, if any.
+    pub fn take_error(&self) -> Result<(), SearchError> {
+        match self.error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some(e) => Err(SearchError::Infer(InferError::Other(e))),
+            None => Ok(()),
+        }
+    }
+
+    /// Keeps `why` for [`Scorer::take_error`] (the first one wins).
+    pub fn note_error(&self, why: String) {
+        note(&self.error, why);
+    }
+}
+
+/// A model's positions go to it in batches; hand formulas one at a time.
+impl<G: Game> PositionEval<G> for Scorer<G> {
+    fn eval(&self, state: &G) -> i32 {
+        (self.score)(state)
+    }
+
+    fn prefers_batches(&self) -> bool {
+        self.model.is_some()
+    }
+
+    fn eval_batch(&self, states: &[G]) -> Vec<i32> {
+        let Some(model) = &self.model else {
+            return states.iter().map(|s| (self.score)(s)).collect();
+        };
+        model_scores(model.as_ref(), states).unwrap_or_else(|why| {
+            self.note_error(why);
+            vec![0; states.len()]
+        })
+    }
+}
+
+/// An evaluator's value in the scorer's integer units (ten-thousandths);
+/// NaN scores 0.
+pub fn value_score(v: f32) -> i32 {
+    let cap = (WIN_THRESHOLD / 2) as f32;
+    if v.is_nan() {
+        return 0;
+    }
+    (v * 10_000.0).clamp(-cap, cap).round() as i32
+}
+
+/// A model's values of `states` in one call, as scores; the error says
+/// what went wrong.
+pub fn model_scores<G: Game>(model: &dyn Evaluator<G>, states: &[G]) -> Result<Vec<i32>, String> {
+    match model.evaluate(states) {
+        Ok(v) if v.len() == states.len() => Ok(v.into_iter().map(value_score).collect()),
+        Ok(v) => Err(format!(
+            "evaluator {} answered {} values for {} positions",
+            model.name(),
+            v.len(),
+            states.len()
+        )),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The evaluator an MCTS config names (`None`: random playouts). The
+/// threads of one search share a batched service in front of a model;
+/// hand evaluators are cheaper called directly.
+pub fn mcts_evaluator<G: GameSupport>(
+    cfg: &MctsConfig,
+    ctx: &PlayerContext,
+) -> Result<Option<Arc<dyn Evaluator<G>>>, SearchError> {
+    let Some(name) = cfg.eval.as_deref() else {
+        return Ok(None);
+    };
+    let eval = evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?;
+    Ok(Some(match cfg.service_batch() {
+        Some(max_batch) if name.starts_with("ckpt:") => {
+            let opts = BatchOptions {
+                max_batch,
+                ..BatchOptions::default()
+            };
+            let service =
+                BatchedEvaluator::new(eval, opts).map_err(|why| SearchError::BadSpec {
+                    spec: cfg.to_string(),
+                    why: why.to_string(),
+                })?;
+            Arc::new(service)
+        }
+        _ => eval,
+    }))
+}
