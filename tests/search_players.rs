@@ -72,7 +72,7 @@ fn a_malformed_spec_names_the_bad_key_or_value() {
     for (spec, needle) in [
         ("mcts:simz=3", "simz"),
         ("mcts:sims=10,eval=mindst", "mindst"),
-        ("mcts:sims=10,threads=zero", "threads 'zero'"),
+        ("mcts:sims=10,threads=zero", "threads=zero"),
         (
             "alphabeta:depth=2,eval=ckpt:/no/such/checkpoint",
             "/no/such/checkpoint",

@@ -189,13 +189,21 @@ fn choose_without_a_session() {
 
 #[test]
 fn bad_options_are_named() {
-    let e = SpielMctsOptions::from_pairs(&[("sims", "10"), ("depth", "3")]).unwrap_err();
+    let e = SpielMctsOptions::from_pairs(&[("sims", "10"), ("depth", "3")])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("'depth'"), "{e}");
-    let e = SpielMctsOptions::from_pairs(&[("sims", "many")]).unwrap_err();
+    let e = SpielMctsOptions::from_pairs(&[("sims", "many")])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("sims=many"), "{e}");
-    let e = SpielMctsOptions::from_pairs(&[("c", "wide")]).unwrap_err();
+    let e = SpielMctsOptions::from_pairs(&[("c", "wide")])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("c=wide"), "{e}");
-    let e = SpielMctsOptions::from_pairs(&[("seed", "-2")]).unwrap_err();
+    let e = SpielMctsOptions::from_pairs(&[("seed", "-2")])
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("seed=-2"), "{e}");
     let o = SpielMctsOptions::from_pairs(&[("sims", "200"), ("rollouts", "2")]).unwrap();
     assert_eq!(

@@ -113,12 +113,12 @@ fn one_game<G: GameSupport>(a: &VsSpielArgs, size: usize) -> anyhow::Result<Vec<
     let spiel = Arc::new(TimedPlayer::new(spiel));
     let same_sims: MctsConfig = format!("sims={}{extra}", a.sims)
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("--plies-options: {e}"))?;
+        .map_err(|e: plies::search::OptionError| anyhow::anyhow!("--plies-options: {e}"))?;
     let first = play::<G>(a, size, same_sims, &spiel, "same simulations")?;
     let spiel_s = first.spiel_ms_per_move / 1000.0;
     let same_time: MctsConfig = format!("time={spiel_s:.6}{extra}")
         .parse()
-        .map_err(|e: String| anyhow::anyhow!("--plies-options: {e}"))?;
+        .map_err(|e: plies::search::OptionError| anyhow::anyhow!("--plies-options: {e}"))?;
     let second = play::<G>(a, size, same_time, &spiel, "same time per move")?;
     let mut rows = vec![first, second];
     if G::SPIEL_ACTIONS > 1 {
@@ -126,7 +126,7 @@ fn one_game<G: GameSupport>(a: &VsSpielArgs, size: usize) -> anyhow::Result<Vec<
         // as many simulations per move.
         let per_move: MctsConfig = format!("sims={}{extra}", a.sims * G::SPIEL_ACTIONS as u64)
             .parse()
-            .map_err(|e: String| anyhow::anyhow!("--plies-options: {e}"))?;
+            .map_err(|e: plies::search::OptionError| anyhow::anyhow!("--plies-options: {e}"))?;
         rows.push(play::<G>(a, size, per_move, &spiel, "same sims per move")?);
     }
     Ok(rows)

@@ -33,6 +33,7 @@ use crate::game::arimaa::notation::parse_position_line;
 use crate::game::arimaa::{side_name, Arimaa, Piece, Position, Setup};
 use crate::game::{Game, Outcome, Side};
 use crate::search::game_player::PlayerContext;
+use crate::search::OptionError;
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::io::{self, BufRead, Write};
@@ -459,14 +460,16 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             return self.log_error("setoption: the option name is missing");
         }
         let name_lc = name.to_ascii_lowercase();
-        let number = |v: Option<&str>| -> Result<f64, String> {
-            let v = v.ok_or_else(|| format!("setoption {name}: a value is required"))?;
+        // The reason a value is refused, for the `log Error:` line.
+        let number = |v: Option<&str>| -> Result<f64, OptionError> {
+            let v = v.ok_or(OptionError::Inconsistent("a value is required"))?;
             match v.parse::<f64>() {
                 Ok(x) if x.is_finite() => Ok(x),
-                _ => Err(format!(
-                    "setoption {name}: '{}' is not a number",
-                    shorten(v)
-                )),
+                _ => Err(OptionError::BadValue {
+                    key: name.to_string(),
+                    value: shorten(v),
+                    expected: "a number".into(),
+                }),
             }
         };
         match name_lc.as_str() {
@@ -477,15 +480,15 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 Ok(x) => {
                     self.tc.set(n, x);
                 }
-                Err(e) => self.log_error(e),
+                Err(e) => self.log_error(format!("setoption {name}: {e}")),
             },
             "depth" => match number(value) {
                 Ok(x) => self.depth_steps = if x > 0.0 { x.ceil() as u32 } else { 0 },
-                Err(e) => self.log_error(e),
+                Err(e) => self.log_error(format!("setoption {name}: {e}")),
             },
             "hash" | "opponent_rating" | "rating" | "rated" => {
                 if let Err(e) = number(value) {
-                    self.log_error(e)
+                    self.log_error(format!("setoption {name}: {e}"))
                 }
             }
             "opponent" | "event" => {}

@@ -62,7 +62,7 @@ use crate::search::alphabeta::{
 use crate::search::game_player::PlayerContext;
 use crate::search::mcts::{run_search_until, MctsConfig, Node, Rollout, SearchStats};
 use crate::search::scorer::{mcts_evaluator, Scorer};
-use crate::search::SearchError;
+use crate::search::{OptionError, SearchError};
 use crate::util::SeededRng;
 use rand::RngExt;
 use std::fmt;
@@ -151,13 +151,17 @@ impl EngineSpec {
 }
 
 /// Checks an `eval=` value: a name plies knows for Arimaa.
-fn check_eval(name: &str) -> Result<(), String> {
+fn check_eval(name: &str) -> Result<(), OptionError> {
     if name.is_empty() {
-        return Err("eval= needs an evaluator name (material, random or ckpt:PATH)".into());
+        return Err(OptionError::Inconsistent(
+            "eval= needs an evaluator name (material, random or ckpt:PATH)",
+        ));
     }
     if let Some(path) = name.strip_prefix("ckpt:") {
         if path.is_empty() {
-            return Err("eval=ckpt: needs a checkpoint directory (eval=ckpt:PATH)".into());
+            return Err(OptionError::Inconsistent(
+                "eval=ckpt: needs a checkpoint directory (eval=ckpt:PATH)",
+            ));
         }
         return Ok(());
     }
@@ -166,9 +170,10 @@ fn check_eval(name: &str) -> Result<(), String> {
     }
     let mut known: Vec<&str> = Arimaa::HAND_EVALS.to_vec();
     known.extend(["random", "ckpt:PATH"]);
-    Err(format!(
-        "eval '{name}' is not an evaluator of arimaa: expected {}",
-        known.join(", ")
+    Err(OptionError::bad(
+        "eval",
+        name,
+        format!("an evaluator of arimaa: {}", known.join(", ")),
     ))
 }
 
@@ -228,7 +233,7 @@ impl FromStr for EngineSpec {
                 }
                 EngineKind::Greedy => match key {
                     "eval" => {
-                        check_eval(value).map_err(bad)?;
+                        check_eval(value).map_err(|e| bad(e.to_string()))?;
                         spec.eval = Some(value.to_string());
                     }
                     _ => return Err(unknown(&["eval"])),
@@ -259,7 +264,7 @@ impl FromStr for EngineSpec {
                         spec.nodes = Some(n.max(1));
                     }
                     "eval" => {
-                        check_eval(value).map_err(bad)?;
+                        check_eval(value).map_err(|e| bad(e.to_string()))?;
                         spec.eval = Some(value.to_string());
                     }
                     _ => return Err(unknown(&["depth", "time", "nodes", "eval"])),
@@ -267,9 +272,9 @@ impl FromStr for EngineSpec {
             }
         }
         if kind == EngineKind::Mcts {
-            let cfg = MctsConfig::from_pairs(&mcts_pairs).map_err(bad)?;
+            let cfg = MctsConfig::from_pairs(&mcts_pairs).map_err(|e| bad(e.to_string()))?;
             if let Some(e) = &cfg.eval {
-                check_eval(e).map_err(bad)?;
+                check_eval(e).map_err(|e| bad(e.to_string()))?;
             }
             if cfg.time == Some(Duration::ZERO) {
                 return Err(bad("time must be a positive number of seconds".into()));
@@ -842,17 +847,17 @@ mod tests {
                 "unknown setting 'simz' for mcts (known: sims, time",
             ),
             ("mcts:depth=2", "unknown setting 'depth' for mcts"),
-            ("mcts:sims=x", "sims 'x' is not a whole number"),
-            ("mcts:threads=0", "threads 0"),
+            ("mcts:sims=x", "sims=x: expected a whole number"),
+            ("mcts:threads=0", "threads=0"),
             ("mcts:time=0", "time must be a positive"),
-            ("mcts:time=abc", "time 'abc'"),
-            ("mcts:puct=maybe", "puct 'maybe'"),
+            ("mcts:time=abc", "time=abc"),
+            ("mcts:puct=maybe", "puct=maybe"),
             ("mcts:rollout=0", "eval=NAME"),
             ("mcts:sims=10,rollout=5", "need an evaluator"),
             ("mcts:sims=0", "time="),
             (
                 "mcts:eval=mindist",
-                "eval 'mindist' is not an evaluator of arimaa",
+                "eval=mindist: expected an evaluator of arimaa",
             ),
             ("mcts:eval=", "eval= needs an evaluator name"),
             ("mcts:sims", "'sims' is not key=value"),
@@ -861,7 +866,7 @@ mod tests {
                 "unknown setting 'depth' for greedy (known: eval, setup)",
             ),
             ("greedy:eval=ckpt:", "needs a checkpoint directory"),
-            ("greedy:eval=lieberum", "eval 'lieberum'"),
+            ("greedy:eval=lieberum", "eval=lieberum"),
             ("alphabeta:eval=", "eval= needs an evaluator name"),
             ("alphabeta:sims=3", "unknown setting 'sims' for alphabeta"),
             ("mcts:setup=clever", "not random or standard"),

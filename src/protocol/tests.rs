@@ -339,7 +339,10 @@ fn garbled_input_is_logged_and_the_engine_keeps_serving() {
         "'| steps'",
     );
     expect_error("setoption tcmove 3", "expected 'setoption name");
-    expect_error("setoption name tcmove value abc", "'abc' is not a number");
+    expect_error(
+        "setoption name tcmove value abc",
+        "tcmove=abc: expected a number",
+    );
     expect_error("setoption name tcmove", "a value is required");
     expect_error("setoption name tcmove 3", "expected 'value <x>'");
     expect_error("setoption name tcreserve value -5", "cannot be negative");

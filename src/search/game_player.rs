@@ -197,9 +197,9 @@ impl FromStr for GamePlayerSpec {
                 }
             }
             "greedy" => GamePlayerSpec::Greedy { eval: eval(s)? },
-            "mcts" => {
-                GamePlayerSpec::Mcts(MctsConfig::from_pairs(&opts).map_err(|why| bad(s, why))?)
-            }
+            "mcts" => GamePlayerSpec::Mcts(
+                MctsConfig::from_pairs(&opts).map_err(|why| bad(s, why.to_string()))?,
+            ),
             "spiel-mcts" => GamePlayerSpec::SpielMcts(
                 opts.iter()
                     .map(|&(k, v)| (k.to_string(), v.to_string()))
@@ -396,7 +396,7 @@ fn spiel_player<G: GameSupport>(
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     let opts = SpielMctsOptions::from_pairs(options).map_err(|why| {
         let parts: Vec<String> = options.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        bad(&format!("spiel-mcts:{}", parts.join(",")), why)
+        bad(&format!("spiel-mcts:{}", parts.join(",")), why.to_string())
     })?;
     spiel_mcts_player::<G>(opts)
 }
@@ -614,7 +614,7 @@ mod tests {
         assert!(err("greedy:eval").contains("'eval' is not key=value"));
         assert!(err("alphabeta:depth=1,depth=2").contains("'depth' given twice"));
         assert!(err("mcts:sims=10,thread=2").contains("unknown option 'thread'"));
-        assert!(err("mcts:sims=1e3").contains("sims '1e3'"));
+        assert!(err("mcts:sims=1e3").contains("sims=1e3"));
         assert!(err("spiel-mcts:simulations=3").contains("unknown option 'simulations'"));
         let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
             .err()

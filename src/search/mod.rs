@@ -15,6 +15,7 @@ pub mod game_player;
 mod greedy;
 pub mod mcts;
 pub mod naive;
+mod option_error;
 mod random;
 pub mod scorer;
 pub mod spiel_bot;
@@ -28,6 +29,7 @@ pub use expert::ExpertPlayer;
 pub use greedy::greedy_choice;
 pub use greedy::GreedyPlayer;
 pub use naive::NaivePlayer;
+pub use option_error::OptionError;
 pub use random::RandomPlayer;
 
 use crate::game::Game;

@@ -103,7 +103,7 @@ impl<G: Game> PositionEval<G> for Scorer<G> {
             return states.iter().map(|s| (self.score)(s)).collect();
         };
         model_scores(model.as_ref(), states).unwrap_or_else(|why| {
-            self.note_error(why);
+            self.note_error(why.to_string());
             vec![0; states.len()]
         })
     }
@@ -119,19 +119,22 @@ pub fn value_score(v: f32) -> i32 {
     (v * 10_000.0).clamp(-cap, cap).round() as i32
 }
 
-/// A model's values of `states` in one call, as scores; the error says
-/// what went wrong.
-pub fn model_scores<G: Game>(model: &dyn Evaluator<G>, states: &[G]) -> Result<Vec<i32>, String> {
-    match model.evaluate(states) {
-        Ok(v) if v.len() == states.len() => Ok(v.into_iter().map(value_score).collect()),
-        Ok(v) => Err(format!(
+/// A model's values of `states` in one call, as scores; an evaluator that
+/// answers the wrong number of values is an error too.
+pub fn model_scores<G: Game>(
+    model: &dyn Evaluator<G>,
+    states: &[G],
+) -> Result<Vec<i32>, InferError> {
+    let values = model.evaluate(states)?;
+    if values.len() != states.len() {
+        return Err(InferError::Other(format!(
             "evaluator {} answered {} values for {} positions",
             model.name(),
-            v.len(),
+            values.len(),
             states.len()
-        )),
-        Err(e) => Err(e.to_string()),
+        )));
     }
+    Ok(values.into_iter().map(value_score).collect())
 }
 
 /// The evaluator an MCTS config names (`None`: random playouts). The

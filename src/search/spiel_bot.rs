@@ -22,7 +22,7 @@
 //! else `.venv-spiel/bin/python` in the working directory or the source
 //! tree, else `python3`; it needs `pip install open-spiel==2.0.2`.
 
-use super::{Budget, GameSession, Player, SearchError};
+use super::{Budget, GameSession, OptionError, Player, SearchError};
 use crate::games::GameSupport;
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -111,13 +111,11 @@ impl SpielMctsOptions {
     /// Reads `key=value` options over the defaults (1000 simulations, one
     /// rollout, c = 2, seed 0, the C++ bot, 600 s a move). Errors name the
     /// key or the value that is wrong.
-    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, String> {
-        fn positive(key: &str, value: &str) -> Result<u32, String> {
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, OptionError> {
+        fn positive(key: &str, value: &str) -> Result<u32, OptionError> {
             match value.trim().parse::<u32>() {
                 Ok(n) if n > 0 => Ok(n),
-                _ => Err(format!(
-                    "{key}={value}: expected a whole number of at least 1"
-                )),
+                _ => Err(OptionError::bad(key, value, "a whole number of at least 1")),
             }
         }
         let mut o = SpielMctsOptions::default();
@@ -129,24 +127,24 @@ impl SpielMctsOptions {
                 "c" | "uct_c" => {
                     o.uct_c = match v.parse::<f64>() {
                         Ok(c) if c.is_finite() && c >= 0.0 => c,
-                        _ => return Err(format!("{key}={value}: expected a number >= 0")),
+                        _ => return Err(OptionError::bad(key, value, "a number >= 0")),
                     }
                 }
                 "seed" => {
                     o.seed = v
                         .parse::<u64>()
-                        .map_err(|_| format!("{key}={value}: expected a whole number >= 0"))?
+                        .map_err(|_| OptionError::bad(key, value, "a whole number >= 0"))?
                 }
                 "impl" => {
                     o.implementation = match v {
                         "cpp" | "c++" => SpielMctsImpl::Cpp,
                         "python" | "py" => SpielMctsImpl::Python,
-                        _ => return Err(format!("{key}={value}: expected cpp or python")),
+                        _ => return Err(OptionError::bad(key, value, "cpp or python")),
                     }
                 }
                 "python" => {
                     if v.is_empty() {
-                        return Err(format!("{key}=: expected the path of a Python"));
+                        return Err(OptionError::bad(key, value, "the path of a Python"));
                     }
                     o.python = Some(PathBuf::from(v))
                 }
@@ -155,16 +153,20 @@ impl SpielMctsOptions {
                         Ok(s) if s.is_finite() && s > 0.0 => Some(Duration::from_secs_f64(s)),
                         Ok(s) if s.abs() < f64::MIN_POSITIVE => None,
                         _ => {
-                            return Err(format!(
-                                "{key}={value}: expected seconds (a number > 0, or 0 for no limit)"
+                            return Err(OptionError::bad(
+                                key,
+                                value,
+                                "seconds (a number > 0, or 0 for no limit)",
                             ))
                         }
                     }
                 }
                 other => {
-                    return Err(format!(
-                        "unknown option '{other}' (known: {SPIEL_MCTS_KEYS})"
-                    ))
+                    return Err(OptionError::Unknown {
+                        key: other.to_string(),
+                        player: "spiel-mcts",
+                        known: SPIEL_MCTS_KEYS.into(),
+                    })
                 }
             }
         }
@@ -743,13 +745,21 @@ mod tests {
             (50, 1.4, 9, 1)
         );
         assert_eq!(o.label(), "spiel-mcts:sims=50,c=1.4,seed=9");
-        let e = SpielMctsOptions::from_pairs(&[("simz", "5")]).unwrap_err();
+        let e = SpielMctsOptions::from_pairs(&[("simz", "5")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'simz'"), "{e}");
-        let e = SpielMctsOptions::from_pairs(&[("sims", "0")]).unwrap_err();
+        let e = SpielMctsOptions::from_pairs(&[("sims", "0")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("sims=0"), "{e}");
-        let e = SpielMctsOptions::from_pairs(&[("rollouts", "x")]).unwrap_err();
+        let e = SpielMctsOptions::from_pairs(&[("rollouts", "x")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("rollouts=x"), "{e}");
-        let e = SpielMctsOptions::from_pairs(&[("c", "-1")]).unwrap_err();
+        let e = SpielMctsOptions::from_pairs(&[("c", "-1")])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("c=-1"), "{e}");
         let o = SpielMctsOptions::from_pairs(&[("timeout", "0"), ("impl", "python")]).unwrap();
         assert_eq!(o.move_timeout, None);

@@ -28,6 +28,7 @@ pub use player::{MctsPlayer, MctsSession};
 pub use search::{best_move, run_search, run_search_until, SearchStats};
 pub use tree::{Edge, Node};
 
+use crate::search::OptionError;
 use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
@@ -125,28 +126,28 @@ impl MctsConfig {
     /// with one, at the leaf (`rollout=0`) unless `rollout` says otherwise;
     /// `puct` defaults to on for evaluators with a policy head and `c` to
     /// 1.4 for UCT and 1.5 for PUCT.
-    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, String> {
+    pub fn from_pairs(pairs: &[(&str, &str)]) -> Result<Self, OptionError> {
         let mut cfg = MctsConfig::default();
         let mut rollout = None;
         let mut puct = None;
         let mut c = None;
         let mut sims_given = false;
         for &(k, v) in pairs {
-            let num = |what: &str| -> Result<f64, String> {
+            let num = |what: &str| -> Result<f64, OptionError> {
                 v.parse::<f64>()
                     .ok()
                     .filter(|x| x.is_finite() && *x >= 0.0)
-                    .ok_or_else(|| format!("{k} '{v}' is not {what}"))
+                    .ok_or_else(|| OptionError::bad(k, v, what))
             };
-            let whole = || -> Result<u64, String> {
+            let whole = || -> Result<u64, OptionError> {
                 v.parse::<u64>()
-                    .map_err(|_| format!("{k} '{v}' is not a whole number"))
+                    .map_err(|_| OptionError::bad(k, v, "a whole number"))
             };
-            let flag = || -> Result<bool, String> {
+            let flag = || -> Result<bool, OptionError> {
                 match v {
                     "on" | "true" | "1" => Ok(true),
                     "off" | "false" | "0" => Ok(false),
-                    _ => Err(format!("{k} '{v}' is not on or off")),
+                    _ => Err(OptionError::bad(k, v, "on or off")),
                 }
             };
             match k {
@@ -158,10 +159,12 @@ impl MctsConfig {
                 "threads" => {
                     cfg.threads = whole()? as usize;
                     if !(1..=1024).contains(&cfg.threads) {
-                        return Err(format!("threads {v} is out of range 1..=1024"));
+                        return Err(OptionError::bad(k, v, "a number of threads in 1..=1024"));
                     }
                 }
-                "eval" if v.is_empty() => return Err("eval= needs an evaluator name".into()),
+                "eval" if v.is_empty() => {
+                    return Err(OptionError::Inconsistent("eval= needs an evaluator name"))
+                }
                 "eval" => cfg.eval = Some(v.to_string()),
                 "rollout" if v == "end" => rollout = Some(Rollout::ToEnd),
                 "rollout" => rollout = Some(Rollout::Plies(whole()? as u32)),
@@ -171,10 +174,11 @@ impl MctsConfig {
                 "reuse" => cfg.reuse = flag()?,
                 "batch" => cfg.batch = Some(whole()? as usize),
                 _ => {
-                    return Err(format!(
-                        "unknown option '{k}' for mcts: expected {}",
-                        Self::KEYS.join(", ")
-                    ))
+                    return Err(OptionError::Unknown {
+                        key: k.to_string(),
+                        player: "mcts",
+                        known: Self::KEYS.join(", "),
+                    })
                 }
             }
         }
@@ -187,13 +191,17 @@ impl MctsConfig {
         cfg.puct = puct;
         cfg.c = c;
         if cfg.rollout == Rollout::Plies(0) && !has_eval {
-            return Err("rollout=0 values leaves by the evaluator alone: give eval=NAME".into());
+            return Err(OptionError::Inconsistent(
+                "rollout=0 values leaves by the evaluator alone: give eval=NAME",
+            ));
         }
         if cfg.time.is_some() && !sims_given {
             cfg.simulations = 0;
         }
         if cfg.simulations == 0 && cfg.time.is_none() {
-            return Err("sims=0 needs a time limit (time=SECONDS)".into());
+            return Err(OptionError::Inconsistent(
+                "sims=0 needs a time limit (time=SECONDS)",
+            ));
         }
         if cfg.simulations == 0 {
             cfg.simulations = u64::MAX;
@@ -203,14 +211,14 @@ impl MctsConfig {
 }
 
 impl FromStr for MctsConfig {
-    type Err = String;
+    type Err = OptionError;
     /// `key=value,key=value` (the part after `mcts:`).
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, OptionError> {
         let mut pairs = Vec::new();
         for part in s.split(',').filter(|p| !p.trim().is_empty()) {
             let (k, v) = part
                 .split_once('=')
-                .ok_or_else(|| format!("option '{part}' is not key=value"))?;
+                .ok_or_else(|| OptionError::NotKeyValue(part.to_string()))?;
             pairs.push((k.trim(), v.trim()));
         }
         MctsConfig::from_pairs(&pairs)
@@ -289,12 +297,12 @@ mod tests {
 
     #[test]
     fn bad_options_are_named() {
-        let err = |s: &str| s.parse::<MctsConfig>().unwrap_err();
+        let err = |s: &str| s.parse::<MctsConfig>().unwrap_err().to_string();
         assert!(err("simz=3").contains("unknown option 'simz'"));
-        assert!(err("sims=x").contains("sims 'x'"));
-        assert!(err("threads=0").contains("threads 0"));
-        assert!(err("c=-1").contains("c '-1'"));
-        assert!(err("puct=maybe").contains("puct 'maybe'"));
+        assert!(err("sims=x").contains("sims=x: expected a whole number"));
+        assert!(err("threads=0").contains("threads=0"));
+        assert!(err("c=-1").contains("c=-1"));
+        assert!(err("puct=maybe").contains("puct=maybe: expected on or off"));
         assert!(err("rollout=0").contains("eval=NAME"));
         assert!(err("sims=0").contains("time="));
         assert!(err("sims").contains("'sims' is not key=value"));
