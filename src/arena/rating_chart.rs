@@ -2,10 +2,11 @@
 //! at the rating and a bar across its 95% interval, a dashed line at 0.
 
 use crate::report::{font, ReportError};
+use crate::util::atomic::write_atomic_with;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One player's row.
 #[derive(Clone, Debug, PartialEq)]
@@ -42,40 +43,12 @@ pub fn write_ratings_png(path: &Path, title: &str, bars: &[RatingBar]) -> Result
     };
     font::ensure_registered().map_err(render)?;
     let height = (130 + 50 * bars.len() as u32).max(300);
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(d) = dir {
-        std::fs::create_dir_all(d).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            action: "create directory for",
-            source,
-        })?;
-    }
-    let tmp = temp_path(path);
-    let drawn = {
-        let root = BitMapBackend::new(&tmp, (WIDTH, height)).into_drawing_area();
-        draw(&root, title, bars).and_then(|()| root.present().map_err(|e| e.to_string()))
-    };
-    let result = drawn.map_err(render).and_then(|()| {
-        std::fs::rename(&tmp, path).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            action: "rename temporary file onto",
-            source,
-        })
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// `dir/.NAME.tmp-PID.png`: hidden, next to the target, with the
-/// extension plotters picks the encoder by.
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "chart".into());
-    path.with_file_name(format!(".{name}.tmp-{}.png", std::process::id()))
+    write_atomic_with(path, |tmp| {
+        let root = BitMapBackend::new(tmp, (WIDTH, height)).into_drawing_area();
+        draw(&root, title, bars)
+            .and_then(|()| root.present().map_err(|e| e.to_string()))
+            .map_err(render)
+    })
 }
 
 fn draw<DB: DrawingBackend>(

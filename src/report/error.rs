@@ -45,15 +45,18 @@ pub enum ReportError {
     },
 }
 
-impl ReportError {
-    pub(crate) fn io(path: impl Into<PathBuf>, action: &'static str, source: io::Error) -> Self {
+/// A failed atomic write is an I/O error about its target.
+impl From<crate::util::AtomicWriteError> for ReportError {
+    fn from(e: crate::util::AtomicWriteError) -> Self {
         ReportError::Io {
-            path: path.into(),
-            action,
-            source,
+            path: e.path,
+            action: e.step.as_str(),
+            source: e.source,
         }
     }
+}
 
+impl ReportError {
     /// The output path this error is about.
     pub fn path(&self) -> &std::path::Path {
         match self {

@@ -33,7 +33,6 @@
 //! # }
 //! ```
 
-mod atomic;
 mod error;
 pub(crate) mod font;
 mod plot;
@@ -43,7 +42,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use atomic::write_atomic;
+pub use crate::util::atomic::write_atomic;
 pub use error::ReportError;
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;
@@ -60,7 +59,7 @@ pub fn write_json<T: Serialize + ?Sized>(
         source,
     })?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    Ok(write_atomic(path, text.as_bytes())?)
 }
 
 #[cfg(test)]

@@ -7,8 +7,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{write_atomic, write_atomic_with};
 use super::{font, ReportError};
+use crate::util::atomic::{write_atomic, write_atomic_with};
 
 /// Output size of [`LineChart::write_png`] and [`LineChart::write_svg`], in pixels.
 pub const CHART_SIZE: (u32, u32) = (800, 500);
@@ -123,7 +123,7 @@ impl LineChart {
     pub fn write_svg(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         let path = path.as_ref();
         let svg = self.render_svg(path)?;
-        write_atomic(path, svg.as_bytes())
+        Ok(write_atomic(path, svg.as_bytes())?)
     }
 
     /// The chart as an SVG document (800x500).

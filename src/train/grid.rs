@@ -37,7 +37,7 @@ use crate::eval::{to_label_scale, MetricsAcc};
 use crate::model::{Cnn3NetConfig, ModelConfig};
 use crate::optim::{MomentumConfig, OptimizerConfig, RmsPropConfig};
 use crate::report::Table;
-use crate::util::seeded_rng;
+use crate::util::{seeded_rng, write_atomic, AtomicWriteError};
 
 /// Errors of the grid search; each names the flag or file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +72,8 @@ pub enum GridError {
     Eval { id: String, fold: u8, why: String },
     #[error(transparent)]
     Dataset(Box<crate::dataset::DatasetError>),
+    #[error(transparent)]
+    Write(#[from] AtomicWriteError),
 }
 
 impl From<crate::dataset::DatasetError> for GridError {
@@ -551,10 +553,6 @@ fn file_err(path: &Path, why: impl ToString) -> GridError {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GridError> {
-    crate::report::write_atomic(path, bytes).map_err(|e| file_err(path, e))
-}
-
 /// The first top-level field where two argument sets differ.
 fn first_difference(
     a: &serde_json::Value,
@@ -870,13 +868,13 @@ pub fn run_grid(
         cfg.folds,
         cfg.data.display()
     );
-    write_atomic(&cfg.out.join("grid.csv"), csv(&report.rows).as_bytes())?;
+    write_atomic(cfg.out.join("grid.csv"), csv(&report.rows).as_bytes())?;
     write_atomic(
-        &cfg.out.join("grid.md"),
+        cfg.out.join("grid.md"),
         markdown(&report.rows, &title).as_bytes(),
     )?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| file_err(&cfg.out, e))?;
-    write_atomic(&cfg.out.join("grid.json"), json.as_bytes())?;
+    write_atomic(cfg.out.join("grid.json"), json.as_bytes())?;
     Ok(report)
 }
 
