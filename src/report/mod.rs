@@ -43,7 +43,8 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use crate::util::atomic::write_atomic;
-pub use error::ReportError;
+pub use error::{DrawError, ReportError};
+pub(crate) use plot::render_to;
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;
 
