@@ -109,31 +109,48 @@ impl GameRecord {
     }
 
     /// Parses one line and checks it ([`GameRecord::check`]).
-    pub fn from_json_line(line: &str) -> Result<GameRecord, String> {
-        let rec: GameRecord = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    pub fn from_json_line(line: &str) -> Result<GameRecord, InvalidRecord> {
+        let rec: GameRecord = serde_json::from_str(line)?;
         rec.check()?;
         Ok(rec)
     }
 
     /// Consistency checks that need no rules engine: `plies` equals the
     /// number of moves; the id and the game name are not empty.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvalidRecord> {
         if self.game.is_empty() {
-            return Err("'game' is empty".into());
+            return Err(InvalidRecord::EmptyGame);
         }
         if self.id.is_empty() {
-            return Err("'id' is empty".into());
+            return Err(InvalidRecord::EmptyId);
         }
         if self.plies as usize != self.moves.len() {
-            return Err(format!(
-                "game {}: 'plies' is {} but there are {} moves",
-                self.id,
-                self.plies,
-                self.moves.len()
-            ));
+            return Err(InvalidRecord::Plies {
+                id: self.id.clone(),
+                plies: self.plies,
+                moves: self.moves.len(),
+            });
         }
         Ok(())
     }
+}
+
+/// Why a line is not a valid record ([`GameRecord::from_json_line`]).
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidRecord {
+    /// Not JSON, or not a record's fields.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("'game' is empty")]
+    EmptyGame,
+    #[error("'id' is empty")]
+    EmptyId,
+    #[error("game {id}: 'plies' is {plies} but there are {moves} moves")]
+    Plies {
+        id: String,
+        plies: u32,
+        moves: usize,
+    },
 }
 
 /// Reads a JSONL file of records, one per line (blank lines skipped); an
@@ -185,10 +202,10 @@ impl Iterator for RecordReader {
                 continue;
             }
             return Some(
-                GameRecord::from_json_line(&line).map_err(|why| RecordError::Parse {
+                GameRecord::from_json_line(&line).map_err(|e| RecordError::Parse {
                     path: self.path.clone(),
                     line: self.line_no,
-                    why,
+                    why: e.to_string(),
                 }),
             );
         }
