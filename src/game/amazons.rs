@@ -411,6 +411,16 @@ impl Amazons {
         format!("{}{}", (b'a' + cell % n) as char, n - cell / n)
     }
 
+    /// The character of cell `cell` in the text form and the drawing.
+    fn glyph(&self, cell: usize) -> char {
+        match self.cell(cell) {
+            Cell::Empty => '.',
+            Cell::Amazon(Side::First) => 'X',
+            Cell::Amazon(Side::Second) => 'O',
+            Cell::Arrow => '#',
+        }
+    }
+
     /// Parses a square name on this board into a cell id.
     fn parse_square(&self, s: &str) -> Result<u8, SquareError> {
         let b = s.as_bytes();
@@ -632,22 +642,7 @@ impl Game for Amazons {
     }
 
     fn to_text(&self) -> String {
-        let n = self.n as usize;
-        let mut s = String::with_capacity(n * (n + 1));
-        for r in 0..n {
-            if r > 0 {
-                s.push('/');
-            }
-            for c in 0..n {
-                s.push(match self.cell(r * n + c) {
-                    Cell::Empty => '.',
-                    Cell::Amazon(Side::First) => 'X',
-                    Cell::Amazon(Side::Second) => 'O',
-                    Cell::Arrow => '#',
-                });
-            }
-        }
-        s
+        super::grid::grid_text(self.n as usize, |i| self.glyph(i))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -695,12 +690,7 @@ impl Game for Amazons {
 
     fn render(&self) -> String {
         let n = self.n as usize;
-        let mut s = super::grid::render_grid(n, b"abcdefghij", |i| match self.cell(i) {
-            Cell::Empty => '.',
-            Cell::Amazon(Side::First) => 'X',
-            Cell::Amazon(Side::Second) => 'O',
-            Cell::Arrow => '#',
-        });
+        let mut s = super::grid::render_grid(n, b"abcdefghij", |i| self.glyph(i));
         s.push_str(match self.outcome() {
             Some(Outcome::Win(Side::First)) => "X (White) has won\n",
             Some(Outcome::Win(Side::Second)) => "O (Black) has won\n",
