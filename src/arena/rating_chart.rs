@@ -1,11 +1,12 @@
 //! The rating list as a chart: one row per player, best at the top, a dot
 //! at the rating and a bar across its 95% interval, a dashed line at 0.
 
-use crate::report::{font, ReportError};
+use crate::report::{font, render_to, DrawError, ReportError};
+use crate::util::atomic::write_atomic_with;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// One player's row.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,54 +37,18 @@ pub fn write_ratings_png(path: &Path, title: &str, bars: &[RatingBar]) -> Result
     {
         return Err(invalid(format!("rating of `{}` is not finite", b.name)));
     }
-    let render = |message: String| ReportError::Render {
-        path: path.to_path_buf(),
-        message,
-    };
-    font::ensure_registered().map_err(render)?;
     let height = (130 + 50 * bars.len() as u32).max(300);
-    let dir = path.parent().filter(|d| !d.as_os_str().is_empty());
-    if let Some(d) = dir {
-        std::fs::create_dir_all(d).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            action: "create directory for",
-            source,
-        })?;
-    }
-    let tmp = temp_path(path);
-    let drawn = {
-        let root = BitMapBackend::new(&tmp, (WIDTH, height)).into_drawing_area();
-        draw(&root, title, bars).and_then(|()| root.present().map_err(|e| e.to_string()))
-    };
-    let result = drawn.map_err(render).and_then(|()| {
-        std::fs::rename(&tmp, path).map_err(|source| ReportError::Io {
-            path: path.to_path_buf(),
-            action: "rename temporary file onto",
-            source,
-        })
-    });
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
-}
-
-/// `dir/.NAME.tmp-PID.png`: hidden, next to the target, with the
-/// extension plotters picks the encoder by.
-fn temp_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "chart".into());
-    path.with_file_name(format!(".{name}.tmp-{}.png", std::process::id()))
+    write_atomic_with(path, |tmp| {
+        let root = BitMapBackend::new(tmp, (WIDTH, height)).into_drawing_area();
+        render_to(path, &root, |root| draw(root, title, bars))
+    })
 }
 
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
     bars: &[RatingBar],
-) -> Result<(), String> {
-    let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+) -> Result<(), DrawError> {
     let n = bars.len();
     let lo = bars.iter().map(|b| b.lo).fold(0.0f64, f64::min);
     let hi = bars.iter().map(|b| b.hi).fold(0.0f64, f64::max);
@@ -100,14 +65,13 @@ fn draw<DB: DrawingBackend>(
         .unwrap_or(60);
     let label_area = (widest + 20).min(WIDTH / 2);
 
-    root.fill(&WHITE).map_err(err)?;
+    root.fill(&WHITE)?;
     let mut chart = ChartBuilder::on(root)
         .margin(16)
         .caption(title, (font::FAMILY, 20))
         .x_label_area_size(50)
         .y_label_area_size(label_area)
-        .build_cartesian_2d(x0..x1, (0..n - 1).into_segmented())
-        .map_err(err)?;
+        .build_cartesian_2d(x0..x1, (0..n - 1).into_segmented())?;
     // `0..n - 1` makes n segments; segment i (counted from the bottom)
     // holds bars[n - 1 - i].
     let name_of = |v: &SegmentValue<usize>| match v {
@@ -127,39 +91,32 @@ fn draw<DB: DrawingBackend>(
         // No light lines: `max_light_lines(0)` never returns on a segmented axis.
         .light_line_style(TRANSPARENT)
         .axis_style(BLACK.mix(0.8))
-        .draw()
-        .map_err(err)?;
+        .draw()?;
 
     let centre = |k: usize| SegmentValue::CenterOf(n - 1 - k);
-    chart
-        .draw_series(std::iter::once(PathElement::new(
-            vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
-            ZERO.mix(0.7).stroke_width(1),
-        )))
-        .map_err(err)?;
+    chart.draw_series(std::iter::once(PathElement::new(
+        vec![(0.0, SegmentValue::Exact(0)), (0.0, SegmentValue::Last)],
+        ZERO.mix(0.7).stroke_width(1),
+    )))?;
     let style = BAR.stroke_width(2);
     for (k, b) in bars.iter().enumerate() {
         let y = centre(k);
         let cap = |x: f64| {
             EmptyElement::at((x, y.clone())) + PathElement::new(vec![(0, -7), (0, 7)], style)
         };
-        chart
-            .draw_series(std::iter::once(PathElement::new(
-                vec![(b.lo, y.clone()), (b.hi, y.clone())],
-                style,
-            )))
-            .map_err(err)?;
-        chart.draw_series([cap(b.lo), cap(b.hi)]).map_err(err)?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(b.lo, y.clone()), (b.hi, y.clone())],
+            style,
+        )))?;
+        chart.draw_series([cap(b.lo), cap(b.hi)])?;
         let value = TextStyle::from((font::FAMILY, 14).into_font())
             .color(&BLACK)
             .pos(Pos::new(HPos::Center, VPos::Bottom));
-        chart
-            .draw_series(std::iter::once(
-                EmptyElement::at((b.elo, y.clone()))
-                    + Circle::new((0, 0), 5, BAR.filled())
-                    + Text::new(crate::arena::fmt_elo(b.elo), (0, -9), value),
-            ))
-            .map_err(err)?;
+        chart.draw_series(std::iter::once(
+            EmptyElement::at((b.elo, y.clone()))
+                + Circle::new((0, 0), 5, BAR.filled())
+                + Text::new(crate::arena::fmt_elo(b.elo), (0, -9), value),
+        ))?;
     }
     Ok(())
 }

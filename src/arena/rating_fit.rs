@@ -40,12 +40,12 @@ pub enum Anchor {
 }
 
 impl FromStr for Anchor {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = FitError;
+    fn from_str(s: &str) -> Result<Self, FitError> {
         match s {
             "first" => Ok(Anchor::First),
             "mean" => Ok(Anchor::Mean),
-            other => Err(format!("anchor '{other}': expected first or mean")),
+            other => Err(FitError::UnknownAnchor(other.to_string())),
         }
     }
 }
@@ -112,6 +112,8 @@ pub enum FitError {
     NoFiniteMaximum { player: usize },
     #[error("the fit did not converge")]
     NoConvergence,
+    #[error("anchor '{0}': expected first or mean")]
+    UnknownAnchor(String),
 }
 
 /// Fits the ratings of `players` players from their pair results (pairs

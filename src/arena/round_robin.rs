@@ -214,7 +214,7 @@ pub fn round_robin<G: crate::games::GameSupport>(
     }
     let (ratings, rating_error) = match rate(&names, &results, &cfg.fit) {
         Ok(r) => (r, None),
-        Err(e) => (Vec::new(), Some(e)),
+        Err(e) => (Vec::new(), Some(e.to_string())),
     };
     let games = (pairs.len() * per_pair) as u64;
     Ok(RoundRobin {
@@ -244,7 +244,7 @@ fn rate(
     names: &[String],
     pairs: &[PairResult],
     fit: &FitOptions,
-) -> Result<Vec<PlayerRating>, String> {
+) -> Result<Vec<PlayerRating>, super::FitError> {
     let scores: Vec<PairScore> = pairs
         .iter()
         .map(|p| PairScore {
@@ -254,7 +254,7 @@ fn rate(
             points_a: p.result.a_points(),
         })
         .collect();
-    let fitted = super::fit_ratings(names.len(), &scores, fit).map_err(|e| e.to_string())?;
+    let fitted = super::fit_ratings(names.len(), &scores, fit)?;
     let mut totals = vec![Wdl::default(); names.len()];
     for p in pairs {
         let t = p.result.total;

@@ -66,3 +66,13 @@ pub enum CheckpointError {
     #[error(transparent)]
     Candle(#[from] candle_core::Error),
 }
+
+/// A failed directory swap is an I/O error about the checkpoint directory.
+impl From<crate::util::AtomicWriteError> for CheckpointError {
+    fn from(e: crate::util::AtomicWriteError) -> Self {
+        CheckpointError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}

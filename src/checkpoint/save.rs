@@ -2,6 +2,7 @@
 //! directory that replaces the target only once complete.
 
 use super::{model_card, CheckpointConfig, CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
+use crate::util::atomic::replace_dir;
 use candle_core::Tensor;
 use std::collections::HashMap;
 use std::path::Path;
@@ -51,14 +52,8 @@ pub fn save(
     std::fs::write(&config, json + "\n").map_err(io(&config))?;
     let card = tmp.join(CARD_FILE);
     std::fs::write(&card, model_card(cfg)).map_err(io(&card))?;
-    if dir.exists() {
-        let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-        std::fs::rename(dir, &old).map_err(io(dir))?;
-        std::fs::rename(&tmp, dir).map_err(io(dir))?;
-        std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    } else {
-        std::fs::rename(&tmp, dir).map_err(io(dir))?;
-    }
+    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
+    replace_dir(&tmp, dir, &old)?;
     Ok(())
 }
 

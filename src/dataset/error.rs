@@ -169,3 +169,14 @@ impl DatasetError {
         }
     }
 }
+
+/// A failed atomic write is an I/O error about its target.
+impl From<crate::util::AtomicWriteError> for DatasetError {
+    fn from(e: crate::util::AtomicWriteError) -> Self {
+        DatasetError::Io {
+            path: e.path,
+            action: e.step.as_str(),
+            source: e.source,
+        }
+    }
+}

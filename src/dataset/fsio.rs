@@ -1,9 +1,8 @@
-//! Crash-safe file writing: temporary name, fsync, rename, fsync the directory;
-//! and sha256 of what is written or read.
+//! Directory syncs and sha256 of what is written or read (the crash-safe
+//! writes themselves are [`crate::util::atomic`]'s).
 
-use std::fs::File;
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
@@ -54,45 +53,9 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
-/// The temporary name used while `final_name` is being written: `.NAME.tmp`.
-pub(crate) fn temp_name(final_name: &str) -> String {
-    format!(".{final_name}.tmp")
-}
-
 /// Makes a directory's entries (creations, renames, removals) durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
-    #[cfg(unix)]
-    {
-        File::open(dir)
-            .and_then(|d| d.sync_all())
-            .map_err(DatasetError::io(dir, "fsync the directory"))?;
-    }
-    #[cfg(not(unix))]
-    let _ = dir;
-    Ok(())
-}
-
-/// Renames `from` to `to` (same directory) and makes the rename durable.
-pub(crate) fn rename_durable(from: &Path, to: &Path) -> Result<()> {
-    std::fs::rename(from, to).map_err(|source| DatasetError::Io {
-        path: to.to_path_buf(),
-        action: "rename the finished temporary file into place",
-        source,
-    })?;
-    sync_dir(to.parent().unwrap_or(Path::new(".")))
-}
-
-/// Writes `bytes` to `dir/name` through `dir/.name.tmp` + fsync + rename.
-pub(crate) fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> Result<PathBuf> {
-    let tmp = dir.join(temp_name(name));
-    let path = dir.join(name);
-    let mut f = File::create(&tmp).map_err(DatasetError::io(&tmp, "create the temporary file"))?;
-    f.write_all(bytes)
-        .and_then(|()| f.sync_all())
-        .map_err(DatasetError::io(&tmp, "write the temporary file"))?;
-    drop(f);
-    rename_durable(&tmp, &path)?;
-    Ok(path)
+    crate::util::atomic::sync_dir(dir).map_err(DatasetError::io(dir, "fsync the directory"))
 }
 
 #[cfg(test)]
@@ -112,13 +75,5 @@ mod tests {
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
-    }
-
-    #[test]
-    fn atomic_write_leaves_no_temp_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = write_atomic(dir.path(), "x.json", b"{}").unwrap();
-        assert_eq!(std::fs::read(&p).unwrap(), b"{}");
-        assert!(!dir.path().join(".x.json.tmp").exists());
     }
 }

@@ -53,7 +53,7 @@ pub(crate) fn decode_ipc(
         shard,
         source,
     };
-    check_ipc_file(&bytes, expected).map_err(|e| read_err(ArrowError::IpcError(e)))?;
+    check_ipc_file(&bytes, expected).map_err(|e| read_err(ArrowError::IpcError(e.to_string())))?;
     let decode = move || -> std::result::Result<_, ArrowError> {
         let reader = FileReader::try_new(Cursor::new(bytes), None)?;
         let schema = reader.schema();

@@ -17,7 +17,6 @@
 //! One writer per directory: two writers on the same directory are not detected.
 
 use std::collections::{HashMap, HashSet};
-use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,7 +29,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 use super::error::{DatasetError, Result};
 use super::fold::fold_of;
 use super::fold::FoldInfo;
-use super::fsio::{rename_durable, sync_dir, temp_name, write_atomic, HashingWriter};
+use super::fsio::{sync_dir, HashingWriter};
 use super::manifest::{
     created_by, shard_file_name, Manifest, ShardInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
 };
@@ -38,6 +37,7 @@ use super::row::{GameRows, PositionRow};
 use super::schema::{dataset_schema, BatchBuilder, RowRef};
 use super::spec::DatasetSpec;
 use super::split::SplitCounts;
+use crate::util::atomic::{temp_target, write_atomic_named, AtomicFile, TempName};
 
 /// Folder inside the dataset directory where `create_overwrite` stages shards.
 pub const STAGING_DIR: &str = ".plies-staging";
@@ -74,8 +74,14 @@ pub(crate) fn is_shard_file(name: &str) -> bool {
     name.starts_with("part-") && name.ends_with(".arrow")
 }
 
+/// A temporary shard or manifest file (`.part-00003.arrow.tmp`, ...).
 pub(crate) fn is_temp_file(name: &str) -> bool {
-    name.starts_with(".part-") && name.ends_with(".arrow.tmp") || name == temp_name(MANIFEST_FILE)
+    temp_target(name).is_some_and(|target| is_shard_file(target) || target == MANIFEST_FILE)
+}
+
+/// A temporary shard file.
+fn is_temp_shard(name: &str) -> bool {
+    temp_target(name).is_some_and(is_shard_file)
 }
 
 /// File names in `dir` for which `keep` holds.
@@ -408,21 +414,10 @@ impl DatasetWriter {
         self.cut_batch()?;
         let index = self.shards.len();
         let name = shard_file_name(index);
-        let tmp = self.out_dir.join(temp_name(&name));
         let path = self.out_dir.join(&name);
-        let written = self
-            .write_ipc(&tmp)
-            .and_then(|done| rename_durable(&tmp, &path).map(|()| done));
-        let (sha256, bytes) = match written {
-            Ok(done) => done,
-            Err(e) => {
-                // The batches stay buffered so nothing pushed is lost;
-                // `finish` tries again. The temporary file is never part of
-                // a dataset (best effort).
-                let _ = std::fs::remove_file(&tmp);
-                return Err(e);
-            }
-        };
+        // On failure the batches stay buffered so nothing pushed is lost;
+        // `finish` tries again. The temporary file is removed.
+        let (sha256, bytes) = self.write_ipc(&path)?;
         tracing::debug!(shard = %path.display(), rows = self.shard_len, bytes, "wrote shard");
         self.shards.push(ShardInfo {
             file: name,
@@ -436,14 +431,16 @@ impl DatasetWriter {
         Ok(())
     }
 
-    /// Writes the buffered batches as an Arrow IPC file (zstd) at `tmp`,
-    /// fsynced; returns (sha256, bytes).
-    fn write_ipc(&self, tmp: &Path) -> Result<(String, u64)> {
+    /// Writes the buffered batches as an Arrow IPC file (zstd) at `path`,
+    /// through a fixed temporary name (`.NAME.tmp`) committed when complete;
+    /// returns (sha256, bytes).
+    fn write_ipc(&self, path: &Path) -> Result<(String, u64)> {
+        let file = AtomicFile::create_named(path, TempName::Fixed)?;
+        let tmp = file.temp_path().to_path_buf();
         let arrow_err = |source: ArrowError| DatasetError::ArrowWrite {
-            path: tmp.to_path_buf(),
+            path: tmp.clone(),
             source,
         };
-        let file = File::create(tmp).map_err(DatasetError::io(tmp, "create the shard file"))?;
         let options = IpcWriteOptions::default()
             .try_with_compression(Some(CompressionType::ZSTD))
             .map_err(arrow_err)?;
@@ -460,13 +457,12 @@ impl DatasetWriter {
         writer.finish().map_err(arrow_err)?;
         let buffered = writer.into_inner().map_err(arrow_err)?;
         let hashing = buffered.into_inner().map_err(|e| DatasetError::Io {
-            path: tmp.to_path_buf(),
+            path: tmp.clone(),
             action: "write the shard file",
             source: e.into_error(),
         })?;
         let (file, sha256, bytes) = hashing.finish();
-        file.sync_all()
-            .map_err(DatasetError::io(tmp, "fsync the shard file"))?;
+        file.commit()?;
         Ok((sha256, bytes))
     }
 
@@ -506,9 +502,9 @@ impl DatasetWriter {
         if self.overwrite {
             self.swap_in()?;
         }
-        write_atomic(
-            &self.dir,
-            MANIFEST_FILE,
+        write_atomic_named(
+            &manifest_path,
+            TempName::Fixed,
             manifest.to_json_pretty().as_bytes(),
         )?;
         if self.overwrite {
@@ -539,9 +535,7 @@ impl DatasetWriter {
             return Ok(());
         }
         let written: HashSet<&str> = self.shards.iter().map(|s| s.file.as_str()).collect();
-        let names = list(&self.out_dir, |n| {
-            written.contains(n) || (is_temp_file(n) && n != temp_name(MANIFEST_FILE))
-        })?;
+        let names = list(&self.out_dir, |n| written.contains(n) || is_temp_shard(n))?;
         remove_files(
             &self.out_dir,
             &names,

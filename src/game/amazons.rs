@@ -64,6 +64,17 @@ pub enum Reach {
 /// Distance marking a square a side cannot reach.
 pub const UNREACHABLE: u8 = u8::MAX;
 
+/// Why text is not a square of the board (`n` columns and rows).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+enum SquareError {
+    #[error("'{text}' is not a square like d1")]
+    Shape { text: String },
+    #[error("'{text}': the file must be a..{}", (b'a' + .n - 1) as char)]
+    File { text: String, n: u8 },
+    #[error("'{text}': the rank must be 1..{n}")]
+    Rank { text: String, n: u8 },
+}
+
 /// An Amazons position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Amazons {
@@ -400,23 +411,31 @@ impl Amazons {
         format!("{}{}", (b'a' + cell % n) as char, n - cell / n)
     }
 
+    /// The character of cell `cell` in the text form and the drawing.
+    fn glyph(&self, cell: usize) -> char {
+        match self.cell(cell) {
+            Cell::Empty => '.',
+            Cell::Amazon(Side::First) => 'X',
+            Cell::Amazon(Side::Second) => 'O',
+            Cell::Arrow => '#',
+        }
+    }
+
     /// Parses a square name on this board into a cell id.
-    fn parse_square(&self, s: &str) -> Result<u8, String> {
+    fn parse_square(&self, s: &str) -> Result<u8, SquareError> {
         let b = s.as_bytes();
+        let text = || s.to_string();
         if b.len() < 2 || b.len() > 3 {
-            return Err(format!("'{s}' is not a square like d1"));
+            return Err(SquareError::Shape { text: text() });
         }
         let n = self.n;
         let col = b[0].to_ascii_lowercase().wrapping_sub(b'a');
         if col >= n {
-            return Err(format!(
-                "'{s}': the file must be a..{}",
-                (b'a' + n - 1) as char
-            ));
+            return Err(SquareError::File { text: text(), n });
         }
         let rank: u8 = match s[1..].parse() {
             Ok(r) if (1..=n).contains(&r) => r,
-            _ => return Err(format!("'{s}': the rank must be 1..{n}")),
+            _ => return Err(SquareError::Rank { text: text(), n }),
         };
         Ok((n - rank) * n + col)
     }
@@ -593,9 +612,8 @@ impl Game for Amazons {
         let (to_s, arrow_s) = rest
             .split_once('/')
             .ok_or_else(|| bad("expected FROM-TO/ARROW, e.g. d1-d7/g7 (no '/')".into()))?;
-        let from = self.parse_square(from_s).map_err(&bad)?;
-        let to = self.parse_square(to_s).map_err(&bad)?;
-        let arrow = self.parse_square(arrow_s).map_err(&bad)?;
+        let square = |s| self.parse_square(s).map_err(|e| bad(e.to_string()));
+        let (from, to, arrow) = (square(from_s)?, square(to_s)?, square(arrow_s)?);
         if self.outcome().is_some() {
             return Err(bad("the game is already over".into()));
         }
@@ -624,22 +642,7 @@ impl Game for Amazons {
     }
 
     fn to_text(&self) -> String {
-        let n = self.n as usize;
-        let mut s = String::with_capacity(n * (n + 1));
-        for r in 0..n {
-            if r > 0 {
-                s.push('/');
-            }
-            for c in 0..n {
-                s.push(match self.cell(r * n + c) {
-                    Cell::Empty => '.',
-                    Cell::Amazon(Side::First) => 'X',
-                    Cell::Amazon(Side::Second) => 'O',
-                    Cell::Arrow => '#',
-                });
-            }
-        }
-        s
+        super::grid::grid_text(self.n as usize, |i| self.glyph(i))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -687,12 +690,7 @@ impl Game for Amazons {
 
     fn render(&self) -> String {
         let n = self.n as usize;
-        let mut s = super::grid::render_grid(n, b"abcdefghij", |i| match self.cell(i) {
-            Cell::Empty => '.',
-            Cell::Amazon(Side::First) => 'X',
-            Cell::Amazon(Side::Second) => 'O',
-            Cell::Arrow => '#',
-        });
+        let mut s = super::grid::render_grid(n, b"abcdefghij", |i| self.glyph(i));
         s.push_str(match self.outcome() {
             Some(Outcome::Win(Side::First)) => "X (White) has won\n",
             Some(Outcome::Win(Side::Second)) => "O (Black) has won\n",

@@ -21,7 +21,7 @@
 //! `X` (Black) and `O` (White); the side to move follows from the stone
 //! counts (no stone has been captured in a game that is still going).
 
-use super::gomoku::parse_square;
+use super::grid::{self, parse_square};
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -91,13 +91,7 @@ fn neighbour_table(n: usize) -> &'static [Neighbours] {
 impl AtariGo {
     /// An empty `n` x `n` board (5..=19).
     pub fn with_board_size(n: usize) -> Result<Self, GameError> {
-        if !(5..=MAX_SIZE).contains(&n) {
-            return Err(GameError::BadSize {
-                game: Self::NAME,
-                size: n,
-                allowed: format!("5..={MAX_SIZE}"),
-            });
-        }
+        grid::check_size(Self::NAME, n, 5..=MAX_SIZE)?;
         Ok(AtariGo {
             n: n as u8,
             cells: [0; MAX_CELLS],
@@ -110,11 +104,7 @@ impl AtariGo {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        match self.cells[i] {
-            1 => Some(Side::First),
-            2 => Some(Side::Second),
-            _ => None,
-        }
+        grid::stone_owner(self.cells[i])
     }
 
     /// Number of cells (`n * n`).
@@ -129,8 +119,7 @@ impl AtariGo {
 
     /// The square name of `cell` (Go coordinates, no `i`).
     pub fn square_name(&self, cell: usize) -> String {
-        let n = self.n as usize;
-        format!("{}{}", FILES[cell % n] as char, n - cell / n)
+        grid::square_name(FILES, self.n as usize, cell)
     }
 
     /// The on-board neighbours of `i` (up, down, left, right order): the
@@ -409,21 +398,7 @@ impl Game for AtariGo {
     }
 
     fn to_text(&self) -> String {
-        let n = self.n as usize;
-        let mut s = String::with_capacity(n * (n + 1));
-        for row in 0..n {
-            if row > 0 {
-                s.push('/');
-            }
-            for col in 0..n {
-                s.push(match self.cells[row * n + col] {
-                    1 => 'X',
-                    2 => 'O',
-                    _ => '.',
-                });
-            }
-        }
-        s
+        grid::grid_text(self.n as usize, |i| grid::stone_glyph(self.cells[i]))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -431,34 +406,15 @@ impl Game for AtariGo {
             text: text.to_string(),
             why,
         };
-        let rows: Vec<&str> = text.trim().split('/').collect();
-        let n = rows.len();
-        let mut g = Self::with_board_size(n).map_err(|e| bad(format!("{n} rows: {e}")))?;
-        let (mut nb, mut nw) = (0u16, 0u16);
-        for (r, row) in rows.iter().enumerate() {
-            if row.chars().count() != n {
-                return Err(bad(format!("row {} does not have {n} cells", r + 1)));
-            }
-            for (c, ch) in row.chars().enumerate() {
-                g.cells[r * n + c] = match ch {
-                    'X' | 'x' => {
-                        nb += 1;
-                        1
-                    }
-                    'O' | 'o' => {
-                        nw += 1;
-                        2
-                    }
-                    '.' | '+' => 0,
-                    _ => return Err(bad(format!("cell '{ch}' is not X, O or '.'"))),
-                };
-            }
-        }
-        if nb != nw && nb != nw + 1 {
-            return Err(bad(
-                "Black moves first, so Black has as many stones as White or one more".into(),
-            ));
-        }
+        let chars = grid::StoneChars {
+            black: ['X', 'x'],
+            white: ['O', 'o'],
+            empty: &['.', '+'],
+            expected: "X, O or '.'",
+        };
+        let (mut g, nb, nw) = grid::read_stones(text, Self::with_board_size, &chars, |g, i, c| {
+            g.cells[i] = c
+        })?;
         for i in 0..g.cell_count() {
             if g.cells[i] != 0 && !g.has_liberty_except(i, usize::MAX) {
                 return Err(bad(format!(
@@ -476,11 +432,7 @@ impl Game for AtariGo {
     }
 
     fn render(&self) -> String {
-        super::grid::render_grid(self.n as usize, FILES, |i| match self.cells[i] {
-            1 => 'X',
-            2 => 'O',
-            _ => '.',
-        })
+        grid::render_grid(self.n as usize, FILES, |i| grid::stone_glyph(self.cells[i]))
     }
 }
 

@@ -16,6 +16,7 @@
 //! The win test is incremental: after each stone only the four lines
 //! through that stone are counted.
 
+use super::grid::{self, parse_square};
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -49,55 +50,12 @@ fn side_code(side: Side) -> u8 {
     side.index() as u8 + 1
 }
 
-/// Parses an `a1`-style square (file letters `a`.., rank 1 = bottom row) on
-/// an `n` x `n` board into `(row, col)`; `files` lists the file letters.
-pub(crate) fn parse_square(
-    text: &str,
-    n: usize,
-    files: &[u8],
-) -> Result<(usize, usize), GameError> {
-    let bad = |why: String| GameError::BadMove {
-        token: text.to_string(),
-        why,
-    };
-    let t = text.trim();
-    let mut chars = t.chars();
-    let Some(f) = chars.next() else {
-        return Err(bad("expected a square such as a1".into()));
-    };
-    let f = f.to_ascii_lowercase();
-    let col = files[..n]
-        .iter()
-        .position(|&c| c as char == f)
-        .ok_or_else(|| {
-            bad(format!(
-                "file '{f}' is not one of {}..{}",
-                files[0] as char,
-                files[n - 1] as char
-            ))
-        })?;
-    let rank_text = chars.as_str();
-    let rank: usize = rank_text
-        .parse()
-        .map_err(|_| bad(format!("rank '{rank_text}' is not a number 1..{n}")))?;
-    if !(1..=n).contains(&rank) {
-        return Err(bad(format!("rank {rank} is off the board (1..{n})")));
-    }
-    Ok((n - rank, col))
-}
-
 const FILES: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
 
 impl Gomoku {
     /// An empty `n` x `n` board (5..=19).
     pub fn with_board_size(n: usize) -> Result<Self, GameError> {
-        if !(5..=MAX_SIZE).contains(&n) {
-            return Err(GameError::BadSize {
-                game: Self::NAME,
-                size: n,
-                allowed: format!("5..={MAX_SIZE}"),
-            });
-        }
+        grid::check_size(Self::NAME, n, 5..=MAX_SIZE)?;
         Ok(Gomoku {
             n: n as u8,
             cells: [0; MAX_CELLS],
@@ -109,11 +67,7 @@ impl Gomoku {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        match self.cells[i] {
-            1 => Some(Side::First),
-            2 => Some(Side::Second),
-            _ => None,
-        }
+        grid::stone_owner(self.cells[i])
     }
 
     /// Number of cells (`n * n`).
@@ -185,8 +139,7 @@ impl Gomoku {
 
     /// The square name of `cell` on an `n` x `n` board.
     pub fn square_name(&self, cell: usize) -> String {
-        let n = self.n as usize;
-        format!("{}{}", FILES[cell % n] as char, n - cell / n)
+        grid::square_name(FILES, self.n as usize, cell)
     }
 
     fn scan_outcome(&self) -> Option<Outcome> {
@@ -326,21 +279,11 @@ impl Game for Gomoku {
     }
 
     fn to_text(&self) -> String {
-        let n = self.n as usize;
-        let mut s = String::with_capacity(n * (n + 1));
-        for row in 0..n {
-            if row > 0 {
-                s.push('/');
-            }
-            for col in 0..n {
-                s.push(match self.cells[row * n + col] {
-                    1 => 'b',
-                    2 => 'w',
-                    _ => '.',
-                });
-            }
-        }
-        s
+        grid::grid_text(self.n as usize, |i| match self.cells[i] {
+            1 => 'b',
+            2 => 'w',
+            _ => '.',
+        })
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -348,37 +291,14 @@ impl Game for Gomoku {
             text: text.to_string(),
             why,
         };
-        let rows: Vec<&str> = text.trim().split('/').collect();
-        let n = rows.len();
-        let mut g = Self::with_board_size(n).map_err(|e| bad(format!("{n} rows: {e}")))?;
-        let (mut nb, mut nw) = (0u16, 0u16);
-        for (r, row) in rows.iter().enumerate() {
-            if row.chars().count() != n {
-                return Err(bad(format!("row {} does not have {n} cells", r + 1)));
-            }
-            for (c, ch) in row.chars().enumerate() {
-                let code = match ch {
-                    'b' | 'B' => {
-                        nb += 1;
-                        1
-                    }
-                    'w' | 'W' => {
-                        nw += 1;
-                        2
-                    }
-                    '.' => 0,
-                    _ => return Err(bad(format!("cell '{ch}' is not b, w or '.'"))),
-                };
-                if code != 0 {
-                    g.set_stone(r * n + c, code);
-                }
-            }
-        }
-        if nb != nw && nb != nw + 1 {
-            return Err(bad(
-                "Black moves first, so Black has as many stones as White or one more".into(),
-            ));
-        }
+        let chars = grid::StoneChars {
+            black: ['b', 'B'],
+            white: ['w', 'W'],
+            empty: &['.'],
+            expected: "b, w or '.'",
+        };
+        let (mut g, nb, nw) =
+            grid::read_stones(text, Self::with_board_size, &chars, Self::set_stone)?;
         g.stones = nb + nw;
         let black_five =
             (0..g.cell_count()).any(|i| g.cells[i] == 1 && g.makes_five(i, Side::First));
@@ -392,11 +312,7 @@ impl Game for Gomoku {
     }
 
     fn render(&self) -> String {
-        super::grid::render_grid(self.n as usize, FILES, |i| match self.cells[i] {
-            1 => 'X',
-            2 => 'O',
-            _ => '.',
-        })
+        grid::render_grid(self.n as usize, FILES, |i| grid::stone_glyph(self.cells[i]))
     }
 }
 

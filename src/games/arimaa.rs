@@ -92,7 +92,7 @@ impl GameSupport for Arimaa {
         };
         let g = Arimaa::from_setups(&gold, &silver).map_err(|why| SupportError::Setups {
             given: format!("{} / {}", gold.to_notation(), silver.to_notation()),
-            why,
+            why: why.to_string(),
         })?;
         Ok((g, vec![gold.to_notation(), silver.to_notation()]))
     }
@@ -113,7 +113,7 @@ impl GameSupport for Arimaa {
             .map_err(|e| bad(format!("gold's setup: {e}")))?;
         let silver = Setup::parse(Side::Second, &rec.setups[1])
             .map_err(|e| bad(format!("silver's setup: {e}")))?;
-        Arimaa::from_setups(&gold, &silver).map_err(bad)
+        Arimaa::from_setups(&gold, &silver).map_err(|e| bad(e.to_string()))
     }
 
     const TERMINATIONS: Option<&'static [&'static str]> = Some(&[
@@ -212,7 +212,7 @@ pub fn shipped_setups() -> Result<(SetupSampler, String), SupportError> {
                 .0,
         );
     }
-    let sampler = SetupSampler::from_records(&records).map_err(shipped)?;
+    let sampler = SetupSampler::from_records(&records).map_err(|e| shipped(e.to_string()))?;
     Ok((sampler, "archive:allgames2002.txt,fake_archive.txt".into()))
 }
 

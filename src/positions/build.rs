@@ -30,6 +30,7 @@ use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::GameSupport;
 use crate::record::GameRecord;
+use crate::util::atomic::{write_atomic_named, TempName};
 
 /// Games parsed and replayed together (one parallel step).
 const CHUNK_GAMES: usize = 1024;
@@ -633,9 +634,7 @@ pub fn build_dataset<G: GameSupport>(
     };
     let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
     let path = out.join(BUILD_REPORT_FILE);
-    let tmp = out.join(format!(".{BUILD_REPORT_FILE}.tmp"));
-    std::fs::write(&tmp, json)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(PositionsError::io(&path, "write the build report"))?;
+    write_atomic_named(&path, TempName::Fixed, json.as_bytes())
+        .map_err(|e| PositionsError::io(&path, "write the build report")(e.source))?;
     Ok(report)
 }

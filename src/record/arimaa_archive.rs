@@ -34,7 +34,7 @@
 use super::game_record::{GameRecord, PerSide};
 use super::RecordError;
 use crate::game::arimaa::notation::{parse_turn_label, turn_label};
-use crate::game::arimaa::{Arimaa, Setup, Termination};
+use crate::game::arimaa::{Arimaa, Setup, SetupError, Termination};
 use crate::game::{Game, GameError, Outcome, Side};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -161,24 +161,16 @@ pub const REQUIRED_COLUMNS: [&str; 8] = [
 ];
 
 impl Columns {
-    fn from_header(header: &str) -> Result<Columns, String> {
+    fn from_header(header: &str) -> Result<Columns, ArchiveError> {
         let names: Vec<&str> = header.split('\t').map(str::trim).collect();
         let find = |name: &str| names.iter().position(|n| *n == name);
-        let missing: Vec<&str> = REQUIRED_COLUMNS
+        let missing: Vec<&'static str> = REQUIRED_COLUMNS
             .iter()
             .copied()
             .filter(|n| find(n).is_none())
             .collect();
         if !missing.is_empty() {
-            return Err(format!(
-                "the header has no column {} (an arimaa.com archive header names {})",
-                missing
-                    .iter()
-                    .map(|m| format!("'{m}'"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                REQUIRED_COLUMNS.join(", ")
-            ));
+            return Err(ArchiveError::MissingColumns { missing });
         }
         let req = |name: &str| find(name).expect("checked above");
         Ok(Columns {
@@ -284,15 +276,16 @@ impl Replay {
         }
     }
 
-    fn start_game(&mut self) -> Result<(), String> {
+    fn start_game(&mut self) -> Result<(), ArchiveError> {
         let (Some(gold), Some(silver)) = (&self.gold, &self.silver) else {
-            return Err("a setup is missing".into());
+            return Err(ArchiveError::SetupMissing);
         };
         let mut g = Arimaa::from_setups(gold, silver)?;
         for m in &self.moves {
-            let mv = g
-                .parse_move(m)
-                .map_err(|e| format!("replaying '{m}' after a takeback: {e}"))?;
+            let mv = g.parse_move(m).map_err(|error| ArchiveError::Takeback {
+                mv: m.clone(),
+                error,
+            })?;
             g.play(mv);
         }
         self.game = Some(g);
@@ -342,7 +335,7 @@ impl Replay {
             } else {
                 self.silver = Some(setup);
                 self.start_game()
-                    .map_err(|why| Fail::new(reason::BAD_SETUP, Some(label), None, why))?;
+                    .map_err(|e| Fail::new(reason::BAD_SETUP, Some(label), None, e.to_string()))?;
             }
             return Ok(());
         }
@@ -687,10 +680,10 @@ pub fn import_archive<R: BufRead>(
         line: 1,
         why: "empty file: expected a header row naming the columns".into(),
     })?;
-    let cols = Columns::from_header(&header).map_err(|why| RecordError::Parse {
+    let cols = Columns::from_header(&header).map_err(|e| RecordError::Parse {
         path: path.to_path_buf(),
         line: 1,
-        why,
+        why: e.to_string(),
     })?;
     let mut summary = FileSummary {
         file: name.clone(),
@@ -782,52 +775,135 @@ pub fn import_str(
 /// and applies its result: the engine's own for a termination decided on the
 /// board, which must agree with the record, else the recorded one. Returns
 /// the finished game.
-pub fn replay_record(rec: &GameRecord) -> Result<Arimaa, String> {
+pub fn replay_record(rec: &GameRecord) -> Result<Arimaa, ArchiveError> {
+    let id = || rec.id.clone();
     if rec.game != Arimaa::NAME {
-        return Err(format!(
-            "game {}: not an Arimaa record but '{}'",
-            rec.id, rec.game
-        ));
+        return Err(ArchiveError::NotArimaa {
+            id: id(),
+            game: rec.game.clone(),
+        });
     }
     let [gold, silver] = rec.setups.as_slice() else {
-        return Err(format!(
-            "game {}: expected 2 setups, found {}",
-            rec.id,
-            rec.setups.len()
-        ));
+        return Err(ArchiveError::SetupCount {
+            id: id(),
+            found: rec.setups.len(),
+        });
     };
-    let gold =
-        Setup::parse(Side::First, gold).map_err(|e| format!("game {}: gold setup: {e}", rec.id))?;
-    let silver = Setup::parse(Side::Second, silver)
-        .map_err(|e| format!("game {}: silver setup: {e}", rec.id))?;
-    let mut g = Arimaa::from_setups(&gold, &silver).map_err(|e| format!("game {}: {e}", rec.id))?;
+    let setup = |side, text| {
+        Setup::parse(side, text).map_err(|error| ArchiveError::BadSetup {
+            id: id(),
+            side: if side == Side::First {
+                "gold"
+            } else {
+                "silver"
+            },
+            error,
+        })
+    };
+    let (gold, silver) = (setup(Side::First, gold)?, setup(Side::Second, silver)?);
+    let mut g = Arimaa::from_setups(&gold, &silver)
+        .map_err(|error| ArchiveError::Start { id: id(), error })?;
     for (k, m) in rec.moves.iter().enumerate() {
-        g.play_str(m)
-            .map_err(|e| format!("game {}: move {}: {e}", rec.id, move_label(k)))?;
+        g.play_str(m).map_err(|error| ArchiveError::BadMove {
+            id: id(),
+            label: move_label(k),
+            error,
+        })?;
     }
-    let term = termination_from_name(&rec.termination)
-        .ok_or_else(|| format!("game {}: unknown termination '{}'", rec.id, rec.termination))?;
+    let term = termination_from_name(&rec.termination).ok_or_else(|| {
+        ArchiveError::UnknownTermination {
+            id: id(),
+            termination: rec.termination.clone(),
+        }
+    })?;
+    let disagree = |engine| ArchiveError::ResultDiffers {
+        id: id(),
+        result: rec.result,
+        termination: rec.termination.clone(),
+        on_board: term.is_on_board(),
+        engine,
+    };
     if term.is_on_board() {
         match g.result() {
             Some((Outcome::Win(w), t)) if t == term && Some(w) == rec.result => {}
-            other => {
-                return Err(format!(
-                    "game {}: the record says {:?} by {}, the engine {other:?}",
-                    rec.id, rec.result, rec.termination
-                ))
-            }
+            other => return Err(disagree(other)),
         }
     } else if g.result().is_some() {
-        return Err(format!(
-            "game {}: the record says {}, the board shows {:?}",
-            rec.id,
-            rec.termination,
-            g.result()
-        ));
+        return Err(disagree(g.result()));
     } else if let Some(w) = rec.result {
         g.set_result(Outcome::Win(w), term);
     }
     Ok(g)
+}
+
+/// Why an archive header or an Arimaa record is not usable.
+#[derive(Debug, thiserror::Error)]
+pub enum ArchiveError {
+    #[error(
+        "the header has no column {} (an arimaa.com archive header names {})",
+        quoted(.missing),
+        REQUIRED_COLUMNS.join(", ")
+    )]
+    MissingColumns { missing: Vec<&'static str> },
+    #[error("a setup is missing")]
+    SetupMissing,
+    #[error(transparent)]
+    Setups(#[from] SetupError),
+    #[error("replaying '{mv}' after a takeback: {error}")]
+    Takeback { mv: String, error: GameError },
+    #[error("game {id}: not an Arimaa record but '{game}'")]
+    NotArimaa { id: String, game: String },
+    #[error("game {id}: expected 2 setups, found {found}")]
+    SetupCount { id: String, found: usize },
+    #[error("game {id}: {side} setup: {error}")]
+    BadSetup {
+        id: String,
+        side: &'static str,
+        error: GameError,
+    },
+    #[error("game {id}: {error}")]
+    Start { id: String, error: SetupError },
+    #[error("game {id}: move {label}: {error}")]
+    BadMove {
+        id: String,
+        label: String,
+        error: GameError,
+    },
+    #[error("game {id}: unknown termination '{termination}'")]
+    UnknownTermination { id: String, termination: String },
+    /// The engine's result after the last move contradicts the record: a
+    /// different one for a termination decided on the board (`on_board`),
+    /// any at all for another termination.
+    #[error("game {id}: the record says {}", differs(*.result, .termination, *.on_board, .engine))]
+    ResultDiffers {
+        id: String,
+        result: Option<Side>,
+        termination: String,
+        on_board: bool,
+        engine: Option<(Outcome, Termination)>,
+    },
+}
+
+/// `'a', 'b'`.
+fn quoted(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|m| format!("'{m}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn differs(
+    result: Option<Side>,
+    termination: &str,
+    on_board: bool,
+    engine: &Option<(Outcome, Termination)>,
+) -> String {
+    if on_board {
+        format!("{result:?} by {termination}, the engine {engine:?}")
+    } else {
+        format!("{termination}, the board shows {engine:?}")
+    }
 }
 
 /// The termination with this snake_case name (`goal`, `illegal_move`, ...).

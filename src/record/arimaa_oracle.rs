@@ -75,7 +75,7 @@ fn replay_game(
         })
     };
     let mut game = Arimaa::from_setups(&setup(0, Side::First)?, &setup(1, Side::Second)?)
-        .map_err(parse_err)?;
+        .map_err(|e| parse_err(e.to_string()))?;
     let mismatch = |ply, field, expected: String, actual: String| RecordError::Mismatch {
         path: path.to_path_buf(),
         line,

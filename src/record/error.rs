@@ -35,3 +35,13 @@ pub enum RecordError {
         actual: String,
     },
 }
+
+/// A failed atomic write is an I/O error about its target.
+impl From<crate::util::AtomicWriteError> for RecordError {
+    fn from(e: crate::util::AtomicWriteError) -> Self {
+        RecordError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}

@@ -33,11 +33,11 @@
 
 use super::RecordError;
 use crate::game::Side;
+use crate::util::AtomicFile;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A value for each player: `first` (gold in Arimaa) and `second` (silver).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
@@ -109,31 +109,48 @@ impl GameRecord {
     }
 
     /// Parses one line and checks it ([`GameRecord::check`]).
-    pub fn from_json_line(line: &str) -> Result<GameRecord, String> {
-        let rec: GameRecord = serde_json::from_str(line).map_err(|e| e.to_string())?;
+    pub fn from_json_line(line: &str) -> Result<GameRecord, InvalidRecord> {
+        let rec: GameRecord = serde_json::from_str(line)?;
         rec.check()?;
         Ok(rec)
     }
 
     /// Consistency checks that need no rules engine: `plies` equals the
     /// number of moves; the id and the game name are not empty.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), InvalidRecord> {
         if self.game.is_empty() {
-            return Err("'game' is empty".into());
+            return Err(InvalidRecord::EmptyGame);
         }
         if self.id.is_empty() {
-            return Err("'id' is empty".into());
+            return Err(InvalidRecord::EmptyId);
         }
         if self.plies as usize != self.moves.len() {
-            return Err(format!(
-                "game {}: 'plies' is {} but there are {} moves",
-                self.id,
-                self.plies,
-                self.moves.len()
-            ));
+            return Err(InvalidRecord::Plies {
+                id: self.id.clone(),
+                plies: self.plies,
+                moves: self.moves.len(),
+            });
         }
         Ok(())
     }
+}
+
+/// Why a line is not a valid record ([`GameRecord::from_json_line`]).
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidRecord {
+    /// Not JSON, or not a record's fields.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    #[error("'game' is empty")]
+    EmptyGame,
+    #[error("'id' is empty")]
+    EmptyId,
+    #[error("game {id}: 'plies' is {plies} but there are {moves} moves")]
+    Plies {
+        id: String,
+        plies: u32,
+        moves: usize,
+    },
 }
 
 /// Reads a JSONL file of records, one per line (blank lines skipped); an
@@ -185,10 +202,10 @@ impl Iterator for RecordReader {
                 continue;
             }
             return Some(
-                GameRecord::from_json_line(&line).map_err(|why| RecordError::Parse {
+                GameRecord::from_json_line(&line).map_err(|e| RecordError::Parse {
                     path: self.path.clone(),
                     line: self.line_no,
-                    why,
+                    why: e.to_string(),
                 }),
             );
         }
@@ -196,13 +213,11 @@ impl Iterator for RecordReader {
 }
 
 /// Writes records as JSONL to a hidden temporary file next to the target and
-/// renames it into place in [`RecordWriter::finish`], so a crash never leaves
-/// a half-written file under the target's name. Dropped without `finish`,
-/// it removes the temporary file.
+/// renames it into place in [`RecordWriter::finish`] (an [`AtomicFile`]), so
+/// a crash never leaves a half-written file under the target's name.
+/// Dropped without `finish`, it removes the temporary file.
 pub struct RecordWriter {
-    target: PathBuf,
-    tmp: PathBuf,
-    out: Option<BufWriter<File>>,
+    out: BufWriter<AtomicFile>,
     overwrite: bool,
     count: usize,
 }
@@ -214,42 +229,22 @@ fn io_err(path: &Path, source: io::Error) -> RecordError {
     }
 }
 
-fn exists_error(path: &Path) -> RecordError {
-    io_err(
-        path,
-        io::Error::new(
-            io::ErrorKind::AlreadyExists,
-            "already exists; refusing to overwrite it",
-        ),
-    )
-}
-
 impl RecordWriter {
     /// Starts writing `path`; refuses an existing `path` unless `overwrite`.
-    /// The parent directory must exist.
+    /// A missing parent directory is created.
     pub fn create(path: impl AsRef<Path>, overwrite: bool) -> Result<RecordWriter, RecordError> {
-        let target = path.as_ref().to_path_buf();
+        let target = path.as_ref();
         if !overwrite && target.exists() {
-            return Err(exists_error(&target));
+            return Err(io_err(
+                target,
+                io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "already exists; refusing to overwrite it",
+                ),
+            ));
         }
-        let name = target
-            .file_name()
-            .ok_or_else(|| {
-                io_err(
-                    &target,
-                    io::Error::new(io::ErrorKind::InvalidInput, "not a file name"),
-                )
-            })?
-            .to_string_lossy()
-            .into_owned();
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-        let tmp = target.with_file_name(format!(".{name}.tmp-{}-{n}", std::process::id()));
-        let file = File::create(&tmp).map_err(|e| io_err(&tmp, e))?;
         Ok(RecordWriter {
-            target,
-            tmp,
-            out: Some(BufWriter::new(file)),
+            out: BufWriter::new(AtomicFile::create(target)?),
             overwrite,
             count: 0,
         })
@@ -257,11 +252,10 @@ impl RecordWriter {
 
     /// Appends one record as one line.
     pub fn write(&mut self, rec: &GameRecord) -> Result<(), RecordError> {
-        let out = self.out.as_mut().expect("not finished");
-        serde_json::to_writer(&mut *out, rec)
+        serde_json::to_writer(&mut self.out, rec)
             .map_err(io::Error::from)
-            .and_then(|()| out.write_all(b"\n"))
-            .map_err(|e| io_err(&self.tmp, e))?;
+            .and_then(|()| self.out.write_all(b"\n"))
+            .map_err(|e| io_err(self.out.get_ref().target(), e))?;
         self.count += 1;
         Ok(())
     }
@@ -274,27 +268,17 @@ impl RecordWriter {
     /// Flushes and syncs the temporary file and renames it onto the target
     /// (checking again that the target does not exist, unless overwriting).
     /// Returns the number of records written.
-    pub fn finish(mut self) -> Result<usize, RecordError> {
-        let out = self.out.take().expect("not finished");
-        let file = out
-            .into_inner()
-            .map_err(|e| io_err(&self.tmp, e.into_error()))?;
-        file.sync_all().map_err(|e| io_err(&self.tmp, e))?;
-        drop(file);
-        if !self.overwrite && self.target.exists() {
-            return Err(exists_error(&self.target));
+    pub fn finish(self) -> Result<usize, RecordError> {
+        let file = self.out.into_inner().map_err(|e| {
+            let (source, out) = e.into_parts();
+            io_err(out.get_ref().target(), source)
+        })?;
+        if self.overwrite {
+            file.commit()?;
+        } else {
+            file.commit_new()?;
         }
-        std::fs::rename(&self.tmp, &self.target).map_err(|e| io_err(&self.target, e))?;
         Ok(self.count)
-    }
-}
-
-impl Drop for RecordWriter {
-    fn drop(&mut self) {
-        // Still open means `finish` did not run or failed before the rename.
-        if self.out.take().is_some() || self.tmp.exists() {
-            let _ = std::fs::remove_file(&self.tmp);
-        }
     }
 }
 

@@ -97,7 +97,7 @@ pub fn parse_playok_gomoku(text: &str, path: &Path) -> Result<PlayokImport, Reco
 }
 
 impl PlayokImport {
-    fn add(&mut self, built: Result<GameRecord, String>, path: &Path, number: usize) {
+    fn add(&mut self, built: Result<GameRecord, PlayokSkip>, path: &Path, number: usize) {
         match built {
             Ok(rec) => self.records.push(rec),
             Err(why) => {
@@ -106,6 +106,16 @@ impl PlayokImport {
             }
         }
     }
+}
+
+/// Why a game of the file is skipped (listed in [`PlayokImport::skipped`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlayokSkip {
+    /// Gomoku records alternate stones; a pass (or any other gap) does not fit.
+    #[error(
+        "stone {stone} ({token}) is not the next alternating stone (a pass after the opening?)"
+    )]
+    NotAlternating { stone: usize, token: String },
 }
 
 fn parse_tag(t: &str) -> Option<(String, String)> {
@@ -145,7 +155,7 @@ fn build(
     path: &Path,
     line: usize,
     number: usize,
-) -> Result<Result<GameRecord, String>, RecordError> {
+) -> Result<Result<GameRecord, PlayokSkip>, RecordError> {
     let parse_err = |why: String| RecordError::Parse {
         path: path.to_path_buf(),
         line,
@@ -186,10 +196,10 @@ fn build(
             _ => {
                 let colour = if slot_is_black { pb } else { pb.other() };
                 if colour != g.side_to_move() || g.outcome().is_some() {
-                    return Ok(Err(format!(
-                        "stone {} ({tok}) is not the next alternating stone (a pass after the opening?)",
-                        moves.len() + 1
-                    )));
+                    return Ok(Err(PlayokSkip::NotAlternating {
+                        stone: moves.len() + 1,
+                        token: tok.to_string(),
+                    }));
                 }
                 let mv = g.parse_move(tok).map_err(|e| RecordError::BadMove {
                     path: path.to_path_buf(),

@@ -17,7 +17,7 @@ pub mod replay;
 
 pub use error::RecordError;
 pub use game_record::{
-    read_records, write_records, GameRecord, PerSide, RecordReader, RecordWriter,
+    read_records, write_records, GameRecord, InvalidRecord, PerSide, RecordReader, RecordWriter,
 };
 pub use oracle_jsonl::{OracleGame, OraclePly};
 pub use replay::{replay_file, ReplaySummary};

@@ -36,24 +36,48 @@ pub enum ReportError {
         reason: String,
     },
     /// The plotting backend failed while drawing or encoding the image.
-    #[error("cannot render chart to `{}`: {message}", path.display())]
+    #[error("cannot render chart to `{}`: {source}", path.display())]
     Render {
         /// The output file.
         path: PathBuf,
-        /// The backend's error message.
-        message: String,
+        /// What failed.
+        #[source]
+        source: DrawError,
     },
 }
 
-impl ReportError {
-    pub(crate) fn io(path: impl Into<PathBuf>, action: &'static str, source: io::Error) -> Self {
+/// Why drawing a chart failed.
+#[derive(Debug, thiserror::Error)]
+pub enum DrawError {
+    /// The embedded font could not be registered with plotters.
+    #[error("the embedded DejaVu Sans font could not be loaded")]
+    Font,
+    /// The drawing backend failed. Its error type differs per backend
+    /// (bitmap, SVG), so only its message is kept.
+    #[error("{0}")]
+    Backend(String),
+}
+
+impl<E: std::error::Error + Send + Sync> From<plotters::drawing::DrawingAreaErrorKind<E>>
+    for DrawError
+{
+    fn from(e: plotters::drawing::DrawingAreaErrorKind<E>) -> Self {
+        DrawError::Backend(e.to_string())
+    }
+}
+
+/// A failed atomic write is an I/O error about its target.
+impl From<crate::util::AtomicWriteError> for ReportError {
+    fn from(e: crate::util::AtomicWriteError) -> Self {
         ReportError::Io {
-            path: path.into(),
-            action,
-            source,
+            path: e.path,
+            action: e.step.as_str(),
+            source: e.source,
         }
     }
+}
 
+impl ReportError {
     /// The output path this error is about.
     pub fn path(&self) -> &std::path::Path {
         match self {

@@ -9,21 +9,23 @@ use std::sync::OnceLock;
 
 use plotters::style::{register_font, FontStyle};
 
+use super::DrawError;
+
 /// The family name charts use for all their text.
 pub(crate) const FAMILY: &str = "sans-serif";
 
 static DEJAVU_SANS: &[u8] = include_bytes!("../../data/fonts/DejaVuSans.ttf");
 
 /// Registers the embedded font with plotters (only the first call does any
-/// work). Returns an error message if the font data cannot be parsed.
-pub(crate) fn ensure_registered() -> Result<(), String> {
+/// work). Fails if the font data cannot be parsed.
+pub(crate) fn ensure_registered() -> Result<(), DrawError> {
     static REGISTERED: OnceLock<bool> = OnceLock::new();
     let ok =
         *REGISTERED.get_or_init(|| register_font(FAMILY, FontStyle::Normal, DEJAVU_SANS).is_ok());
     if ok {
         Ok(())
     } else {
-        Err("the embedded DejaVu Sans font could not be loaded".to_string())
+        Err(DrawError::Font)
     }
 }
 

@@ -33,7 +33,6 @@
 //! # }
 //! ```
 
-mod atomic;
 mod error;
 pub(crate) mod font;
 mod plot;
@@ -43,8 +42,9 @@ use std::path::Path;
 
 use serde::Serialize;
 
-pub use atomic::write_atomic;
-pub use error::ReportError;
+pub use crate::util::atomic::write_atomic;
+pub use error::{DrawError, ReportError};
+pub(crate) use plot::render_to;
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;
 
@@ -60,7 +60,7 @@ pub fn write_json<T: Serialize + ?Sized>(
         source,
     })?;
     text.push('\n');
-    write_atomic(path, text.as_bytes())
+    Ok(write_atomic(path, text.as_bytes())?)
 }
 
 #[cfg(test)]

@@ -1,14 +1,14 @@
 //! Line charts (learning curves, win rates over training, ...) as PNG or SVG.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use serde::{Deserialize, Serialize};
 
-use super::atomic::{write_atomic, write_atomic_with};
-use super::{font, ReportError};
+use super::{font, DrawError, ReportError};
+use crate::util::atomic::{write_atomic, write_atomic_with};
 
 /// Output size of [`LineChart::write_png`] and [`LineChart::write_svg`], in pixels.
 pub const CHART_SIZE: (u32, u32) = (800, 500);
@@ -110,12 +110,9 @@ impl LineChart {
     pub fn write_png(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         let path = path.as_ref();
         let layout = self.layout(path)?;
-        font::ensure_registered().map_err(|message| render_error(path, message))?;
         write_atomic_with(path, |tmp| {
             let root = BitMapBackend::new(tmp, CHART_SIZE).into_drawing_area();
-            self.draw(&root, &layout)
-                .and_then(|()| root.present().map_err(|e| e.to_string()))
-                .map_err(|message| render_error(path, message))
+            render_to(path, &root, |root| self.draw(root, &layout))
         })
     }
 
@@ -123,7 +120,7 @@ impl LineChart {
     pub fn write_svg(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
         let path = path.as_ref();
         let svg = self.render_svg(path)?;
-        write_atomic(path, svg.as_bytes())
+        Ok(write_atomic(path, svg.as_bytes())?)
     }
 
     /// The chart as an SVG document (800x500).
@@ -133,13 +130,10 @@ impl LineChart {
 
     fn render_svg(&self, path: &Path) -> Result<String, ReportError> {
         let layout = self.layout(path)?;
-        font::ensure_registered().map_err(|message| render_error(path, message))?;
         let mut svg = String::new();
         {
             let root = SVGBackend::with_string(&mut svg, CHART_SIZE).into_drawing_area();
-            self.draw(&root, &layout)
-                .and_then(|()| root.present().map_err(|e| e.to_string()))
-                .map_err(|message| render_error(path, message))?;
+            render_to(path, &root, |root| self.draw(root, &layout))?;
         }
         Ok(svg)
     }
@@ -254,19 +248,18 @@ impl LineChart {
             .clone()
     }
 
-    /// Draws onto any plotters backend. Errors are returned as messages.
+    /// Draws onto any plotters backend.
     fn draw<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
         layout: &Layout,
-    ) -> Result<(), String> {
-        let err = |e: DrawingAreaErrorKind<DB::ErrorType>| e.to_string();
+    ) -> Result<(), DrawError> {
         let (x0, x1) = layout.x;
         let (y0, y1) = layout.y;
         let x_fmt = tick_formatter(x1 - x0);
         let y_fmt = tick_formatter(y1 - y0);
 
-        root.fill(&WHITE).map_err(err)?;
+        root.fill(&WHITE)?;
         let mut builder = ChartBuilder::on(root);
         builder
             .margin(16)
@@ -275,7 +268,7 @@ impl LineChart {
         if !self.title.is_empty() {
             builder.caption(&self.title, (font::FAMILY, title_size(root, &self.title)));
         }
-        let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1).map_err(err)?;
+        let mut chart = builder.build_cartesian_2d(x0..x1, y0..y1)?;
 
         chart
             .configure_mesh()
@@ -288,8 +281,7 @@ impl LineChart {
             .bold_line_style(BLACK.mix(0.15))
             .max_light_lines(0)
             .axis_style(BLACK.mix(0.8))
-            .draw()
-            .map_err(err)?;
+            .draw()?;
 
         // Reference lines under the data; their labels go on top (below).
         let visible_refs: Vec<&(String, f64)> = self
@@ -298,23 +290,19 @@ impl LineChart {
             .filter(|(_, ry)| (y0..=y1).contains(ry))
             .collect();
         for (_, ry) in &visible_refs {
-            chart
-                .draw_series(DashedLineSeries::new(
-                    vec![(x0, *ry), (x1, *ry)],
-                    10,
-                    6,
-                    REFERENCE_COLOR.stroke_width(2),
-                ))
-                .map_err(err)?;
+            chart.draw_series(DashedLineSeries::new(
+                vec![(x0, *ry), (x1, *ry)],
+                10,
+                6,
+                REFERENCE_COLOR.stroke_width(2),
+            ))?;
         }
 
         for (i, s) in self.series.iter().enumerate() {
             let color = PALETTE[i % PALETTE.len()];
             let line_style = color.stroke_width(2);
             for (k, piece) in clip_polyline(&s.points, y0, y1).into_iter().enumerate() {
-                let drawn = chart
-                    .draw_series(LineSeries::new(piece, line_style))
-                    .map_err(err)?;
+                let drawn = chart.draw_series(LineSeries::new(piece, line_style))?;
                 if k == 0 {
                     drawn.label(s.name.as_str()).legend(move |(lx, ly)| {
                         EmptyElement::at((lx, ly))
@@ -323,14 +311,12 @@ impl LineChart {
                     });
                 }
             }
-            chart
-                .draw_series(
-                    s.points
-                        .iter()
-                        .filter(|p| p.1 >= y0 && p.1 <= y1)
-                        .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), color)),
-                )
-                .map_err(err)?;
+            chart.draw_series(
+                s.points
+                    .iter()
+                    .filter(|p| p.1 >= y0 && p.1 <= y1)
+                    .map(|&p| EmptyElement::at(p) + marker(i, (0, 0), color)),
+            )?;
         }
 
         // Reference labels above the left end of their line, on a
@@ -339,12 +325,12 @@ impl LineChart {
             .color(&REFERENCE_COLOR)
             .pos(Pos::new(HPos::Left, VPos::Bottom));
         for (label, ry) in &visible_refs {
-            let (w, h) = root.estimate_text_size(label, &label_font).map_err(err)?;
+            let (w, h) = root.estimate_text_size(label, &label_font)?;
             let (w, h) = (w as i32, h as i32);
             let boxed = EmptyElement::at((x0, *ry))
                 + Rectangle::new([(5, -h - 8), (w + 11, -3)], WHITE.mix(0.85).filled())
                 + Text::new(label.clone(), (8, -5), label_font.clone());
-            chart.draw_series(std::iter::once(boxed)).map_err(err)?;
+            chart.draw_series(std::iter::once(boxed))?;
         }
 
         chart
@@ -355,8 +341,7 @@ impl LineChart {
             .label_font((font::FAMILY, 15))
             .background_style(WHITE.mix(0.9))
             .border_style(BLACK.mix(0.4))
-            .draw()
-            .map_err(err)?;
+            .draw()?;
         Ok(())
     }
 }
@@ -382,11 +367,20 @@ fn title_size<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) ->
         .unwrap_or(12)
 }
 
-fn render_error(path: &Path, message: String) -> ReportError {
-    ReportError::Render {
-        path: PathBuf::from(path),
-        message,
-    }
+/// Registers the chart font, runs `draw` on `root` and presents it (writes
+/// the image); a failure is a [`ReportError::Render`] naming `path`.
+pub(crate) fn render_to<DB: DrawingBackend>(
+    path: &Path,
+    root: &DrawingArea<DB, Shift>,
+    draw: impl FnOnce(&DrawingArea<DB, Shift>) -> Result<(), DrawError>,
+) -> Result<(), ReportError> {
+    font::ensure_registered()
+        .and_then(|()| draw(root))
+        .and_then(|()| Ok(root.present()?))
+        .map_err(|source| ReportError::Render {
+            path: path.to_path_buf(),
+            source,
+        })
 }
 
 /// A filled marker of the shape for series `i`, centred at `at` (pixel
@@ -636,13 +630,13 @@ mod tests {
                 .with_series("overshoot", [(0.0, 0.9), (5000.0, 1.2), (10000.0, 0.95)])
                 .with_reference_line("random 0.50", 0.5);
             chart.write_png(&path).unwrap();
-            let mut svg = PathBuf::from(&path);
+            let mut svg = std::path::PathBuf::from(&path);
             svg.set_extension("svg");
             chart.write_svg(svg).unwrap();
 
             // A long title, negative values, large x and several reference
             // lines, as the experiment reports produce.
-            let mut second = PathBuf::from(&path);
+            let mut second = std::path::PathBuf::from(&path);
             second.set_file_name("example-2.png");
             let curve = |scale: f64, shift: f64| {
                 (0..=12).map(move |i| {

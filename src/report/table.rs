@@ -73,7 +73,7 @@ impl Table {
     /// Writes [`to_csv`](Self::to_csv) to `path` atomically (temporary file in
     /// the same directory, then rename), creating missing parent directories.
     pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<(), ReportError> {
-        write_atomic(path, self.to_csv().as_bytes())
+        Ok(write_atomic(path, self.to_csv().as_bytes())?)
     }
 }
 

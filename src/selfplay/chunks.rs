@@ -36,11 +36,9 @@ pub fn parse_chunk_name(name: &str) -> Option<u64> {
 }
 
 /// Whether `name` is a temporary chunk file left by an interrupted writer
-/// (`.part-00012.jsonl.tmp-PID-N`).
+/// (`.part-00012.jsonl.tmp-PID-N.jsonl`, see [`crate::util::atomic`]).
 pub fn is_temp_chunk(name: &str) -> bool {
-    name.strip_prefix('.')
-        .and_then(|rest| rest.split_once(".tmp-"))
-        .is_some_and(|(target, _)| parse_chunk_name(target).is_some())
+    crate::util::atomic::temp_target(name).is_some_and(|target| parse_chunk_name(target).is_some())
 }
 
 /// What [`scan`] finds: the chunk files by chunk number, and temporary files.
@@ -108,7 +106,20 @@ mod tests {
         assert_eq!(parse_chunk_name("part-.jsonl"), None);
         assert_eq!(parse_chunk_name("part-1x.jsonl"), None);
         assert!(is_temp_chunk(".part-00012.jsonl.tmp-123-4"));
+        assert!(is_temp_chunk(".part-00012.jsonl.tmp-123-4.jsonl"));
         assert!(!is_temp_chunk(".other.jsonl.tmp-123-4"));
         assert!(!is_temp_chunk("part-00012.jsonl"));
+    }
+
+    #[test]
+    fn the_chunk_writers_temporary_file_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = crate::util::AtomicFile::create(chunk_path(dir.path(), 3)).unwrap();
+        let name = f.temp_path().file_name().unwrap().to_str().unwrap();
+        assert!(is_temp_chunk(name), "{name}");
+        assert_eq!(
+            scan(dir.path()).unwrap().1,
+            vec![f.temp_path().to_path_buf()]
+        );
     }
 }

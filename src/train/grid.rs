@@ -37,7 +37,7 @@ use crate::eval::{to_label_scale, MetricsAcc};
 use crate::model::{Cnn3NetConfig, ModelConfig};
 use crate::optim::{MomentumConfig, OptimizerConfig, RmsPropConfig};
 use crate::report::Table;
-use crate::util::seeded_rng;
+use crate::util::{seeded_rng, write_atomic, AtomicWriteError};
 
 /// Errors of the grid search; each names the flag or file at fault.
 #[derive(Debug, thiserror::Error)]
@@ -68,10 +68,16 @@ pub enum GridError {
         fold: u8,
         source: Box<FitError>,
     },
-    #[error("configuration {id}, fold {fold}: evaluating the held-out fold: {why}")]
-    Eval { id: String, fold: u8, why: String },
+    #[error("configuration {id}, fold {fold}: evaluating the held-out fold: {source}")]
+    Eval {
+        id: String,
+        fold: u8,
+        source: Box<FitError>,
+    },
     #[error(transparent)]
     Dataset(Box<crate::dataset::DatasetError>),
+    #[error(transparent)]
+    Write(#[from] AtomicWriteError),
 }
 
 impl From<crate::dataset::DatasetError> for GridError {
@@ -551,10 +557,6 @@ fn file_err(path: &Path, why: impl ToString) -> GridError {
     }
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), GridError> {
-    crate::report::write_atomic(path, bytes).map_err(|e| file_err(path, e))
-}
-
 /// The first top-level field where two argument sets differ.
 fn first_difference(
     a: &serde_json::Value,
@@ -582,9 +584,9 @@ fn evaluate(
     cv: &CvFolds,
     batch: usize,
     device: &Device,
-) -> Result<crate::eval::Metrics, String> {
-    let ck = checkpoint::load(run_dir, None, None).map_err(|e| e.to_string())?;
-    let model = ck.model(device).map_err(|e| e.to_string())?;
+) -> Result<crate::eval::Metrics, FitError> {
+    let ck = checkpoint::load(run_dir, None, None)?;
+    let model = ck.model(device)?;
     let output = model.output();
     let perspective = ck.config.encoder.perspective;
     let loader = StreamLoader::new(
@@ -597,21 +599,16 @@ fn evaluate(
             buffer_rows: batch,
             ..StreamConfig::default()
         },
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut acc = MetricsAcc::default();
     for b in loader.epoch_tensors(0, device) {
-        let b = b.map_err(|e| e.to_string())?;
+        let b = b?;
         let values = model
-            .value(&b.planes, b.globals.as_ref())
-            .and_then(|v| v.flatten_all()?.to_dtype(candle_core::DType::F32))
-            .and_then(|v| v.to_vec1::<f32>())
-            .map_err(|e| e.to_string())?;
-        let labels = b
-            .labels
-            .flatten_all()
-            .and_then(|l| l.to_vec1::<f32>())
-            .map_err(|e| e.to_string())?;
+            .value(&b.planes, b.globals.as_ref())?
+            .flatten_all()?
+            .to_dtype(candle_core::DType::F32)?
+            .to_vec1::<f32>()?;
+        let labels = b.labels.flatten_all()?.to_vec1::<f32>()?;
         for i in 0..b.len {
             let p = to_label_scale(values[i], output, perspective, b.side_to_move[i]);
             acc.push(p, labels[i]);
@@ -870,13 +867,13 @@ pub fn run_grid(
         cfg.folds,
         cfg.data.display()
     );
-    write_atomic(&cfg.out.join("grid.csv"), csv(&report.rows).as_bytes())?;
+    write_atomic(cfg.out.join("grid.csv"), csv(&report.rows).as_bytes())?;
     write_atomic(
-        &cfg.out.join("grid.md"),
+        cfg.out.join("grid.md"),
         markdown(&report.rows, &title).as_bytes(),
     )?;
     let json = serde_json::to_string_pretty(&report).map_err(|e| file_err(&cfg.out, e))?;
-    write_atomic(&cfg.out.join("grid.json"), json.as_bytes())?;
+    write_atomic(cfg.out.join("grid.json"), json.as_bytes())?;
     Ok(report)
 }
 
@@ -905,12 +902,11 @@ fn run_one(
         fold: f,
         source: Box::new(e),
     })?;
-    let metrics =
-        evaluate(ds, &dir, &cv, cfg.batch_size, device).map_err(|why| GridError::Eval {
-            id: id.clone(),
-            fold: f,
-            why,
-        })?;
+    let metrics = evaluate(ds, &dir, &cv, cfg.batch_size, device).map_err(|e| GridError::Eval {
+        id: id.clone(),
+        fold: f,
+        source: Box::new(e),
+    })?;
     let r = RunResult {
         id,
         fold: f,

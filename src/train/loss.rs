@@ -44,16 +44,23 @@ impl LossKind {
 
     /// Refuses a loss the output activation cannot carry (`bce` with an
     /// identity output).
-    pub fn check_output(&self, output: OutputActivation) -> std::result::Result<(), String> {
+    pub fn check_output(&self, output: OutputActivation) -> std::result::Result<(), LossError> {
         match (self, output) {
-            (LossKind::Bce, OutputActivation::Identity) => Err(
-                "loss bce needs a sigmoid or tanh output (the model's `output` is identity); \
-                 use --loss mse or a model with \"output\": \"sigmoid\""
-                    .into(),
-            ),
+            (LossKind::Bce, OutputActivation::Identity) => Err(LossError::BceNeedsProbability),
             _ => Ok(()),
         }
     }
+}
+
+/// A loss that does not fit the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LossError {
+    /// `bce` on a model whose output is not a probability.
+    #[error(
+        "loss bce needs a sigmoid or tanh output (the model's `output` is identity); \
+         use --loss mse or a model with \"output\": \"sigmoid\""
+    )]
+    BceNeedsProbability,
 }
 
 /// `mean((pred - target)^2)`.
@@ -106,7 +113,7 @@ pub fn value_loss(
         LossKind::Mse => mse(value, &target(output, labels01)?),
         LossKind::Bce => {
             if let Err(why) = kind.check_output(output) {
-                return Err(candle_core::Error::Msg(why));
+                return Err(candle_core::Error::Msg(why.to_string()));
             }
             bce(&to_probability(output, value)?, labels01)
         }

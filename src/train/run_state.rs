@@ -19,6 +19,7 @@ use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use super::metrics::EpochMetrics;
+use crate::util::atomic::{replace_dir, AtomicWriteError};
 
 pub const RUN_STATE_DIR: &str = "run-state";
 const TMP_DIR: &str = "run-state.tmp";
@@ -83,6 +84,16 @@ pub enum RunStateError {
     Bad { path: PathBuf, why: String },
 }
 
+/// A failed directory swap is an I/O error about the run-state directory.
+impl From<AtomicWriteError> for RunStateError {
+    fn from(e: AtomicWriteError) -> Self {
+        RunStateError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
+}
+
 /// Writes the run state into `out/run-state/` atomically.
 pub fn save(
     out: &Path,
@@ -113,23 +124,7 @@ pub fn save(
         why: e.to_string(),
     })?;
     std::fs::write(&s, json + "\n").map_err(io(&s))?;
-    for f in [&w, &o, &s] {
-        std::fs::File::open(f)
-            .and_then(|h| h.sync_all())
-            .map_err(io(f))?;
-    }
-    let dir = out.join(RUN_STATE_DIR);
-    let old = out.join(OLD_DIR);
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    }
-    if dir.exists() {
-        std::fs::rename(&dir, &old).map_err(io(&dir))?;
-    }
-    std::fs::rename(&tmp, &dir).map_err(io(&dir))?;
-    if old.exists() {
-        std::fs::remove_dir_all(&old).map_err(io(&old))?;
-    }
+    replace_dir(&tmp, &out.join(RUN_STATE_DIR), &out.join(OLD_DIR))?;
     Ok(())
 }
 

@@ -277,7 +277,10 @@ impl FitConfig {
         })?;
         self.loss
             .check_output(self.model.output())
-            .map_err(|why| FitError::Invalid { field: "loss", why })?;
+            .map_err(|e| FitError::Invalid {
+                field: "loss",
+                why: e.to_string(),
+            })?;
         Ok(())
     }
 }

@@ -6,6 +6,7 @@ use super::moves::Move;
 use super::notation::{self, Setup};
 use super::piece::side_letter;
 use super::position::Position;
+use super::setup::SetupError;
 use super::step::TurnState;
 use super::termination::Termination;
 use crate::game::{Game, GameError, Outcome, Side};
@@ -41,9 +42,9 @@ impl PartialEq for Arimaa {
 
 impl Arimaa {
     /// The game after the two setups, gold to move (turn `2g`).
-    pub fn from_setups(gold: &Setup, silver: &Setup) -> Result<Arimaa, String> {
+    pub fn from_setups(gold: &Setup, silver: &Setup) -> Result<Arimaa, SetupError> {
         if gold.side != Side::First || silver.side != Side::Second {
-            return Err("the first setup is gold's, the second silver's".into());
+            return Err(SetupError::Sides);
         }
         let mut pos = Position::empty(Side::First);
         gold.place_on(&mut pos)?;

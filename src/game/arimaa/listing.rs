@@ -86,7 +86,7 @@ pub fn steps_listing(start: &Position, partial: &str, k: usize) -> Result<String
             .classify_step(&state, step)
             .map_err(|why| GameError::BadMove {
                 token: token.to_string(),
-                why,
+                why: why.to_string(),
             })?;
         played.push(notation::step_token(&pos, step));
         let captured = pos.apply_step(&state, step, kind);

@@ -29,6 +29,6 @@ pub use movegen::MoveGen;
 pub use moves::Move;
 pub use piece::{parse_side, side_letter, side_name, Piece, PieceType};
 pub use position::Position;
-pub use setup::{Setup, SetupSampler};
-pub use step::{Step, StepKind, TurnState};
+pub use setup::{Setup, SetupError, SetupSampler};
+pub use step::{IllegalStep, Step, StepKind, TurnState};
 pub use termination::Termination;

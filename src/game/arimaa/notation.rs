@@ -295,7 +295,7 @@ pub fn parse_move(pos: &Position, text: &str) -> Result<(Move, Position), GameEr
         }
         let kind = p
             .classify_step(&state, step)
-            .map_err(|why| bad_move(token, why))?;
+            .map_err(|why| bad_move(token, why.to_string()))?;
         let (next, captured) = p.apply_step(&state, step, kind);
         state = next;
         pending_capture = captured;

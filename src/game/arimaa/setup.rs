@@ -11,6 +11,26 @@ use crate::util::SeededRng;
 use rand::seq::SliceRandom;
 use rand::RngExt;
 
+/// Why pieces do not form a setup, or setups cannot be used.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SetupError {
+    #[error("{} is outside the home ranks", square_name(*.square))]
+    OutsideHome { square: u8 },
+    #[error("two pieces on {}", square_name(*.square))]
+    TwoPieces { square: u8 },
+    /// The pieces per type, `8R 2C ...` in [`PieceType::ALL`] order.
+    #[error("a setup places 8R 2C 2D 2H 1M 1E, found {found}")]
+    Counts { found: String },
+    #[error("{} is already occupied", square_name(*.square))]
+    Occupied { square: u8 },
+    #[error("the first setup is gold's, the second silver's")]
+    Sides,
+    #[error("no setups to sample from")]
+    NoSetups,
+    #[error("expected (gold, silver) setup pairs")]
+    NotPairs,
+}
+
 fn bad_move(token: &str, why: impl Into<String>) -> GameError {
     GameError::BadMove {
         token: token.to_string(),
@@ -29,7 +49,7 @@ pub struct Setup {
 impl Setup {
     /// Checks the pieces: `side`'s own, on its two home ranks, one per
     /// square, exactly 8 R, 2 C, 2 D, 2 H, 1 M, 1 E.
-    pub fn new(side: Side, mut placements: Vec<(u8, PieceType)>) -> Result<Setup, String> {
+    pub fn new(side: Side, mut placements: Vec<(u8, PieceType)>) -> Result<Setup, SetupError> {
         let home = |sq: u8| match side {
             Side::First => sq < 16,
             Side::Second => sq >= 48,
@@ -38,10 +58,10 @@ impl Setup {
         let mut used = 0u64;
         for &(sq, kind) in &placements {
             if !home(sq) {
-                return Err(format!("{} is outside the home ranks", square_name(sq)));
+                return Err(SetupError::OutsideHome { square: sq });
             }
             if used >> sq & 1 == 1 {
-                return Err(format!("two pieces on {}", square_name(sq)));
+                return Err(SetupError::TwoPieces { square: sq });
             }
             used |= 1 << sq;
             counts[kind as usize] += 1;
@@ -51,10 +71,9 @@ impl Setup {
                 .iter()
                 .map(|k| format!("{}{}", counts[*k as usize], k.letter()))
                 .collect();
-            return Err(format!(
-                "a setup places 8R 2C 2D 2H 1M 1E, found {}",
-                list.join(" ")
-            ));
+            return Err(SetupError::Counts {
+                found: list.join(" "),
+            });
         }
         placements.sort();
         Ok(Setup { side, placements })
@@ -84,11 +103,11 @@ impl Setup {
                 .ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
             placements.push((sq, piece.kind));
         }
-        Setup::new(side, placements).map_err(|why| bad_move(text, why))
+        Setup::new(side, placements).map_err(|e| bad_move(text, e.to_string()))
     }
 
     /// The setup of `side`'s pieces in `pos`, if they form one.
-    pub fn from_position(pos: &Position, side: Side) -> Result<Setup, String> {
+    pub fn from_position(pos: &Position, side: Side) -> Result<Setup, SetupError> {
         let placements = pos
             .pieces()
             .filter(|(_, p)| p.side == side)
@@ -107,10 +126,10 @@ impl Setup {
     }
 
     /// Places the pieces on `pos` (the squares must be empty).
-    pub fn place_on(&self, pos: &mut Position) -> Result<(), String> {
+    pub fn place_on(&self, pos: &mut Position) -> Result<(), SetupError> {
         for &(sq, k) in &self.placements {
             if pos.piece_at(sq).is_some() {
-                return Err(format!("{} is already occupied", square_name(sq)));
+                return Err(SetupError::Occupied { square: sq });
             }
             pos.place(sq, Piece::new(self.side, k));
         }
@@ -173,22 +192,24 @@ pub struct SetupSampler {
 
 impl SetupSampler {
     /// From (gold, silver) setups; each list needs at least one entry.
-    pub fn new(pairs: impl IntoIterator<Item = (Setup, Setup)>) -> Result<SetupSampler, String> {
+    pub fn new(
+        pairs: impl IntoIterator<Item = (Setup, Setup)>,
+    ) -> Result<SetupSampler, SetupError> {
         let (gold, silver): (Vec<Setup>, Vec<Setup>) = pairs.into_iter().unzip();
         if gold.is_empty() {
-            return Err("no setups to sample from".into());
+            return Err(SetupError::NoSetups);
         }
         if gold.iter().any(|s| s.side != Side::First)
             || silver.iter().any(|s| s.side != Side::Second)
         {
-            return Err("expected (gold, silver) setup pairs".into());
+            return Err(SetupError::NotPairs);
         }
         Ok(SetupSampler { gold, silver })
     }
 
     /// The setups of Arimaa game records (as `plies import` writes them);
     /// records of other games or with unreadable setups are skipped.
-    pub fn from_records(records: &[crate::record::GameRecord]) -> Result<SetupSampler, String> {
+    pub fn from_records(records: &[crate::record::GameRecord]) -> Result<SetupSampler, SetupError> {
         let pairs = records
             .iter()
             .filter(|r| r.game == "arimaa" && r.setups.len() == 2)

@@ -16,6 +16,29 @@ use super::position::Position;
 use super::zobrist;
 use crate::game::Side;
 
+/// Why a step is illegal ([`Position::classify_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum IllegalStep {
+    #[error("no piece on the from square")]
+    NoPiece,
+    #[error("the target square is occupied")]
+    Occupied,
+    #[error("no steps left in this turn")]
+    NoStepsLeft,
+    #[error("a push must be completed first")]
+    PushPending,
+    #[error("the piece is frozen or too weak to complete the push")]
+    CannotCompletePush,
+    #[error("the piece is frozen")]
+    Frozen,
+    #[error("rabbits may not step backwards")]
+    RabbitBackwards,
+    #[error("no step left to complete a push")]
+    NoStepForPush,
+    #[error("no stronger unfrozen piece next to it to push or pull it")]
+    NoPusher,
+}
+
 /// One step: a piece moves from `from` to the adjacent square `to`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Step {
@@ -251,7 +274,7 @@ impl Position {
     }
 
     /// What kind of step `step` would be in `state`, or why it is illegal.
-    pub fn classify_step(&self, state: &TurnState, step: Step) -> Result<StepKind, String> {
+    pub fn classify_step(&self, state: &TurnState, step: Step) -> Result<StepKind, IllegalStep> {
         let mut found = None;
         self.for_each_step(state, |s, k| {
             if s == step && found.is_none() {
@@ -261,34 +284,34 @@ impl Position {
         found.ok_or_else(|| self.why_illegal(state, step))
     }
 
-    fn why_illegal(&self, state: &TurnState, step: Step) -> String {
+    fn why_illegal(&self, state: &TurnState, step: Step) -> IllegalStep {
         let Some(piece) = self.piece_at(step.from) else {
-            return "no piece on the from square".into();
+            return IllegalStep::NoPiece;
         };
         if self.piece_at(step.to).is_some() {
-            return "the target square is occupied".into();
+            return IllegalStep::Occupied;
         }
         if state.steps_left == 0 {
-            return "no steps left in this turn".into();
+            return IllegalStep::NoStepsLeft;
         }
         if piece.side == self.side {
             if let Some((_, vacated)) = state.push {
                 if step.to != vacated {
-                    return "a push must be completed first".into();
+                    return IllegalStep::PushPending;
                 }
-                return "the piece is frozen or too weak to complete the push".into();
+                return IllegalStep::CannotCompletePush;
             }
             if self.is_frozen(step.from) {
-                return "the piece is frozen".into();
+                return IllegalStep::Frozen;
             }
-            return "rabbits may not step backwards".into();
+            return IllegalStep::RabbitBackwards;
         }
         if state.push.is_some() {
-            return "a push must be completed first".into();
+            return IllegalStep::PushPending;
         }
         if state.steps_left < 2 {
-            return "no step left to complete a push".into();
+            return IllegalStep::NoStepForPush;
         }
-        "no stronger unfrozen piece next to it to push or pull it".into()
+        IllegalStep::NoPusher
     }
 }
