@@ -84,7 +84,7 @@ mod tests {
     use super::*;
     use crate::game::arimaa::random_steps::random_steps_move;
     use crate::game::{Arimaa, TicTacToe};
-    use crate::search::{Budget, RandomPlayer, SearchError};
+    use crate::search::{Budget, Chosen, RandomPlayer};
     use crate::util::seeded_rng;
 
     /// Always plays the same move.
@@ -94,12 +94,7 @@ mod tests {
         fn name(&self) -> String {
             "fixed".into()
         }
-        fn choose_within(
-            &self,
-            _: &G,
-            _: &Budget,
-            _: &mut SeededRng,
-        ) -> Result<G::Move, SearchError> {
+        fn choose_within(&self, _: &G, _: &Budget, _: &mut SeededRng) -> Chosen<G> {
             Ok(self.0)
         }
     }

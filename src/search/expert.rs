@@ -4,6 +4,7 @@
 
 use super::{pick, Budget, Player, SearchError};
 use crate::games::GameSupport;
+use crate::search::{legal_or_none, Chosen};
 use crate::util::SeededRng;
 
 /// EXPERT, for the games with [`GameSupport::immediate_wins`] (placement
@@ -16,17 +17,8 @@ impl<G: GameSupport> Player<G> for ExpertPlayer {
         "expert".into()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
-        let mut moves = Vec::new();
-        state.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return Err(SearchError::NoMoves);
-        }
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        let moves = legal_or_none(state)?;
         let me = state.side_to_move();
         let no_wins = || SearchError::BadSpec {
             spec: "expert".into(),

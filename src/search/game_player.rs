@@ -37,6 +37,7 @@ use super::{pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Play
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 pub use crate::games::ScoreFn;
+use crate::search::{legal_or_none, Chosen};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;
 use std::fmt;
@@ -422,12 +423,7 @@ impl<G: Game> Player<G> for UniformPlayer {
         "random".into()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         state
             .random_move(rng, &mut Vec::new())
             .ok_or(SearchError::NoMoves)
@@ -449,17 +445,8 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
 
     /// Iterative deepening to `depth=` or the budget's depth, stopped by
     /// the budget's time or nodes (the deepest finished iteration's move).
-    fn choose_within(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
-        let mut moves = Vec::new();
-        state.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return Err(SearchError::NoMoves);
-        }
+    fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        let mut moves = legal_or_none(state)?;
         moves.shuffle(rng);
         let limits = SearchLimits {
             max_depth: tighter(Some(self.depth), budget.depth).unwrap_or(self.depth),
@@ -485,12 +472,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
         self.label.clone()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         let mut moves = Vec::new();
         state.legal_moves(&mut moves);
         let children: Vec<G> = moves
@@ -551,12 +533,7 @@ impl<G: GameSupport> Player<G> for RandomStepsPlayer {
         GamePlayerSpec::RandomSteps { end: self.end }.to_string()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         state
             .random_steps_move(self.end, rng, &mut Vec::new())
             .ok_or(SearchError::NoMoves)

@@ -4,6 +4,7 @@
 use super::{pick, Budget, Player, SearchError};
 use crate::game::{Game, Outcome};
 use crate::infer::Evaluator;
+use crate::search::Chosen;
 use crate::util::SeededRng;
 use std::sync::Arc;
 
@@ -86,12 +87,7 @@ impl<G: Game> Player<G> for GreedyPlayer<G> {
         format!("greedy({})", self.evaluator.name())
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         greedy_choice(self.evaluator.as_ref(), self.exact_terminal, state, rng)
     }
 }

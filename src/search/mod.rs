@@ -35,21 +35,31 @@ pub use random::RandomPlayer;
 use crate::game::Game;
 use crate::util::SeededRng;
 
+/// A player's answer: a legal move, or why there is none.
+pub type Chosen<G> = Result<<G as Game>::Move, SearchError>;
+
+/// The legal moves of `state`; none (the game is over) is
+/// [`SearchError::NoMoves`].
+pub fn legal_or_none<G: Game>(state: &G) -> Result<Vec<G::Move>, SearchError> {
+    let mut moves = Vec::new();
+    state.legal_moves(&mut moves);
+    if moves.is_empty() {
+        Err(SearchError::NoMoves)
+    } else {
+        Ok(moves)
+    }
+}
+
 pub trait Player<G: Game>: Send + Sync {
     /// A short name for reports.
     fn name(&self) -> String;
     /// Picks a legal move within `budget` and the player's own limits;
     /// the game must not be over.
-    fn choose_within(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError>;
+    fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G>;
 
     /// [`Player::choose_within`] with no budget beyond the player's own
     /// limits.
-    fn choose(&self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose(&self, state: &G, rng: &mut SeededRng) -> Chosen<G> {
         self.choose_within(state, &Budget::UNLIMITED, rng)
     }
 
@@ -67,16 +77,11 @@ pub trait Player<G: Game>: Send + Sync {
 pub trait GameSession<G: Game>: Send {
     /// Picks a legal move in `state`, the position after every move
     /// [`GameSession::observe`] has seen.
-    fn choose_within(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError>;
+    fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G>;
 
     /// [`GameSession::choose_within`] with no budget beyond the player's
     /// own limits.
-    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Result<G::Move, SearchError> {
+    fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Chosen<G> {
         self.choose_within(state, &Budget::UNLIMITED, rng)
     }
     /// Told every move of the game, either side's, with the position it was
@@ -90,12 +95,7 @@ pub struct StatelessSession<'a, P: ?Sized> {
 }
 
 impl<G: Game, P: Player<G> + ?Sized> GameSession<G> for StatelessSession<'_, P> {
-    fn choose_within(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         self.player.choose_within(state, budget, rng)
     }
 }

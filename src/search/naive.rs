@@ -9,8 +9,9 @@
 //! Pentago): simple and correct rather than fast. Randomness comes from the
 //! caller's seeded generator.
 
-use super::{pick, Budget, Player, SearchError};
+use super::{pick, Budget, Player};
 use crate::game::{Game, Outcome, Side};
+use crate::search::{legal_or_none, Chosen};
 use crate::util::SeededRng;
 
 /// The moves that win at once for the side to move.
@@ -69,17 +70,8 @@ impl<G: Game> Player<G> for NaivePlayer {
         "naive".into()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
-        let mut moves = Vec::new();
-        state.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return Err(SearchError::NoMoves);
-        }
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        let moves = legal_or_none(state)?;
         let wins = winning_moves(state);
         if !wins.is_empty() {
             return Ok(pick(&wins, rng));

@@ -1,5 +1,6 @@
-use super::{pick, Budget, Player, SearchError};
+use super::{pick, Budget, Player};
 use crate::game::Game;
+use crate::search::{legal_or_none, Chosen};
 use crate::util::SeededRng;
 
 /// RANDOM: a uniformly random legal move.
@@ -10,17 +11,8 @@ impl<G: Game> Player<G> for RandomPlayer {
         "random".into()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
-        let mut moves = Vec::new();
-        state.legal_moves(&mut moves);
-        if moves.is_empty() {
-            return Err(SearchError::NoMoves);
-        }
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        let moves = legal_or_none(state)?;
         Ok(pick(&moves, rng))
     }
 }

@@ -24,6 +24,7 @@
 
 use super::{Budget, GameSession, OptionError, Player, SearchError};
 use crate::games::GameSupport;
+use crate::search::Chosen;
 use crate::util::SeededRng;
 use rand::RngExt;
 use serde_json::{json, Value};
@@ -602,12 +603,7 @@ impl<G: GameSupport> Player<G> for SpielMctsPlayer<G> {
     /// played through [`Player::session`].
     /// OpenSpiel's bot runs its own simulation count; the budget is not
     /// passed on.
-    fn choose_within(
-        &self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         if state.ply() != 0 {
             return Err(self.error(format!(
                 "OpenSpiel's bot needs a game session (Player::session) that sees every \
@@ -654,12 +650,7 @@ impl<'a, G: GameSupport> SpielSession<'a, G> {
 }
 
 impl<G: GameSupport> GameSession<G> for SpielSession<'_, G> {
-    fn choose_within(
-        &mut self,
-        state: &G,
-        _budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&mut self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
         }

@@ -1,8 +1,9 @@
 //! A player wrapper that adds up the time spent choosing moves, for
 //! reports of thinking time per move (matches at equal time).
 
-use super::{Budget, GameSession, Player, SearchError};
+use super::{Budget, GameSession, Player};
 use crate::game::Game;
+use crate::search::Chosen;
 use crate::util::SeededRng;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -50,12 +51,7 @@ impl<G: Game> Player<G> for TimedPlayer<G> {
         self.inner.name()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         let t = Instant::now();
         let mv = self.inner.choose_within(state, budget, rng);
         self.add(t);
@@ -76,12 +72,7 @@ struct TimedSession<'a, G: Game> {
 }
 
 impl<G: Game> GameSession<G> for TimedSession<'_, G> {
-    fn choose_within(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         let t = Instant::now();
         let mv = self.inner.choose_within(state, budget, rng);
         self.owner.add(t);

@@ -6,6 +6,7 @@ use super::tree::Node;
 use super::MctsConfig;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
+use crate::search::Chosen;
 use crate::search::{tighter, Budget, GameSession, Player, SearchError};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -109,12 +110,7 @@ impl<G: GameSupport> Player<G> for MctsPlayer<G> {
         self.label.clone()
     }
 
-    fn choose_within(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         self.search(&Node::default(), state, budget, rng)
     }
 
@@ -141,12 +137,7 @@ impl<G: GameSupport> MctsSession<'_, G> {
 }
 
 impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
-    fn choose_within(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         let key = state.hash_key();
         let root = match self.tree.take() {
             Some((k, root)) if k == key && self.player.cfg.reuse => root,
