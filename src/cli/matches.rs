@@ -7,22 +7,26 @@ use plies::arena::{build_players, play_game_from, play_match_from, result_text, 
 use plies::games::{GameKind, GameSupport};
 use plies::search::evaluators::EvalContext;
 use plies::search::game_player::PlayerContext;
+use plies::search::Player;
 use plies::util::seeded_rng;
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Instant;
 
+/// The two sides of a game and where it is played: what `plies match` and
+/// `plies play` share.
 #[derive(Args)]
-pub struct MatchArgs {
+pub struct Pairing {
     #[arg(long)]
     game: GameKind,
     /// Board side length (Amazons, Gomoku, Atari-Go); default the game's standard.
     #[arg(long)]
     size: Option<usize>,
-    /// Player A (moves first in the even games): random, naive,
-    /// alphabeta:depth=D[,eval=E], greedy[:eval=E], mcts:sims=N[,threads=T,eval=E,...],
+    /// Player A (moves first in the even games): random, naive, expert,
+    /// alphabeta:depth=D[,eval=E], greedy[:eval=E], greedy:CHECKPOINT,
+    /// greedy+:CHECKPOINT, mcts:sims=N[,threads=T,eval=E,...],
     /// spiel-mcts:sims=N, random-steps[:end=P] (Arimaa); E: random, a hand
-    /// evaluator or ckpt:PATH. Tic-tac-toe also expert, greedy:CHECKPOINT,
-    /// greedy+:CHECKPOINT.
+    /// evaluator or ckpt:PATH.
     #[arg(long)]
     a: String,
     /// Player B, same specs.
@@ -31,8 +35,6 @@ pub struct MatchArgs {
     /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
-    #[arg(long, default_value_t = 1000)]
-    games: usize,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Arimaa setups: a JSONL file of imported records, `random` or
@@ -42,6 +44,14 @@ pub struct MatchArgs {
     /// Stop a game after this many moves and count it as a draw (0: no limit).
     #[arg(long, default_value_t = 1000)]
     max_plies: usize,
+}
+
+#[derive(Args)]
+pub struct MatchArgs {
+    #[command(flatten)]
+    pairing: Pairing,
+    #[arg(long, default_value_t = 1000)]
+    games: usize,
     /// Print the result as one JSON object instead of a table.
     #[arg(long)]
     json: bool,
@@ -51,28 +61,20 @@ pub struct MatchArgs {
 
 #[derive(Args)]
 pub struct PlayArgs {
-    #[arg(long)]
-    game: GameKind,
-    /// Board side length; default the game's standard.
-    #[arg(long)]
-    size: Option<usize>,
-    /// The first player (same specs as `plies match`).
-    #[arg(long)]
-    a: String,
-    /// The second player.
-    #[arg(long)]
-    b: String,
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
-    #[arg(long, default_value = "cpu")]
-    device: String,
-    /// Arimaa setups, as for `plies match`.
-    #[arg(long)]
-    setups: Option<String>,
-    /// Stop after this many moves (0: no limit).
-    #[arg(long, default_value_t = 1000)]
-    max_plies: usize,
+    #[command(flatten)]
+    pairing: Pairing,
+}
+
+/// The start of the games and both players of a pairing; errors name the
+/// option at fault (`--size`, `--setups`, `--a`, `--b`).
+fn start_and_players<G: GameSupport>(
+    p: &Pairing,
+) -> anyhow::Result<(StartConfig, Vec<Arc<dyn Player<G>>>)> {
+    let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?;
+    let specs = [p.a.clone(), p.b.clone()];
+    let ctx = player_context(start.size, &p.device)?;
+    let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
+    Ok((start, players))
 }
 
 /// Where players are built: the board size and `--device`.
@@ -91,14 +93,12 @@ pub fn ply_limit(max_plies: usize) -> Option<usize> {
 }
 
 pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
-    plies::with_game!(a.game, G => match_game::<G>(a))
+    plies::with_game!(a.pairing.game, G => match_game::<G>(a))
 }
 
 fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
-    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
-    let specs = [a.a.clone(), a.b.clone()];
-    let ctx = player_context(start.size, &a.device)?;
-    let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
+    let p = &a.pairing;
+    let (start, players) = start_and_players::<G>(p)?;
     let bar = progress(a.games as u64, "games", a.quiet || a.json);
     let t0 = Instant::now();
     let r = play_match_from::<G>(
@@ -106,8 +106,8 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
         players[1].as_ref(),
         &start.starter::<G>(),
         a.games,
-        a.seed,
-        ply_limit(a.max_plies),
+        p.seed,
+        ply_limit(p.max_plies),
         Some(&bar),
     )?;
     let seconds = t0.elapsed().as_secs_f64();
@@ -138,15 +138,13 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 pub fn run_play(a: PlayArgs) -> anyhow::Result<ExitCode> {
-    plies::with_game!(a.game, G => play_one::<G>(a))
+    plies::with_game!(a.pairing.game, G => play_one::<G>(a))
 }
 
 fn play_one<G: GameSupport>(a: PlayArgs) -> anyhow::Result<ExitCode> {
-    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
-    let specs = [a.a.clone(), a.b.clone()];
-    let ctx = player_context(start.size, &a.device)?;
-    let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
-    let mut rng = seeded_rng(a.seed, 0);
+    let p = &a.pairing;
+    let (start, players) = start_and_players::<G>(p)?;
+    let mut rng = seeded_rng(p.seed, 0);
     let first: G = start
         .start(&mut rng)
         .map_err(|why| anyhow::anyhow!("no start position: {why}"))?;
@@ -156,7 +154,7 @@ fn play_one<G: GameSupport>(a: PlayArgs) -> anyhow::Result<ExitCode> {
         players[1].as_ref(),
         0,
         &mut rng,
-        ply_limit(a.max_plies),
+        ply_limit(p.max_plies),
     )?;
     let mut g = game.start.clone();
     let [x, o] = G::SIDE_NAMES;
