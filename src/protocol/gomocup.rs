@@ -183,20 +183,54 @@ impl Board {
 }
 
 /// A parse or legality failure, answered as `ERROR <message>`.
-type Answer<T> = Result<T, String>;
+type Answer<T> = Result<T, Refusal>;
+
+/// Why a manager's command was refused (answered `ERROR ...`).
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    #[error("no board yet: send START N first")]
+    NoBoard,
+    #[error("unsupported size {0}: plies plays {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}")]
+    Size(usize),
+    #[error("rectangular board {0}x{1} unsupported: square boards only")]
+    Rectangular(usize, usize),
+    #[error("START wants a board size, got '{0}'")]
+    StartSize(String),
+    #[error("expected {want} comma-separated numbers, got '{text}'")]
+    Count { want: usize, text: String },
+    #[error("'{part}' is not a non-negative number in '{text}'")]
+    Number { part: String, text: String },
+    #[error("{x},{y} is off the {n}x{n} board")]
+    OffBoard { x: usize, y: usize, n: usize },
+    #[error("{0} is already taken")]
+    Taken(String),
+    #[error("{0} is empty: nothing to take back")]
+    Empty(String),
+    #[error("field {field} in '{line}' is not 1, 2 or 3")]
+    Field { field: usize, line: String },
+    #[error("{x},{y} is given twice")]
+    Twice { x: usize, y: usize },
+    #[error("no empty point left")]
+    Full,
+    #[error(transparent)]
+    Player(#[from] SearchError),
+}
 
 fn parse_numbers(text: &str, want: usize) -> Answer<Vec<usize>> {
     let parts: Vec<&str> = text.split(',').map(str::trim).collect();
     if parts.len() != want {
-        return Err(format!(
-            "expected {want} comma-separated numbers, got '{text}'"
-        ));
+        return Err(Refusal::Count {
+            want,
+            text: text.to_string(),
+        });
     }
     parts
         .iter()
         .map(|p| {
-            p.parse::<usize>()
-                .map_err(|_| format!("'{p}' is not a non-negative number in '{text}'"))
+            p.parse::<usize>().map_err(|_| Refusal::Number {
+                part: p.to_string(),
+                text: text.to_string(),
+            })
         })
         .collect()
 }
@@ -242,19 +276,15 @@ impl Brain {
     }
 
     fn board_mut(&mut self) -> Answer<&mut Board> {
-        self.board
-            .as_mut()
-            .ok_or_else(|| "no board yet: send START N first".to_string())
+        self.board.as_mut().ok_or(Refusal::NoBoard)
     }
 
     fn start(&mut self, n: usize) -> Answer<()> {
         if !(MIN_SIZE..=MAX_SIZE).contains(&n) {
-            return Err(format!(
-                "unsupported size {n}: plies plays {MIN_SIZE}x{MIN_SIZE} to {MAX_SIZE}x{MAX_SIZE}"
-            ));
+            return Err(Refusal::Size(n));
         }
         // The player is built for this size (a checkpoint reads one size).
-        let player = self.config.player(n).map_err(|e| e.to_string())?;
+        let player = self.config.player(n)?;
         self.board = Some(Board::new(n));
         self.player = Some(player);
         Ok(())
@@ -262,15 +292,12 @@ impl Brain {
 
     /// The cell of `X,Y`, checked against the board.
     fn cell_of(&self, text: &str) -> Answer<usize> {
-        let board = self
-            .board
-            .as_ref()
-            .ok_or_else(|| "no board yet: send START N first".to_string())?;
+        let board = self.board.as_ref().ok_or(Refusal::NoBoard)?;
         let v = parse_numbers(text, 2)?;
         let (x, y) = (v[0], v[1]);
         let n = board.n;
         if x >= n || y >= n {
-            return Err(format!("{x},{y} is off the {n}x{n} board"));
+            return Err(Refusal::OffBoard { x, y, n });
         }
         Ok(y * n + x)
     }
@@ -285,13 +312,13 @@ impl Brain {
         let board = self.board_mut()?.clone();
         let empties = board.empties();
         if empties.is_empty() {
-            return Err("no empty point left".into());
+            return Err(Refusal::Full);
         }
         let budget = self.budget();
         let cell = match (board.as_gomoku(), &self.player) {
             (Some(g), Some(player)) => {
                 let chosen = player.choose_within(&g, &budget, &mut self.rng);
-                let GomokuMove(m) = chosen.map_err(|e| e.to_string())?;
+                let GomokuMove(m) = chosen?;
                 m as usize
             }
             // Stone counts no alternating game reaches, a blocked point, or
@@ -323,7 +350,7 @@ impl Brain {
         let cell = self.cell_of(arg)?;
         let board = self.board_mut()?;
         if board.cells[cell] != EMPTY {
-            return Err(format!("{} is already taken", arg.trim()));
+            return Err(Refusal::Taken(arg.trim().to_string()));
         }
         board.cells[cell] = OPP;
         self.reply_move()
@@ -333,7 +360,7 @@ impl Brain {
         let cell = self.cell_of(arg)?;
         let board = self.board_mut()?;
         if board.cells[cell] == EMPTY {
-            return Err(format!("{} is empty: nothing to take back", arg.trim()));
+            return Err(Refusal::Empty(arg.trim().to_string()));
         }
         board.cells[cell] = EMPTY;
         Ok(())
@@ -347,11 +374,16 @@ impl Brain {
             1 => OWN,
             2 => OPP,
             3 => BLOCKED,
-            f => return Err(format!("field {f} in '{line}' is not 1, 2 or 3")),
+            field => {
+                return Err(Refusal::Field {
+                    field,
+                    line: line.to_string(),
+                })
+            }
         };
         let board = self.board_mut()?;
         if board.cells[cell] != EMPTY {
-            return Err(format!("{},{} is given twice", v[0], v[1]));
+            return Err(Refusal::Twice { x: v[0], y: v[1] });
         }
         board.cells[cell] = code;
         Ok(())
@@ -418,17 +450,14 @@ pub fn run_gomocup<R: BufRead, W: Write>(
             "START" => {
                 let r = arg
                     .parse::<usize>()
-                    .map_err(|_| format!("START wants a board size, got '{arg}'"))
+                    .map_err(|_| Refusal::StartSize(arg.to_string()))
                     .and_then(|n| brain.start(n));
                 answer(out, r.map(|()| "OK".to_string()))?;
             }
             "RECTSTART" => {
                 let r = parse_numbers(arg, 2).and_then(|v| {
                     if v[0] != v[1] {
-                        Err(format!(
-                            "rectangular board {}x{} unsupported: square boards only",
-                            v[0], v[1]
-                        ))
+                        Err(Refusal::Rectangular(v[0], v[1]))
                     } else {
                         brain.start(v[0])
                     }
