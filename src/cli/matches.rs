@@ -65,11 +65,12 @@ pub struct PlayArgs {
     pairing: Pairing,
 }
 
+/// Player A, then player B.
+type Players<G> = Vec<Arc<dyn Player<G>>>;
+
 /// The start of the games and both players of a pairing; errors name the
 /// option at fault (`--size`, `--setups`, `--a`, `--b`).
-fn start_and_players<G: GameSupport>(
-    p: &Pairing,
-) -> anyhow::Result<(StartConfig, Vec<Arc<dyn Player<G>>>)> {
+fn start_and_players<G: GameSupport>(p: &Pairing) -> anyhow::Result<(StartConfig, Players<G>)> {
     let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?;
     let specs = [p.a.clone(), p.b.clone()];
     let ctx = player_context(start.size, &p.device)?;
