@@ -248,14 +248,26 @@ struct SpielProcess {
     next_id: u64,
 }
 
+/// Why the bot's process could not be started (`what` is `python script`).
+#[derive(Debug, thiserror::Error)]
+enum SpawnError {
+    #[error("{what}: the script is missing")]
+    MissingScript { what: String },
+    #[error("{what}: cannot start the Python interpreter: {source}")]
+    Interpreter {
+        what: String,
+        source: std::io::Error,
+    },
+    /// It started but did not say it was ready (its words, or ours).
+    #[error("{0}")]
+    NotReady(String),
+}
+
 impl SpielProcess {
-    fn spawn(python: &Path, script: &Path) -> Result<Self, String> {
+    fn spawn(python: &Path, script: &Path) -> Result<Self, SpawnError> {
         let what = format!("{} {}", python.display(), script.display());
         if !script.exists() {
-            return Err(format!(
-                "{what}: the script {} is missing",
-                script.display()
-            ));
+            return Err(SpawnError::MissingScript { what });
         }
         let mut cmd = Command::new(python);
         cmd.arg("-u")
@@ -266,9 +278,10 @@ impl SpielProcess {
         // Its own process group, so that killing it ends anything it started.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut cmd, 0);
-        let mut child = cmd
-            .spawn()
-            .map_err(|e| format!("{what}: cannot start the Python interpreter: {e}"))?;
+        let mut child = cmd.spawn().map_err(|source| SpawnError::Interpreter {
+            what: what.clone(),
+            source,
+        })?;
         let stdout = child.stdout.take().expect("piped stdout");
         let mut stderr_pipe = child.stderr.take().expect("piped stderr");
         let (tx, lines) = std::sync::mpsc::channel();
@@ -311,19 +324,21 @@ impl SpielProcess {
         };
         let hello = match p.read_line(Some(STARTUP_TIMEOUT), "its ready line") {
             Ok(line) => line,
-            Err(Failure::Broken(why) | Failure::Answered(why)) => return Err(why),
+            Err(Failure::Broken(why) | Failure::Answered(why)) => {
+                return Err(SpawnError::NotReady(why))
+            }
         };
         match serde_json::from_str::<Value>(&hello) {
             Ok(v) if v.get("ready").and_then(Value::as_bool) == Some(true) => Ok(p),
-            Ok(v) if v.get("error").is_some() => Err(format!(
+            Ok(v) if v.get("error").is_some() => Err(SpawnError::NotReady(format!(
                 "{}: {}",
                 p.what,
                 v["error"].as_str().unwrap_or("error")
-            )),
-            _ => Err(format!(
+            ))),
+            _ => Err(SpawnError::NotReady(format!(
                 "{}: expected a ready line at start, got {hello:?}",
                 p.what
-            )),
+            ))),
         }
     }
 
@@ -520,7 +535,7 @@ impl<G: GameSupport> SpielMctsPlayer<G> {
     }
 
     fn spawn(&self) -> Result<SpielProcess, SearchError> {
-        SpielProcess::spawn(&self.python, &self.script).map_err(|why| self.error(why))
+        SpielProcess::spawn(&self.python, &self.script).map_err(|e| self.error(e.to_string()))
     }
 
     fn take_process(&self) -> Result<SpielProcess, SearchError> {
