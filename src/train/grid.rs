@@ -32,8 +32,8 @@ use serde::{Deserialize, Serialize};
 use super::loss::LossKind;
 use super::trainer::{fit_cv, CvFolds, FitConfig, FitError, ScheduleSpec};
 use crate::checkpoint;
-use crate::dataset::{Dataset, Split, StreamConfig, StreamLoader};
-use crate::eval::{to_label_scale, MetricsAcc};
+use crate::dataset::{Dataset, Split, StreamConfig};
+use crate::eval::{predict_rows, EvalError, MetricsAcc};
 use crate::model::{Cnn3NetConfig, ModelConfig};
 use crate::optim::{MomentumConfig, OptimizerConfig, RmsPropConfig};
 use crate::report::Table;
@@ -72,7 +72,7 @@ pub enum GridError {
     Eval {
         id: String,
         fold: u8,
-        source: Box<FitError>,
+        source: Box<EvalError>,
     },
     #[error(transparent)]
     Dataset(Box<crate::dataset::DatasetError>),
@@ -584,36 +584,18 @@ fn evaluate(
     cv: &CvFolds,
     batch: usize,
     device: &Device,
-) -> Result<crate::eval::Metrics, FitError> {
+) -> Result<crate::eval::Metrics, EvalError> {
     let ck = checkpoint::load(run_dir, None, None)?;
-    let model = ck.model(device)?;
-    let output = model.output();
-    let perspective = ck.config.encoder.perspective;
-    let loader = StreamLoader::new(
-        ds,
-        StreamConfig {
-            split: None,
-            splits: Some(vec![Split::Train, Split::Valid]),
-            folds: Some(cv.valid_folds.clone()),
-            batch_size: batch,
-            buffer_rows: batch,
-            ..StreamConfig::default()
-        },
-    )?;
+    let rows = StreamConfig {
+        split: None,
+        splits: Some(vec![Split::Train, Split::Valid]),
+        folds: Some(cv.valid_folds.clone()),
+        batch_size: batch,
+        buffer_rows: batch,
+        ..StreamConfig::default()
+    };
     let mut acc = MetricsAcc::default();
-    for b in loader.epoch_tensors(0, device) {
-        let b = b?;
-        let values = model
-            .value(&b.planes, b.globals.as_ref())?
-            .flatten_all()?
-            .to_dtype(candle_core::DType::F32)?
-            .to_vec1::<f32>()?;
-        let labels = b.labels.flatten_all()?.to_vec1::<f32>()?;
-        for i in 0..b.len {
-            let p = to_label_scale(values[i], output, perspective, b.side_to_move[i]);
-            acc.push(p, labels[i]);
-        }
-    }
+    predict_rows(&ck, ds, rows, device, |p, y, _, _| acc.push(p, y))?;
     Ok(acc.summary())
 }
 
