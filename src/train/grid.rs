@@ -141,6 +141,33 @@ pub const PAPER_REGULARIZER: &str = "l1,l2,none";
 pub const PAPER_OPTIMIZER: &str = "sgd,rmsprop,momentum,nesterov";
 pub const PAPER_KERNEL: &str = "2x2,3x3,4x4,5x5,6x6,1x4,1x8,3x1,6x1";
 
+/// The values of an axis of keywords: each item of `s` must be one of the
+/// names in `choices`.
+fn keywords<T: Copy>(
+    flag: &'static str,
+    s: &str,
+    choices: &[(&str, T)],
+) -> Result<Vec<T>, GridError> {
+    items(flag, s)?
+        .into_iter()
+        .map(|t| {
+            choices
+                .iter()
+                .find(|(name, _)| *name == t)
+                .map(|&(_, v)| v)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                    let (last, rest) = names.split_last().expect("choices");
+                    GridError::Axis {
+                        flag,
+                        value: t.clone(),
+                        why: format!("expected {} or {last}", rest.join(", ")),
+                    }
+                })
+        })
+        .collect()
+}
+
 fn items(flag: &'static str, s: &str) -> Result<Vec<String>, GridError> {
     let v: Vec<String> = s
         .split(',')
@@ -178,33 +205,25 @@ impl GridAxes {
                 },
             })
             .collect::<Result<_, _>>()?;
-        let regularizer = items("regularizer", regularizer)?
-            .into_iter()
-            .map(|t| match t.as_str() {
-                "l1" => Ok(Regularizer::L1),
-                "l2" => Ok(Regularizer::L2),
-                "none" => Ok(Regularizer::None),
-                _ => Err(GridError::Axis {
-                    flag: "regularizer",
-                    value: t.clone(),
-                    why: "expected l1, l2 or none".into(),
-                }),
-            })
-            .collect::<Result<_, _>>()?;
-        let optimizer = items("optimizer", optimizer)?
-            .into_iter()
-            .map(|t| match t.as_str() {
-                "sgd" => Ok(Rule::Sgd),
-                "rmsprop" => Ok(Rule::Rmsprop),
-                "momentum" => Ok(Rule::Momentum),
-                "nesterov" => Ok(Rule::Nesterov),
-                _ => Err(GridError::Axis {
-                    flag: "optimizer",
-                    value: t.clone(),
-                    why: "expected sgd, rmsprop, momentum or nesterov".into(),
-                }),
-            })
-            .collect::<Result<_, _>>()?;
+        let regularizer = keywords(
+            "regularizer",
+            regularizer,
+            &[
+                ("l1", Regularizer::L1),
+                ("l2", Regularizer::L2),
+                ("none", Regularizer::None),
+            ],
+        )?;
+        let optimizer = keywords(
+            "optimizer",
+            optimizer,
+            &[
+                ("sgd", Rule::Sgd),
+                ("rmsprop", Rule::Rmsprop),
+                ("momentum", Rule::Momentum),
+                ("nesterov", Rule::Nesterov),
+            ],
+        )?;
         let kernel = items("kernel", kernel)?
             .into_iter()
             .map(|t| {
