@@ -76,3 +76,23 @@ impl From<crate::util::AtomicWriteError> for CheckpointError {
         }
     }
 }
+
+impl CheckpointError {
+    /// Tensor `name` of the weights file `path` is not among the model's
+    /// `expected` tensors (listed in the message).
+    pub(crate) fn unexpected_tensor(
+        path: &std::path::Path,
+        name: &str,
+        expected: &[(String, Vec<usize>)],
+    ) -> Self {
+        CheckpointError::UnexpectedTensor {
+            path: path.to_path_buf(),
+            name: name.to_string(),
+            expected: expected
+                .iter()
+                .map(|(n, _)| n.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        }
+    }
+}

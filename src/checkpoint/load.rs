@@ -122,15 +122,7 @@ fn validate_weights(path: &Path, bytes: &[u8], model: &ModelConfig) -> Result<()
     }
     for name in st.names() {
         if !expected.iter().any(|(n, _)| n == name) {
-            return Err(CheckpointError::UnexpectedTensor {
-                path: path.to_path_buf(),
-                name: name.to_string(),
-                expected: expected
-                    .iter()
-                    .map(|(n, _)| n.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
+            return Err(CheckpointError::unexpected_tensor(path, name, &expected));
         }
     }
     Ok(())

@@ -88,15 +88,7 @@ fn check_tensors(
         .keys()
         .find(|k| !expected.iter().any(|(n, _)| n == *k))
     {
-        return Err(CheckpointError::UnexpectedTensor {
-            path,
-            name: extra.clone(),
-            expected: expected
-                .iter()
-                .map(|(n, _)| n.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-        });
+        return Err(CheckpointError::unexpected_tensor(&path, extra, &expected));
     }
     Ok(())
 }

@@ -150,8 +150,9 @@ impl Dataset {
         )
     }
 
-    /// The bytes of shard `index`, checked against the manifest's size and sha256.
-    pub(crate) fn shard_bytes(&self, index: usize) -> Result<Vec<u8>> {
+    /// The bytes of shard `index`, checked against the manifest's size and
+    /// (with `verify_sha256`) sha256.
+    fn shard_bytes(&self, index: usize, verify_sha256: bool) -> Result<Vec<u8>> {
         let path = self.shard_path(index);
         let Some(info) = self.manifest.shards.get(index) else {
             return Err(DatasetError::MissingShard { path, shard: index });
@@ -170,6 +171,9 @@ impl Dataset {
                 expected: info.bytes,
                 found: bytes.len() as u64,
             });
+        }
+        if !verify_sha256 {
+            return Ok(bytes);
         }
         let sha = sha256_hex(&bytes);
         if sha != info.sha256 {
@@ -210,8 +214,7 @@ impl Dataset {
 
     /// Reads shard `index`: size and sha256 checked, then decoded.
     pub(crate) fn read_shard(&self, index: usize) -> Result<Vec<RecordBatch>> {
-        let bytes = self.shard_bytes(index)?;
-        self.decode_shard(index, bytes)
+        self.read_shard_with(index, true)
     }
 
     /// Runs `f` on the typed columns of every batch of every shard that has
@@ -285,28 +288,7 @@ impl Dataset {
         index: usize,
         verify_sha256: bool,
     ) -> Result<Vec<RecordBatch>> {
-        if verify_sha256 {
-            return self.read_shard(index);
-        }
-        let path = self.shard_path(index);
-        let Some(info) = self.manifest.shards.get(index) else {
-            return Err(DatasetError::MissingShard { path, shard: index });
-        };
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Err(DatasetError::MissingShard { path, shard: index })
-            }
-            Err(e) => return Err(DatasetError::io(&path, "read the shard")(e)),
-        };
-        if bytes.len() as u64 != info.bytes {
-            return Err(DatasetError::ShardSize {
-                path,
-                shard: index,
-                expected: info.bytes,
-                found: bytes.len() as u64,
-            });
-        }
+        let bytes = self.shard_bytes(index, verify_sha256)?;
         self.decode_shard(index, bytes)
     }
 
@@ -321,22 +303,10 @@ impl Dataset {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{DatasetWriter, EncoderInfo};
+    use crate::dataset::DatasetWriter;
 
     fn write_small(dir: &Path) -> Manifest {
-        let spec = DatasetSpec {
-            shard_rows: 50,
-            ..DatasetSpec::new(
-                "test",
-                EncoderInfo {
-                    name: "e".into(),
-                    version: 1,
-                    shape: [1, 2, 2],
-                    globals: 0,
-                },
-            )
-        };
-        let mut w = DatasetWriter::create(dir, spec).unwrap();
+        let mut w = DatasetWriter::create(dir, DatasetSpec::for_tests(50, 0)).unwrap();
         for g in 0..10 {
             for p in 0..5u32 {
                 w.push(PositionRow {

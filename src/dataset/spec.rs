@@ -81,6 +81,24 @@ fn default_folds() -> u8 {
 }
 
 impl DatasetSpec {
+    /// A small spec for unit tests: game `test`, encoder `e` v1 with one
+    /// 2x2 plane and `globals` globals, `shard_rows` rows a shard.
+    #[cfg(test)]
+    pub(crate) fn for_tests(shard_rows: usize, globals: usize) -> Self {
+        DatasetSpec {
+            shard_rows,
+            ..DatasetSpec::new(
+                "test",
+                EncoderInfo {
+                    name: "e".into(),
+                    version: 1,
+                    shape: [1, 2, 2],
+                    globals,
+                },
+            )
+        }
+    }
+
     /// A spec with the default split rule (80/10/10), shard size and folds.
     pub fn new(game: impl Into<String>, encoder: EncoderInfo) -> Self {
         DatasetSpec {

@@ -734,7 +734,7 @@ impl<T> Drop for StreamEpoch<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, PositionRow};
+    use crate::dataset::{DatasetSpec, DatasetWriter, PositionRow};
     use std::path::Path;
     use std::time::Duration;
 
@@ -742,19 +742,7 @@ mod tests {
 
     /// 40 games of 10 plies in shards of 64 rows; row `r` has globals `[r]`.
     fn write(dir: &Path) -> Dataset {
-        let spec = DatasetSpec {
-            shard_rows: 64,
-            ..DatasetSpec::new(
-                "test",
-                EncoderInfo {
-                    name: "e".into(),
-                    version: 1,
-                    shape: [1, 2, 2],
-                    globals: 1,
-                },
-            )
-        };
-        let mut w = DatasetWriter::create(dir, spec).unwrap();
+        let mut w = DatasetWriter::create(dir, DatasetSpec::for_tests(64, 1)).unwrap();
         let mut r = 0u32;
         for g in 0..40 {
             for p in 0..10u32 {

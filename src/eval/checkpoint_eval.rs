@@ -62,7 +62,7 @@ pub fn predict_checkpoint(
     split: Option<Split>,
     device: &Device,
     batch: usize,
-    mut each: impl FnMut(f32, f32, u32, u32),
+    each: impl FnMut(f32, f32, u32, u32),
 ) -> Result<(), EvalError> {
     check_compatible(ckpt, dataset)?;
     if batch == 0 {
@@ -72,18 +72,30 @@ pub fn predict_checkpoint(
             found: "0".into(),
         });
     }
+    let rows = StreamConfig {
+        split,
+        batch_size: batch,
+        buffer_rows: batch,
+        ..StreamConfig::default()
+    };
+    predict_rows(ckpt, dataset, rows, device, each)
+}
+
+/// Runs the checkpoint's model over the rows `rows` selects, in its batches
+/// on `device`; `each` sees every row's prediction (on the label scale),
+/// label, ply and plies to the end. The checkpoint must fit the dataset
+/// ([`check_compatible`]).
+pub fn predict_rows(
+    ckpt: &Checkpoint,
+    dataset: &Dataset,
+    rows: StreamConfig,
+    device: &Device,
+    mut each: impl FnMut(f32, f32, u32, u32),
+) -> Result<(), EvalError> {
     let model = ckpt.model(device)?;
     let output = model.output();
     let perspective = ckpt.config.encoder.perspective;
-    let loader = StreamLoader::new(
-        dataset,
-        StreamConfig {
-            split,
-            batch_size: batch,
-            buffer_rows: batch,
-            ..StreamConfig::default()
-        },
-    )?;
+    let loader = StreamLoader::new(dataset, rows)?;
     for b in loader.epoch_tensors(0, device) {
         let b = b?;
         let values = model

@@ -11,7 +11,7 @@ mod metrics;
 mod report;
 
 pub use checkpoint_eval::{
-    check_compatible, evaluate_checkpoint, predict_checkpoint, to_label_scale,
+    check_compatible, evaluate_checkpoint, predict_checkpoint, predict_rows, to_label_scale,
 };
 pub use error::EvalError;
 pub use material_baseline::{

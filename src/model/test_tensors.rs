@@ -3,7 +3,7 @@
 //! CPU, so a tolerance failure could not be replayed; these take a seed.
 
 use crate::util::{seeded_rng, SeededRng};
-use candle_core::{Device, Result, Shape, Tensor};
+use candle_core::{Device, Result, Shape, Tensor, Var};
 use rand::RngExt;
 
 pub struct SeededTensors(SeededRng);
@@ -63,4 +63,34 @@ pub fn max_abs(a: &Tensor) -> f32 {
         .unwrap()
         .to_scalar::<f32>()
         .unwrap()
+}
+
+/// Checks `ours(x, w)` against candle's `conv2d` (padding `pad`, stride 1)
+/// on a `[b, c, h, w]` input and `f` filters `k` x `k`, all drawn from `rt`:
+/// the values to 1e-5, and the gradients of x and w under a random upstream
+/// gradient to 1e-5 of their size.
+pub fn check_conv_against_candle(
+    rt: &mut SeededTensors,
+    (b, c, f, h, w): (usize, usize, usize, usize, usize),
+    (k, pad): (usize, usize),
+    ours: impl Fn(&Var, &Var) -> Result<Tensor>,
+) -> Result<()> {
+    let dev = Device::Cpu;
+    let x0 = rt.randn(0f32, 1.0, (b, c, h, w), &dev)?;
+    let w0 = rt.randn(0f32, 0.3, (f, c, k, k), &dev)?;
+    let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+    let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
+    let ya = ours(&xa, &wa)?;
+    let yb = xb.conv2d(&wb, pad, 1, 1, 1)?;
+    let what = format!("b{b} c{c} f{f} {h}x{w}");
+    assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
+    let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
+    let ga = (ya * &up)?.sum_all()?.backward()?;
+    let gb = (yb * &up)?.sum_all()?.backward()?;
+    for (name, a, b) in [("x", &xa, &xb), ("w", &wa, &wb)] {
+        let (a, b) = (ga.get(a).expect("grad"), gb.get(b).expect("grad"));
+        let d = max_diff(a, b);
+        assert!(d < 1e-5 * max_abs(b).max(1.0), "{what}: d{name} by {d}");
+    }
+    Ok(())
 }

@@ -9,7 +9,7 @@ use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
 use super::state::{key, step_tensor, OptimizerState, StateReader};
-use super::{non_negative, unit_interval, OptimError};
+use super::{decayed_grad, float_var_states, non_negative, unit_interval, OptimError};
 
 /// Hyper-parameters of `candle_nn::AdamW` (the fields of
 /// `candle_nn::ParamsAdamW`, which has no serde support), with the same
@@ -140,18 +140,14 @@ impl candle_nn::Optimizer for AdamW {
 
     fn new(vars: Vec<Var>, config: AdamWConfig) -> Result<Self> {
         config.validate()?;
-        let vars = vars
-            .into_iter()
-            .filter(|v| v.dtype().is_float())
-            .map(|var| {
-                let zeros = var.as_tensor().zeros_like()?;
-                Ok(VarState {
-                    m: zeros.clone(),
-                    v: zeros,
-                    var,
-                })
+        let vars = float_var_states(vars, |var| {
+            let zeros = var.as_tensor().zeros_like()?;
+            Ok(VarState {
+                m: zeros.clone(),
+                v: zeros,
+                var,
             })
-            .collect::<Result<Vec<_>>>()?;
+        })?;
         Ok(Self {
             vars,
             config,
@@ -173,15 +169,14 @@ impl candle_nn::Optimizer for AdamW {
         let scale_m = 1f64 / (1f64 - beta1.powi(t));
         let scale_v = 1f64 / (1f64 - beta2.powi(t));
         for s in self.vars.iter_mut() {
-            let Some(g) = grads.get(&s.var) else {
+            // Decoupled weight decay: the gradient itself is not decayed.
+            let Some((theta, g)) = decayed_grad(grads, &s.var, 0.0)? else {
                 continue;
             };
-            let g = g.detach();
             let next_m = ((&s.m * beta1)? + (&g * (1.0 - beta1))?)?;
             let next_v = ((&s.v * beta2)? + (g.sqr()? * (1.0 - beta2))?)?;
             let m_hat = (&next_m * scale_m)?;
             let v_hat = (&next_v * scale_v)?;
-            let theta = s.var.as_tensor().detach();
             let next_theta = (theta * (1f64 - lr_lambda))?;
             let adjusted = (m_hat / (v_hat.sqrt()? + eps)?)?;
             let next_theta = (next_theta - (adjusted * lr)?)?;
@@ -192,13 +187,7 @@ impl candle_nn::Optimizer for AdamW {
         Ok(())
     }
 
-    fn learning_rate(&self) -> f64 {
-        self.config.lr
-    }
-
-    fn set_learning_rate(&mut self, lr: f64) {
-        self.config.lr = lr;
-    }
+    lr_in_config!();
 }
 
 #[cfg(test)]

@@ -49,6 +49,20 @@
 //! # }
 //! ```
 
+/// `learning_rate` and `set_learning_rate` of a `candle_nn::Optimizer` that
+/// keeps its learning rate in `self.config.lr`.
+macro_rules! lr_in_config {
+    () => {
+        fn learning_rate(&self) -> f64 {
+            self.config.lr
+        }
+
+        fn set_learning_rate(&mut self, lr: f64) {
+            self.config.lr = lr;
+        }
+    };
+}
+
 mod adamw;
 mod any;
 mod clip;
@@ -64,6 +78,9 @@ pub use momentum::{Momentum, MomentumConfig};
 pub use rmsprop::{RmsProp, RmsPropConfig};
 pub use schedule::LrSchedule;
 pub use state::OptimizerState;
+
+use candle_core::backprop::GradStore;
+use candle_core::{Tensor, Var};
 
 /// A configuration value an optimizer, clipper or schedule cannot work with.
 ///
@@ -121,22 +138,34 @@ impl From<OptimError> for candle_core::Error {
     }
 }
 
-/// Checks that `value` is finite and `>= 0`.
-pub(crate) fn non_negative(
+/// `Ok` when `ok`, else the [`OptimError::InvalidParameter`] for `value`.
+fn check(
+    ok: bool,
     owner: &'static str,
     name: &'static str,
     value: f64,
+    expected: &'static str,
 ) -> Result<(), OptimError> {
-    if value.is_finite() && value >= 0.0 {
+    if ok {
         Ok(())
     } else {
         Err(OptimError::InvalidParameter {
             owner,
             name,
             value,
-            expected: "finite and >= 0",
+            expected,
         })
     }
+}
+
+/// Checks that `value` is finite and `>= 0`.
+pub(crate) fn non_negative(
+    owner: &'static str,
+    name: &'static str,
+    value: f64,
+) -> Result<(), OptimError> {
+    let ok = value.is_finite() && value >= 0.0;
+    check(ok, owner, name, value, "finite and >= 0")
 }
 
 /// Checks that `value` is finite (any sign).
@@ -145,16 +174,7 @@ pub(crate) fn finite(
     name: &'static str,
     value: f64,
 ) -> Result<(), OptimError> {
-    if value.is_finite() {
-        Ok(())
-    } else {
-        Err(OptimError::InvalidParameter {
-            owner,
-            name,
-            value,
-            expected: "finite",
-        })
-    }
+    check(value.is_finite(), owner, name, value, "finite")
 }
 
 /// Checks that `0 <= value < 1`.
@@ -163,14 +183,69 @@ pub(crate) fn unit_interval(
     name: &'static str,
     value: f64,
 ) -> Result<(), OptimError> {
-    if (0.0..1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(OptimError::InvalidParameter {
-            owner,
-            name,
-            value,
-            expected: "in [0, 1)",
-        })
+    check((0.0..1.0).contains(&value), owner, name, value, "in [0, 1)")
+}
+
+/// The float vars of `vars` (optimizers leave the others alone), each with
+/// the state `init` makes for it.
+pub(crate) fn float_var_states<S>(
+    vars: Vec<Var>,
+    init: impl FnMut(Var) -> candle_core::Result<S>,
+) -> candle_core::Result<Vec<S>> {
+    vars.into_iter()
+        .filter(|v| v.dtype().is_float())
+        .map(init)
+        .collect()
+}
+
+/// The parameter `p` of `var` and its gradient in `grads` plus the L2 term
+/// `weight_decay * p` (not computed when 0), both detached so the update
+/// records no ops on the var's graph; `None` when `var` has no gradient.
+pub(crate) fn decayed_grad(
+    grads: &GradStore,
+    var: &Var,
+    weight_decay: f64,
+) -> candle_core::Result<Option<(Tensor, Tensor)>> {
+    let Some(grad) = grads.get(var) else {
+        return Ok(None);
+    };
+    let param = var.as_tensor().detach();
+    let mut g = grad.detach();
+    if weight_decay != 0.0 {
+        g = (g + (&param * weight_decay)?)?;
+    }
+    Ok(Some((param, g)))
+}
+
+/// What the optimizers' tests share.
+#[cfg(test)]
+pub(crate) mod test_util {
+    use candle_core::{DType, Device, Result, Tensor, Var};
+    use candle_nn::Optimizer;
+
+    /// One step from `[2, -4]` in `dtype` with a zero gradient (but a
+    /// gradient: `sum(w * 0)`, as candle prunes `affine` with a zero factor
+    /// from the graph), so only weight decay moves the weights. Checks the
+    /// dtype is kept; returns the weights.
+    pub(crate) fn zero_grad_step<O: Optimizer>(
+        config: O::Config,
+        dtype: DType,
+    ) -> Result<Vec<f64>> {
+        let w = Var::from_tensor(&Tensor::new(&[2.0f64, -4.0], &Device::Cpu)?.to_dtype(dtype)?)?;
+        let mut opt = O::new(vec![w.clone()], config)?;
+        let loss = w.as_tensor().mul(&w.as_tensor().zeros_like()?)?.sum_all()?;
+        opt.backward_step(&loss)?;
+        assert_eq!(w.dtype(), dtype);
+        w.to_dtype(DType::F64)?.to_vec1::<f64>()
+    }
+
+    /// Checks that `O` refuses to be built with each of `configs`.
+    pub(crate) fn refuses<O: Optimizer>(configs: impl IntoIterator<Item = O::Config>)
+    where
+        O::Config: std::fmt::Debug + Clone,
+    {
+        for cfg in configs {
+            assert!(O::new(vec![], cfg.clone()).is_err(), "{cfg:?}");
+        }
     }
 }

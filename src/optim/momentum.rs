@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use super::state::{key, OptimizerState, StateReader};
-use super::{finite, non_negative, OptimError};
+use super::{decayed_grad, finite, float_var_states, non_negative, OptimError};
 
 /// Hyper-parameters of [`Momentum`], named as in `torch.optim.SGD`.
 ///
@@ -145,11 +145,7 @@ impl candle_nn::Optimizer for Momentum {
 
     fn new(vars: Vec<Var>, config: MomentumConfig) -> Result<Self> {
         config.validate()?;
-        let vars = vars
-            .into_iter()
-            .filter(|v| v.dtype().is_float())
-            .map(|var| VarState { var, buf: None })
-            .collect();
+        let vars = float_var_states(vars, |var| Ok(VarState { var, buf: None }))?;
         Ok(Self { vars, config })
     }
 
@@ -162,15 +158,9 @@ impl candle_nn::Optimizer for Momentum {
             nesterov,
         } = self.config;
         for state in self.vars.iter_mut() {
-            let Some(grad) = grads.get(&state.var) else {
+            let Some((param, mut g)) = decayed_grad(grads, &state.var, weight_decay)? else {
                 continue;
             };
-            // Detached: the update must not record ops on the var's graph.
-            let param = state.var.as_tensor().detach();
-            let mut g = grad.detach();
-            if weight_decay != 0.0 {
-                g = (g + (&param * weight_decay)?)?;
-            }
             if momentum != 0.0 {
                 let buf = match state.buf.take() {
                     None => g.clone(),
@@ -188,18 +178,13 @@ impl candle_nn::Optimizer for Momentum {
         Ok(())
     }
 
-    fn learning_rate(&self) -> f64 {
-        self.config.lr
-    }
-
-    fn set_learning_rate(&mut self, lr: f64) {
-        self.config.lr = lr;
-    }
+    lr_in_config!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::optim::test_util::{refuses, zero_grad_step};
     use candle_core::{DType, Device};
     use candle_nn::Optimizer;
 
@@ -232,26 +217,18 @@ mod tests {
     #[test]
     fn weight_decay_with_zero_grad_shrinks_weights() -> Result<()> {
         for dtype in [DType::F32, DType::F64] {
-            let w =
-                Var::from_tensor(&Tensor::new(&[2.0f64, -4.0], &Device::Cpu)?.to_dtype(dtype)?)?;
             let cfg = MomentumConfig {
                 lr: 0.1,
                 momentum: 0.5,
                 weight_decay: 0.5,
                 ..Default::default()
             };
-            let mut opt = Momentum::new(vec![w.clone()], cfg)?;
-            // loss = sum(w * 0): a zero gradient, but a gradient (candle
-            // prunes `affine` with a zero factor from the graph).
-            let loss = w.as_tensor().mul(&w.as_tensor().zeros_like()?)?.sum_all()?;
-            opt.backward_step(&loss)?;
             // g = 0.5 * w, buf = g, w -= 0.1 * g  =>  w * 0.95
-            let got = w.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            let got = zero_grad_step::<Momentum>(cfg, dtype)?;
             assert!(
                 (got[0] - 1.9).abs() < 1e-6 && (got[1] + 3.8).abs() < 1e-6,
                 "{got:?}"
             );
-            assert_eq!(w.dtype(), dtype);
         }
         Ok(())
     }
@@ -330,8 +307,8 @@ mod tests {
         ];
         for cfg in bad {
             assert!(cfg.validate().is_err(), "{cfg:?}");
-            assert!(Momentum::new(vec![], cfg).is_err(), "{cfg:?}");
         }
+        refuses::<Momentum>(bad);
         assert!(MomentumConfig::default().validate().is_ok());
     }
 

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use super::state::{key, OptimizerState, StateReader};
-use super::{non_negative, OptimError};
+use super::{decayed_grad, float_var_states, non_negative, OptimError};
 
 /// Hyper-parameters of [`RmsProp`], named and defaulted as in
 /// `torch.optim.RMSprop`. Missing fields deserialize to their defaults.
@@ -166,11 +166,7 @@ impl candle_nn::Optimizer for RmsProp {
 
     fn new(vars: Vec<Var>, config: RmsPropConfig) -> Result<Self> {
         config.validate()?;
-        let vars = vars
-            .into_iter()
-            .filter(|v| v.dtype().is_float())
-            .map(|var| VarState::new(var, &config))
-            .collect::<Result<Vec<_>>>()?;
+        let vars = float_var_states(vars, |var| VarState::new(var, &config))?;
         Ok(Self { vars, config })
     }
 
@@ -184,15 +180,9 @@ impl candle_nn::Optimizer for RmsProp {
             centered: _,
         } = self.config;
         for state in self.vars.iter_mut() {
-            let Some(grad) = grads.get(&state.var) else {
+            let Some((param, g)) = decayed_grad(grads, &state.var, weight_decay)? else {
                 continue;
             };
-            // Detached: the update must not record ops on the var's graph.
-            let param = state.var.as_tensor().detach();
-            let mut g = grad.detach();
-            if weight_decay != 0.0 {
-                g = (g + (&param * weight_decay)?)?;
-            }
             state.square_avg = ((&state.square_avg * alpha)? + (g.sqr()? * (1.0 - alpha))?)?;
             let avg = match state.grad_avg.as_mut() {
                 Some(grad_avg) => {
@@ -215,18 +205,13 @@ impl candle_nn::Optimizer for RmsProp {
         Ok(())
     }
 
-    fn learning_rate(&self) -> f64 {
-        self.config.lr
-    }
-
-    fn set_learning_rate(&mut self, lr: f64) {
-        self.config.lr = lr;
-    }
+    lr_in_config!();
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::optim::test_util::{refuses, zero_grad_step};
     use candle_core::{DType, Device};
     use candle_nn::Optimizer;
 
@@ -252,8 +237,6 @@ mod tests {
     #[test]
     fn weight_decay_with_zero_grad_shrinks_weights() -> Result<()> {
         for dtype in [DType::F32, DType::F64] {
-            let w =
-                Var::from_tensor(&Tensor::new(&[2.0f64, -4.0], &Device::Cpu)?.to_dtype(dtype)?)?;
             let cfg = RmsPropConfig {
                 lr: 0.01,
                 weight_decay: 0.1,
@@ -261,15 +244,9 @@ mod tests {
                 centered: true,
                 ..Default::default()
             };
-            let mut opt = RmsProp::new(vec![w.clone()], cfg)?;
-            // loss = sum(w * 0): a zero gradient, but a gradient (candle
-            // prunes `affine` with a zero factor from the graph).
-            let loss = w.as_tensor().mul(&w.as_tensor().zeros_like()?)?.sum_all()?;
-            opt.backward_step(&loss)?;
-            let got = w.to_dtype(DType::F64)?.to_vec1::<f64>()?;
+            let got = zero_grad_step::<RmsProp>(cfg, dtype)?;
             assert!(got[0] > 0.0 && got[0] < 2.0, "{got:?}");
             assert!(got[1] < 0.0 && got[1] > -4.0, "{got:?}");
-            assert_eq!(w.dtype(), dtype);
         }
         Ok(())
     }
@@ -313,9 +290,7 @@ mod tests {
                 ..Default::default()
             },
         ];
-        for cfg in bad {
-            assert!(RmsProp::new(vec![], cfg).is_err(), "{cfg:?}");
-        }
+        refuses::<RmsProp>(bad);
         assert!(RmsPropConfig::default().validate().is_ok());
     }
 }

@@ -737,18 +737,7 @@ pub fn import_file(
         path: path.to_path_buf(),
         source,
     })?;
-    let mut records = Vec::new();
-    let summary = import_archive(
-        std::io::BufReader::new(file),
-        path,
-        opts,
-        |r| {
-            records.push(r);
-            Ok(())
-        },
-        || {},
-    )?;
-    Ok((records, summary))
+    import_all(std::io::BufReader::new(file), path, opts)
 }
 
 /// Reads archive text; `name` stands for the file in messages and sources.
@@ -757,10 +746,19 @@ pub fn import_str(
     name: &str,
     opts: &ImportOptions,
 ) -> Result<(Vec<GameRecord>, FileSummary), RecordError> {
+    import_all(text.as_bytes(), Path::new(name), opts)
+}
+
+/// [`import_archive`] gathering every kept record.
+fn import_all(
+    reader: impl BufRead,
+    path: &Path,
+    opts: &ImportOptions,
+) -> Result<(Vec<GameRecord>, FileSummary), RecordError> {
     let mut records = Vec::new();
     let summary = import_archive(
-        text.as_bytes(),
-        Path::new(name),
+        reader,
+        path,
         opts,
         |r| {
             records.push(r);

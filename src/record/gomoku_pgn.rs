@@ -64,13 +64,7 @@ pub fn parse_playok_gomoku(text: &str, path: &Path) -> Result<PlayokImport, Reco
     for (i, line) in text.lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') {
-            if !body.trim().is_empty() {
-                number += 1;
-                out.add(
-                    build(&headers, &body, path, start_line, number)?,
-                    path,
-                    number,
-                );
+            if out.add_game(&headers, &body, path, start_line, &mut number)? {
                 headers.clear();
                 body.clear();
             }
@@ -85,18 +79,31 @@ pub fn parse_playok_gomoku(text: &str, path: &Path) -> Result<PlayokImport, Reco
             body.push(' ');
         }
     }
-    if !body.trim().is_empty() {
-        number += 1;
-        out.add(
-            build(&headers, &body, path, start_line, number)?,
-            path,
-            number,
-        );
-    }
+    out.add_game(&headers, &body, path, start_line, &mut number)?;
     Ok(out)
 }
 
 impl PlayokImport {
+    /// Builds the game of `headers` and `body` (starting at line
+    /// `start_line`) as game `number + 1`, if `body` holds any moves, and
+    /// keeps or lists it; says whether there was a game.
+    fn add_game(
+        &mut self,
+        headers: &HashMap<String, String>,
+        body: &str,
+        path: &Path,
+        start_line: usize,
+        number: &mut usize,
+    ) -> Result<bool, RecordError> {
+        if body.trim().is_empty() {
+            return Ok(false);
+        }
+        *number += 1;
+        let built = build(headers, body, path, start_line, *number)?;
+        self.add(built, path, *number);
+        Ok(true)
+    }
+
     fn add(&mut self, built: Result<GameRecord, PlayokSkip>, path: &Path, number: usize) {
         match built {
             Ok(rec) => self.records.push(rec),

@@ -155,30 +155,32 @@ fn replay_game<G: Game>(
             state.play(mv);
         }
     }
+    let end_mismatch = |field, expected: String, actual: String| RecordError::Mismatch {
+        path: path.to_path_buf(),
+        line,
+        ply: rec.moves.len(),
+        field,
+        expected,
+        actual,
+    };
     let final_returns = state.outcome().map(|o| o.returns());
     if final_returns != Some(rec.returns) {
-        return Err(RecordError::Mismatch {
-            path: path.to_path_buf(),
-            line,
-            ply: rec.moves.len(),
-            field: "final returns",
-            expected: format!("{:?}", rec.returns),
-            actual: format!("{final_returns:?}"),
-        });
+        return Err(end_mismatch(
+            "final returns",
+            format!("{:?}", rec.returns),
+            format!("{final_returns:?}"),
+        ));
     }
     let winner = state.outcome().and_then(|o| match o {
         crate::game::Outcome::Win(s) => Some(s.index() as u8),
         crate::game::Outcome::Draw => None,
     });
     if winner != rec.winner {
-        return Err(RecordError::Mismatch {
-            path: path.to_path_buf(),
-            line,
-            ply: rec.moves.len(),
-            field: "winner",
-            expected: format!("{:?}", rec.winner),
-            actual: format!("{winner:?}"),
-        });
+        return Err(end_mismatch(
+            "winner",
+            format!("{:?}", rec.winner),
+            format!("{winner:?}"),
+        ));
     }
     Ok(())
 }

@@ -32,8 +32,8 @@ use serde::{Deserialize, Serialize};
 use super::loss::LossKind;
 use super::trainer::{fit_cv, CvFolds, FitConfig, FitError, ScheduleSpec};
 use crate::checkpoint;
-use crate::dataset::{Dataset, Split, StreamConfig, StreamLoader};
-use crate::eval::{to_label_scale, MetricsAcc};
+use crate::dataset::{Dataset, Split, StreamConfig};
+use crate::eval::{predict_rows, EvalError, MetricsAcc};
 use crate::model::{Cnn3NetConfig, ModelConfig};
 use crate::optim::{MomentumConfig, OptimizerConfig, RmsPropConfig};
 use crate::report::Table;
@@ -72,7 +72,7 @@ pub enum GridError {
     Eval {
         id: String,
         fold: u8,
-        source: Box<FitError>,
+        source: Box<EvalError>,
     },
     #[error(transparent)]
     Dataset(Box<crate::dataset::DatasetError>),
@@ -141,6 +141,33 @@ pub const PAPER_REGULARIZER: &str = "l1,l2,none";
 pub const PAPER_OPTIMIZER: &str = "sgd,rmsprop,momentum,nesterov";
 pub const PAPER_KERNEL: &str = "2x2,3x3,4x4,5x5,6x6,1x4,1x8,3x1,6x1";
 
+/// The values of an axis of keywords: each item of `s` must be one of the
+/// names in `choices`.
+fn keywords<T: Copy>(
+    flag: &'static str,
+    s: &str,
+    choices: &[(&str, T)],
+) -> Result<Vec<T>, GridError> {
+    items(flag, s)?
+        .into_iter()
+        .map(|t| {
+            choices
+                .iter()
+                .find(|(name, _)| *name == t)
+                .map(|&(_, v)| v)
+                .ok_or_else(|| {
+                    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                    let (last, rest) = names.split_last().expect("choices");
+                    GridError::Axis {
+                        flag,
+                        value: t.clone(),
+                        why: format!("expected {} or {last}", rest.join(", ")),
+                    }
+                })
+        })
+        .collect()
+}
+
 fn items(flag: &'static str, s: &str) -> Result<Vec<String>, GridError> {
     let v: Vec<String> = s
         .split(',')
@@ -178,33 +205,25 @@ impl GridAxes {
                 },
             })
             .collect::<Result<_, _>>()?;
-        let regularizer = items("regularizer", regularizer)?
-            .into_iter()
-            .map(|t| match t.as_str() {
-                "l1" => Ok(Regularizer::L1),
-                "l2" => Ok(Regularizer::L2),
-                "none" => Ok(Regularizer::None),
-                _ => Err(GridError::Axis {
-                    flag: "regularizer",
-                    value: t.clone(),
-                    why: "expected l1, l2 or none".into(),
-                }),
-            })
-            .collect::<Result<_, _>>()?;
-        let optimizer = items("optimizer", optimizer)?
-            .into_iter()
-            .map(|t| match t.as_str() {
-                "sgd" => Ok(Rule::Sgd),
-                "rmsprop" => Ok(Rule::Rmsprop),
-                "momentum" => Ok(Rule::Momentum),
-                "nesterov" => Ok(Rule::Nesterov),
-                _ => Err(GridError::Axis {
-                    flag: "optimizer",
-                    value: t.clone(),
-                    why: "expected sgd, rmsprop, momentum or nesterov".into(),
-                }),
-            })
-            .collect::<Result<_, _>>()?;
+        let regularizer = keywords(
+            "regularizer",
+            regularizer,
+            &[
+                ("l1", Regularizer::L1),
+                ("l2", Regularizer::L2),
+                ("none", Regularizer::None),
+            ],
+        )?;
+        let optimizer = keywords(
+            "optimizer",
+            optimizer,
+            &[
+                ("sgd", Rule::Sgd),
+                ("rmsprop", Rule::Rmsprop),
+                ("momentum", Rule::Momentum),
+                ("nesterov", Rule::Nesterov),
+            ],
+        )?;
         let kernel = items("kernel", kernel)?
             .into_iter()
             .map(|t| {
@@ -584,36 +603,18 @@ fn evaluate(
     cv: &CvFolds,
     batch: usize,
     device: &Device,
-) -> Result<crate::eval::Metrics, FitError> {
+) -> Result<crate::eval::Metrics, EvalError> {
     let ck = checkpoint::load(run_dir, None, None)?;
-    let model = ck.model(device)?;
-    let output = model.output();
-    let perspective = ck.config.encoder.perspective;
-    let loader = StreamLoader::new(
-        ds,
-        StreamConfig {
-            split: None,
-            splits: Some(vec![Split::Train, Split::Valid]),
-            folds: Some(cv.valid_folds.clone()),
-            batch_size: batch,
-            buffer_rows: batch,
-            ..StreamConfig::default()
-        },
-    )?;
+    let rows = StreamConfig {
+        split: None,
+        splits: Some(vec![Split::Train, Split::Valid]),
+        folds: Some(cv.valid_folds.clone()),
+        batch_size: batch,
+        buffer_rows: batch,
+        ..StreamConfig::default()
+    };
     let mut acc = MetricsAcc::default();
-    for b in loader.epoch_tensors(0, device) {
-        let b = b?;
-        let values = model
-            .value(&b.planes, b.globals.as_ref())?
-            .flatten_all()?
-            .to_dtype(candle_core::DType::F32)?
-            .to_vec1::<f32>()?;
-        let labels = b.labels.flatten_all()?.to_vec1::<f32>()?;
-        for i in 0..b.len {
-            let p = to_label_scale(values[i], output, perspective, b.side_to_move[i]);
-            acc.push(p, labels[i]);
-        }
-    }
+    predict_rows(&ck, ds, rows, device, |p, y, _, _| acc.push(p, y))?;
     Ok(acc.summary())
 }
 

@@ -473,30 +473,20 @@ mod tests {
 
     #[test]
     fn rates_are_zero_without_positions() {
+        let head = || StatsHead {
+            evaluator: "x".into(),
+            max_batch: 4,
+            max_wait_us: 0.0,
+            cache_capacity: 8,
+        };
         let s = Stats::new(4);
-        let snap = s.snapshot(
-            StatsHead {
-                evaluator: "x".into(),
-                max_batch: 4,
-                max_wait_us: 0.0,
-                cache_capacity: 8,
-            },
-            0,
-        );
+        let snap = s.snapshot(head(), 0);
         assert_eq!(snap.cache_hit_rate, 0.0);
         assert_eq!(snap.mean_batch, 0.0);
         assert!(snap.batch_sizes.is_empty());
         Stats::add(&s.positions, 4);
         Stats::add(&s.cache_hits, 1);
-        let snap = s.snapshot(
-            StatsHead {
-                evaluator: "x".into(),
-                max_batch: 4,
-                max_wait_us: 0.0,
-                cache_capacity: 8,
-            },
-            1,
-        );
+        let snap = s.snapshot(head(), 1);
         assert_eq!(snap.cache_hit_rate, 0.25);
     }
 }

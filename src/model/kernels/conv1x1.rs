@@ -202,31 +202,15 @@ pub fn conv1x1_from_bordered(x: &Tensor, w: &Tensor) -> Result<Tensor> {
 mod tests {
     use super::super::bordered::to_bordered;
     use super::*;
-    use candle_core::{Device, Var};
+    use crate::model::test_tensors::check_conv_against_candle;
 
     #[test]
     fn matches_candle_conv() -> Result<()> {
         let mut rt = crate::model::test_tensors::SeededTensors::new(1);
-        let dev = Device::Cpu;
-        for (b, c, f, h, w) in [(3, 5, 1, 4, 3), (70, 32, 2, 8, 8), (2, 17, 3, 1, 1)] {
-            let x0 = rt.randn(0f32, 1.0, (b, c, h, w), &dev)?;
-            let w0 = rt.randn(0f32, 0.3, (f, c, 1, 1), &dev)?;
-            let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
-            let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
-            let ya = conv1x1_from_bordered(&to_bordered(&xa)?, &wa)?;
-            let yb = xb.conv2d(&wb, 0, 1, 1, 1)?;
-            let diff = |a: &Tensor, b: &Tensor| -> Result<f32> {
-                (a - b)?.abs()?.max_all()?.to_scalar::<f32>()
-            };
-            assert!(diff(&ya, &yb)? < 1e-5, "b{b} c{c} f{f}: values");
-            let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
-            let ga = (ya * &up)?.sum_all()?.backward()?;
-            let gb = (yb * &up)?.sum_all()?.backward()?;
-            for (a, b) in [(&xa, &xb), (&wa, &wb)] {
-                let (a, b) = (ga.get(a).expect("grad"), gb.get(b).expect("grad"));
-                let scale = b.abs()?.max_all()?.to_scalar::<f32>()?.max(1.0);
-                assert!(diff(a, b)? < 1e-5 * scale, "b{b} c{c} f{f}: gradients");
-            }
+        for dims in [(3, 5, 1, 4, 3), (70, 32, 2, 8, 8), (2, 17, 3, 1, 1)] {
+            check_conv_against_candle(&mut rt, dims, (1, 0), |x, w| {
+                conv1x1_from_bordered(&to_bordered(x)?, w)
+            })?;
         }
         Ok(())
     }

@@ -574,38 +574,24 @@ pub fn conv3x3_infer(
 mod tests {
     use super::super::bordered::{from_bordered, to_bordered};
     use super::*;
-    use crate::model::test_tensors::{max_abs, max_diff};
-    use candle_core::{Device, Var};
+    use crate::model::test_tensors::{check_conv_against_candle, max_diff};
+    use candle_core::Device;
 
     #[test]
     fn values_and_gradients_match_candle() -> Result<()> {
         let mut rt = crate::model::test_tensors::SeededTensors::new(1);
-        let dev = Device::Cpu;
         // batch, channels, filters, height, width; the last ones span
         // several blocks and gradient groups.
-        for (b, c, f, h, w) in [
+        for dims in [
             (2, 3, 4, 5, 4),
             (3, 6, 8, 8, 8),
             (1, 2, 3, 1, 1),
             (70, 8, 5, 8, 8),
             (300, 4, 4, 3, 2),
         ] {
-            let x0 = rt.randn(0f32, 1.0, (b, c, h, w), &dev)?;
-            let w0 = rt.randn(0f32, 0.3, (f, c, 3, 3), &dev)?;
-            let (xa, wa) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
-            let (xb, wb) = (Var::from_tensor(&x0)?, Var::from_tensor(&w0)?);
-            let ya = from_bordered(&conv3x3(&to_bordered(&xa)?, &wa)?)?;
-            let yb = xb.conv2d(&wb, 1, 1, 1, 1)?;
-            let what = format!("b{b} c{c} f{f} {h}x{w}");
-            assert!(max_diff(&ya, &yb) < 1e-5, "{what}: values");
-            let up = rt.randn(0f32, 1.0, ya.shape(), &dev)?;
-            let ga = (ya * &up)?.sum_all()?.backward()?;
-            let gb = (yb * &up)?.sum_all()?.backward()?;
-            for (name, a, b) in [("x", &xa, &xb), ("w", &wa, &wb)] {
-                let (a, b) = (ga.get(a).expect("grad"), gb.get(b).expect("grad"));
-                let d = max_diff(a, b);
-                assert!(d < 1e-5 * max_abs(b).max(1.0), "{what}: d{name} by {d}");
-            }
+            check_conv_against_candle(&mut rt, dims, (3, 1), |x, w| {
+                from_bordered(&conv3x3(&to_bordered(x)?, w)?)
+            })?;
         }
         Ok(())
     }
