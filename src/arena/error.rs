@@ -23,8 +23,11 @@ pub enum ArenaError {
         player: String,
         error: Box<crate::search::SearchError>,
     },
-    #[error("game {game}: no start position: {why}")]
-    Start { game: usize, why: String },
+    #[error("game {game}: no start position: {source}")]
+    Start {
+        game: usize,
+        source: crate::games::SupportError,
+    },
     /// A bad board size, setups source or count.
     #[error("{0}")]
     Options(String),

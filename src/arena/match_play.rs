@@ -1,12 +1,13 @@
 use super::{play_game_from, ArenaError, MatchResult};
 use crate::game::Game;
+use crate::games::SupportError;
 use crate::search::Player;
 use crate::util::{seeded_rng, SeededRng};
 use rayon::prelude::*;
 
 /// A start position for game `i`, drawn from that game's random stream
 /// (Arimaa setups); the error says why there is none.
-pub type StartFn<'a, G> = dyn Fn(&mut SeededRng) -> Result<G, String> + Sync + 'a;
+pub type StartFn<'a, G> = dyn Fn(&mut SeededRng) -> Result<G, SupportError> + Sync + 'a;
 
 /// Plays `games` games of A against B from the standard start on rayon:
 /// A moves first in the even games. Game `i` draws from stream `i` of
@@ -39,7 +40,7 @@ pub fn play_match_from<G: Game>(
             let mut rng = seeded_rng(seed, i as u64);
             let a_first = i % 2 == 0;
             let (first, second) = if a_first { (a, b) } else { (b, a) };
-            let s = start(&mut rng).map_err(|why| ArenaError::Start { game: i, why })?;
+            let s = start(&mut rng).map_err(|source| ArenaError::Start { game: i, source })?;
             let r = play_game_from(s, first, second, i, &mut rng, max_plies)
                 .map(|g| (a_first, g.outcome, g.moves.len()));
             if let Some(p) = progress {

@@ -164,7 +164,7 @@ pub fn round_robin<G: crate::games::GameSupport>(
             let mut rng = seeded_rng(cfg.seed, g as u64);
             let s: G = start
                 .start(&mut rng)
-                .map_err(|why| ArenaError::Start { game: g, why })?;
+                .map_err(|source| ArenaError::Start { game: g, source })?;
             let game = play_game_from(
                 s,
                 players[first].as_ref(),

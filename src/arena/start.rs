@@ -5,7 +5,7 @@
 
 use super::ArenaError;
 use crate::game::Game;
-use crate::games::{GameSupport, Openings};
+use crate::games::{GameSupport, Openings, SupportError};
 use crate::util::SeededRng;
 
 /// The start of every game of a match: board size and openings.
@@ -47,16 +47,14 @@ impl StartConfig {
 
     /// The start of a game, drawing Arimaa setups from `rng` (the game's
     /// own stream, so starts do not depend on the thread count).
-    pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<G, String> {
-        G::start(self.size, &self.openings, rng)
-            .map(|(g, _setups)| g)
-            .map_err(|e| e.to_string())
+    pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<G, SupportError> {
+        G::start(self.size, &self.openings, rng).map(|(g, _setups)| g)
     }
 
     /// `start` as a function for [`super::play_match_from`].
     pub fn starter<G: GameSupport>(
         &self,
-    ) -> impl Fn(&mut SeededRng) -> Result<G, String> + Sync + '_ {
+    ) -> impl Fn(&mut SeededRng) -> Result<G, SupportError> + Sync + '_ {
         move |rng| self.start::<G>(rng)
     }
 }

@@ -158,7 +158,7 @@ fn play<G: GameSupport>(
         play_match_from(
             &timed,
             spiel.as_ref(),
-            &|_| G::with_size(size).map_err(|e| e.to_string()),
+            &|_| G::with_size(size).map_err(plies::games::SupportError::from),
             a.matches_games,
             a.seed,
             None,

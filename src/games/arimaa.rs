@@ -212,7 +212,7 @@ pub fn shipped_setups() -> Result<(SetupSampler, String), SupportError> {
                 .0,
         );
     }
-    let sampler = SetupSampler::from_records(&records).map_err(|e| shipped(e.to_string()))?;
+    let sampler = setups_of(&records).map_err(|e| shipped(e.to_string()))?;
     Ok((sampler, "archive:allgames2002.txt,fake_archive.txt".into()))
 }
 
@@ -224,9 +224,19 @@ pub fn setups_from_file(path: &Path) -> Result<SetupSampler, SupportError> {
         why,
     };
     let records = crate::record::read_records(path).map_err(|e| bad(e.to_string()))?;
-    SetupSampler::from_records(&records).map_err(|why| {
+    setups_of(&records).map_err(|why| {
         bad(format!(
             "{why} (expected Arimaa records with two setups each)"
         ))
     })
+}
+
+/// The setups of the Arimaa records among `records`.
+fn setups_of(records: &[GameRecord]) -> Result<SetupSampler, crate::game::arimaa::SetupError> {
+    SetupSampler::from_notations(
+        records
+            .iter()
+            .filter(|r| r.game == Arimaa::NAME && r.setups.len() == 2)
+            .map(|r| (r.setups[0].as_str(), r.setups[1].as_str())),
+    )
 }

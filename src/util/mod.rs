@@ -1,10 +1,12 @@
 //! Small shared helpers: crash-safe file writing, seeded random numbers,
-//! device names.
+//! device names, the move-list digest of the rules oracles.
 
 pub mod atomic;
 mod device;
+mod digest;
 mod seed;
 
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
+pub use digest::legal_digest;
 pub use seed::{derive_seed, seeded_rng, SeededRng};

@@ -7,7 +7,7 @@ use super::notation::{self, board64, parse_step_token, position_line};
 use super::position::Position;
 use super::step::TurnState;
 use crate::game::GameError;
-use crate::record::oracle_jsonl::legal_digest;
+use crate::util::legal_digest;
 
 /// `<side> <board> <count> <fnv>`: the distinct result boards of a turn,
 /// sorted, hashed as the oracle's `moves --digest` does.

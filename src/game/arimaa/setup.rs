@@ -207,17 +207,16 @@ impl SetupSampler {
         Ok(SetupSampler { gold, silver })
     }
 
-    /// The setups of Arimaa game records (as `plies import` writes them);
-    /// records of other games or with unreadable setups are skipped.
-    pub fn from_records(records: &[crate::record::GameRecord]) -> Result<SetupSampler, SetupError> {
-        let pairs = records
-            .iter()
-            .filter(|r| r.game == "arimaa" && r.setups.len() == 2)
-            .filter_map(|r| {
-                let g = Setup::parse(Side::First, &r.setups[0]).ok()?;
-                let s = Setup::parse(Side::Second, &r.setups[1]).ok()?;
-                Some((g, s))
-            });
+    /// The setups of games given as (gold's, silver's) notation, as game
+    /// records store them; pairs that do not read as setups are skipped.
+    pub fn from_notations<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> Result<SetupSampler, SetupError> {
+        let pairs = pairs.into_iter().filter_map(|(gold, silver)| {
+            let g = Setup::parse(Side::First, gold).ok()?;
+            let s = Setup::parse(Side::Second, silver).ok()?;
+            Some((g, s))
+        });
         SetupSampler::new(pairs)
     }
 
@@ -284,7 +283,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(summary.kept, 12);
-        let sampler = SetupSampler::from_records(&records).unwrap();
+        let sampler = SetupSampler::from_notations(
+            records
+                .iter()
+                .map(|r| (r.setups[0].as_str(), r.setups[1].as_str())),
+        )
+        .unwrap();
         assert_eq!(sampler.len(), 12);
         let (g, s) = sampler.sample(&mut seeded_rng(3, 0));
         assert!(records.iter().any(|r| r.setups[0] == g.to_notation()));
