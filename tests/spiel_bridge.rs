@@ -8,7 +8,7 @@
 mod common;
 
 use common::PythonEnv;
-use plies::game::{Amazons, Game, Gomoku, Pentago, TicTacToe};
+use plies::game::{Amazons, ConnectFour, Game, Gomoku, Pentago, TicTacToe};
 use plies::games::GameSupport;
 use plies::search::spiel_bot::{spiel_mcts_player, SpielMctsOptions, SpielMctsPlayer};
 use plies::search::{Player, RandomPlayer, SearchError};
@@ -104,6 +104,7 @@ fn whole_games_against_random() {
     whole_games(&python, Gomoku::with_size(9).unwrap(), "50");
     whole_games(&python, Pentago::new(), "50");
     whole_games(&python, Amazons::with_size(6).unwrap(), "30");
+    whole_games(&python, ConnectFour::new(), "50");
 }
 
 #[test]

@@ -101,8 +101,12 @@ pub fn bench_playouts(a: PlayoutsArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     println!(
-        "{} {size}x{size}: {} uniformly random games, {} moves in {seconds:.3} s (1 thread, seed {})",
-        a.game, a.games, tally.moves, a.seed
+        "{} {}: {} uniformly random games, {} moves in {seconds:.3} s (1 thread, seed {})",
+        a.game,
+        plies::with_game!(a.game, G => G::board_label(size)),
+        a.games,
+        tally.moves,
+        a.seed
     );
     println!("{:<16} {:>14.1}", "games/s", games_per_s);
     println!("{:<16} {:>14.0}", "moves/s", moves_per_s);

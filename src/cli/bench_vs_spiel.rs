@@ -24,7 +24,7 @@ use std::time::Instant;
 
 #[derive(Args)]
 pub struct VsSpielArgs {
-    /// GAME:SIZE pairs: amazons, gomoku, pentago, tictactoe.
+    /// GAME:SIZE pairs of the games OpenSpiel has: amazons, gomoku, pentago, tictactoe, connect-four.
     #[arg(long, value_delimiter = ',', default_value = "amazons:8,gomoku:9")]
     games: Vec<String>,
     /// Simulations per decision of both sides in the first match; OpenSpiel's
@@ -53,6 +53,8 @@ pub struct VsSpielArgs {
 struct Row {
     game: String,
     size: usize,
+    /// The board as reports name it (`9x9`, `7x6`).
+    board: String,
     condition: &'static str,
     plies: String,
     spiel: String,
@@ -144,8 +146,9 @@ fn play<G: GameSupport>(
     let spiel_before = (spiel.moves(), spiel.seconds_per_move());
     if !a.quiet {
         eprintln!(
-            "{} {size}x{size}: {} vs {} ({condition}, {} games)...",
+            "{} {}: {} vs {} ({condition}, {} games)...",
             G::NAME,
+            G::board_label(size),
             timed.name(),
             spiel.name(),
             a.matches_games
@@ -177,6 +180,7 @@ fn play<G: GameSupport>(
     Ok(Row {
         game: G::NAME.into(),
         size,
+        board: G::board_label(size),
         condition,
         plies: r.a.clone(),
         spiel: r.b.clone(),
@@ -221,7 +225,7 @@ fn print_rows(rows: &[Row], json: bool) {
     for r in rows {
         println!(
             "{:<12} {:<19} {:>5} {:>11} {:>+7.3} {:>24} {:>9.1} {:>9.1} {:>10.0} {:>8.2}",
-            format!("{} {}x{}", r.game, r.size, r.size),
+            format!("{} {}", r.game, r.board),
             r.condition,
             r.games,
             format!("{}/{}/{}", r.wins, r.draws, r.losses),
