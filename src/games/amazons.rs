@@ -2,7 +2,9 @@
 //! minimal-distance and Lieberum hand evaluators, OpenSpiel's `amazons`
 //! (a move is three actions: from, to, arrow).
 
-use super::{hand_score, GameKind, GameSupport, ImportedFile, ScoreFn, SupportError};
+use super::{
+    hand_score, unknown_format, GameKind, GameSupport, ImportedFile, ScoreFn, SupportError,
+};
 use crate::encode::{amazons_encoder, EncodeError, Encoder};
 use crate::game::{Amazons, AmazonsMove, Game};
 use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist};
@@ -40,11 +42,7 @@ impl GameSupport for Amazons {
 
     fn import_records(format: &str, path: &Path) -> Result<ImportedFile, SupportError> {
         if format != "amazons-text" {
-            return Err(SupportError::UnknownFormat {
-                game: Self::NAME,
-                format: format.to_string(),
-                known: Self::RECORD_FORMATS.join(", "),
-            });
+            return Err(unknown_format::<Self>(format));
         }
         let stem = path.file_stem().unwrap_or_default().to_string_lossy();
         let file = path.file_name().unwrap_or_default().to_string_lossy();

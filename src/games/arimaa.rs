@@ -3,7 +3,10 @@
 //! records that start from two setups, named terminations, and turns built
 //! one random step at a time for exploration.
 
-use super::{GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, ScoreFn, SupportError};
+use super::{
+    unknown_format, GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, ScoreFn,
+    SupportError,
+};
 use crate::encode::{arimaa_encoder, ArimaaRichPlanes, ArimaaTypePlanes, EncodeError, Encoder};
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::arimaa::{Setup, SetupSampler};
@@ -156,11 +159,7 @@ impl GameSupport for Arimaa {
     fn import_records(format: &str, path: &Path) -> Result<ImportedFile, SupportError> {
         use crate::record::arimaa_archive::{import_file, ImportOptions, FORMAT};
         if format != FORMAT {
-            return Err(SupportError::UnknownFormat {
-                game: Self::NAME,
-                format: format.to_string(),
-                known: Self::RECORD_FORMATS.join(", "),
-            });
+            return Err(unknown_format::<Self>(format));
         }
         let (records, summary) = import_file(path, &ImportOptions::default())?;
         Ok(ImportedFile {

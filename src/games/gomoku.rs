@@ -1,7 +1,7 @@
 //! Gomoku's support: the stone-grid encoder, EXPERT's immediate wins (the
 //! point that makes five is the point that blocks it), OpenSpiel's `gomoku`.
 
-use super::{cell_action, GameKind, GameSupport, ImportedFile, SupportError};
+use super::{cell_action, unknown_format, GameKind, GameSupport, ImportedFile, SupportError};
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::{Game, Gomoku, GomokuMove, Side};
 use crate::record::gomoku_pgn::import_playok_gomoku;
@@ -31,11 +31,7 @@ impl GameSupport for Gomoku {
                     skipped: file.skipped,
                 })
             }
-            _ => Err(SupportError::UnknownFormat {
-                game: Self::NAME,
-                format: format.to_string(),
-                known: Self::RECORD_FORMATS.join(", "),
-            }),
+            _ => Err(unknown_format::<Self>(format)),
         }
     }
 

@@ -288,11 +288,7 @@ pub trait GameSupport: Game {
     /// the games that cannot be imported are listed (`id: why`), a file
     /// that cannot be read is an error naming it.
     fn import_records(format: &str, _path: &std::path::Path) -> Result<ImportedFile, SupportError> {
-        Err(SupportError::UnknownFormat {
-            game: Self::NAME,
-            format: format.to_string(),
-            known: Self::RECORD_FORMATS.join(", "),
-        })
+        Err(unknown_format::<Self>(format))
     }
 
     /// Replays a file of the rules oracle's games move for move
@@ -337,6 +333,15 @@ pub fn spiel_game_string<G: GameSupport>(size: usize) -> Option<String> {
         .map(|(k, v)| format!("{k}={v}"))
         .collect();
     Some(format!("{name}({})", params.join(",")))
+}
+
+/// `format` is not one of `G`'s record formats.
+pub(crate) fn unknown_format<G: GameSupport>(format: &str) -> SupportError {
+    SupportError::UnknownFormat {
+        game: G::NAME,
+        format: format.to_string(),
+        known: G::RECORD_FORMATS.join(", "),
+    }
 }
 
 /// One OpenSpiel action in `0..cells`, for games whose move is one cell.
