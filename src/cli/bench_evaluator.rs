@@ -10,6 +10,7 @@
 //! process) as the ceiling a batch of that size could reach.
 
 use super::bench_models::BenchModel;
+use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device};
 use candle_nn::{VarBuilder, VarMap};
@@ -212,7 +213,7 @@ fn measure_once(
 /// Positions/s of one forward pass per batch size, plies and PyTorch, from
 /// `plies bench infer --json` run as a child of this binary.
 struct Forward {
-    torch: Result<String, String>,
+    torch: Result<String, PeerError>,
     /// `(batch, plies, torch)`.
     rows: Vec<(usize, Option<f64>, Option<f64>)>,
 }
@@ -220,7 +221,7 @@ struct Forward {
 fn forward_rates(a: &EvaluatorBenchArgs, threads: usize) -> Forward {
     let batches: Vec<usize> = a.max_batch.clone();
     let none = |why: String| Forward {
-        torch: Err(why),
+        torch: Err(PeerError::NotRun(why)),
         rows: batches.iter().map(|&b| (b, None, None)).collect(),
     };
     if a.no_torch {
@@ -264,8 +265,8 @@ fn forward_rates(a: &EvaluatorBenchArgs, threads: usize) -> Forward {
     };
     let torch = match (v["torch"].as_str(), v["torch_note"].as_str()) {
         (Some(version), _) => Ok(version.to_string()),
-        (None, Some(note)) => Err(note.to_string()),
-        (None, None) => Err("no PyTorch result".to_string()),
+        (None, Some(note)) => Err(PeerError::NotRun(note.to_string())),
+        (None, None) => Err(PeerError::NotRun("no PyTorch result".into())),
     };
     let rows = batches
         .iter()
@@ -482,7 +483,7 @@ fn report(a: &EvaluatorBenchArgs, threads: usize, games: usize, cells: &[Cell], 
                 "rows": rows,
                 "forward": forward,
                 "torch": fwd.torch.as_ref().ok(),
-                "torch_note": fwd.torch.as_ref().err(),
+                "torch_note": fwd.torch.as_ref().err().map(|e| e.to_string()),
             })
         );
         return;

@@ -3,6 +3,7 @@
 //! pyarrow + numpy loader (`scripts/bench_loader_pyarrow.py`) doing the same
 //! work on the same shards in the same run.
 
+use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
@@ -134,40 +135,29 @@ fn write_synthetic(dir: &Path, rows: usize, seed: u64) -> anyhow::Result<()> {
 }
 
 /// Runs the pyarrow side; `Err` carries the note to print when it cannot run.
-fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, String> {
+fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, PeerError> {
     let python = super::python::find_python(a.python.clone(), "PLIES_DATA_PYTHON", ".venv-data");
-    let ok = Command::new(&python)
-        .args(["-c", "import pyarrow, numpy"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        return Err(format!(
-            "{} cannot import pyarrow and numpy (set --python or PLIES_DATA_PYTHON, or \
-             `python3 -m venv .venv-data && .venv-data/bin/pip install pyarrow numpy`)",
-            python.display()
-        ));
-    }
-    let out = Command::new(&python)
-        .arg(super::python::script_path("bench_loader_pyarrow.py"))
+    super::python::require_modules(
+        &python,
+        "pyarrow, numpy",
+        "set --python or PLIES_DATA_PYTHON, or \
+         `python3 -m venv .venv-data && .venv-data/bin/pip install pyarrow numpy`",
+    )?;
+    let mut cmd = Command::new(&python);
+    cmd.arg(super::python::script_path("bench_loader_pyarrow.py"))
         .arg("--data")
         .arg(&a.data)
         .args(["--batch", &a.batch.to_string()])
         .args(["--buffer-rows", &a.buffer_rows.to_string()])
         .args(["--epochs", &a.epochs.to_string()])
         .args(["--split", &a.split])
-        .args(["--seed", &a.seed.to_string()])
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", python.display()))?;
+        .args(["--seed", &a.seed.to_string()]);
+    let out = super::python::run_peer(&mut cmd, "the pyarrow loader")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(format!(
-            "the pyarrow loader failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
-    }
-    serde_json::from_str(stdout.trim()).map_err(|e| format!("no JSON from the pyarrow loader: {e}"))
+    serde_json::from_str(stdout.trim()).map_err(|e| PeerError::Output {
+        what: "the pyarrow loader",
+        why: e.to_string(),
+    })
 }
 
 pub fn bench_loader(a: LoaderBenchArgs) -> anyhow::Result<ExitCode> {
@@ -277,7 +267,7 @@ pub fn bench_loader(a: LoaderBenchArgs) -> anyhow::Result<ExitCode> {
 
     // (c) pyarrow + numpy on the same shards.
     let py = if a.no_python {
-        Err("skipped (--no-python)".to_string())
+        Err(PeerError::NotRun("skipped (--no-python)".into()))
     } else {
         run_python(&a)
     };
@@ -298,7 +288,7 @@ pub fn bench_loader(a: LoaderBenchArgs) -> anyhow::Result<ExitCode> {
                 "cnn3_train": { "steps": a.train_steps.max(1), "seconds": train_s,
                     "positions_per_s": train_rate, "last_loss": loss },
                 "loader_over_training": loader_rate / train_rate,
-                "pyarrow": match &py { Ok(v) => v.clone(), Err(note) => serde_json::json!({ "skipped": note }) },
+                "pyarrow": match &py { Ok(v) => v.clone(), Err(note) => serde_json::json!({ "skipped": note.to_string() }) },
                 "loader_over_pyarrow": py_rate.map(|p| loader_rate / p),
             })
         );

@@ -4,6 +4,7 @@
 //! PyTorch (`scripts/bench_torch_models.py`) on the same architecture,
 //! batch and thread count in the same run, with the ratios plies/PyTorch.
 
+use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
@@ -251,20 +252,14 @@ fn run_torch(
     mode: &str,
     batches: &[usize],
     threads: usize,
-) -> Result<(String, Vec<f64>), String> {
+) -> Result<(String, Vec<f64>), PeerError> {
     let python = super::python::find_python(c.python.clone(), "PLIES_TORCH_PYTHON", ".venv-torch");
-    let ok = Command::new(&python)
-        .args(["-c", "import torch"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        return Err(format!(
-            "{} cannot import torch (set --python or PLIES_TORCH_PYTHON, or \
-             `python3 -m venv .venv-torch && .venv-torch/bin/pip install torch`)",
-            python.display()
-        ));
-    }
+    super::python::require_modules(
+        &python,
+        "torch",
+        "set --python or PLIES_TORCH_PYTHON, or \
+         `python3 -m venv .venv-torch && .venv-torch/bin/pip install torch`",
+    )?;
     let mut cmd = Command::new(&python);
     cmd.arg(super::python::script_path("bench_torch_models.py"))
         .args(["--mode", mode, "--threads", &threads.to_string()])
@@ -290,19 +285,12 @@ fn run_torch(
     cmd.args(["--seconds", &c.seconds.to_string()])
         .args(["--rounds", &c.rounds.max(1).to_string()])
         .env("OMP_NUM_THREADS", threads.to_string());
-    let out = cmd
-        .output()
-        .map_err(|e| format!("could not run {}: {e}", python.display()))?;
-    if !out.status.success() {
-        return Err(format!(
-            "the PyTorch benchmark failed ({}): {}{}",
-            out.status,
-            String::from_utf8_lossy(&out.stdout).trim(),
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("no JSON from the PyTorch benchmark: {e}"))?;
+    let out = super::python::run_peer(&mut cmd, "the PyTorch benchmark")?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).map_err(|e| PeerError::Output {
+            what: "the PyTorch benchmark",
+            why: e.to_string(),
+        })?;
     let version = v["torch"].as_str().unwrap_or("?").to_string();
     let rates: Option<Vec<f64>> = v["results"].as_array().map(|r| {
         r.iter()
@@ -311,7 +299,10 @@ fn run_torch(
     });
     match rates {
         Some(r) if r.len() == batches.len() => Ok((version, r)),
-        _ => Err(format!("unexpected PyTorch benchmark output: {v}")),
+        _ => Err(PeerError::Output {
+            what: "the PyTorch benchmark",
+            why: v.to_string(),
+        }),
     }
 }
 
@@ -328,7 +319,7 @@ fn report(
     what: &str,
     threads: usize,
     rows: &[Row],
-    torch: &Result<String, String>,
+    torch: &Result<String, PeerError>,
 ) {
     let ratio = |a: Option<f64>, b: Option<f64>| a.zip(b).map(|(a, b)| a / b);
     if c.json {
@@ -350,7 +341,7 @@ fn report(
             serde_json::json!({
                 "model": model_name(c.model), "mode": mode,
                 "threads": threads, "torch": torch.as_ref().ok(),
-                "torch_note": torch.as_ref().err(), "rows": rows,
+                "torch_note": torch.as_ref().err().map(|e| e.to_string()), "rows": rows,
             })
         );
         return;
@@ -391,9 +382,12 @@ fn torch_column(
     mode: &str,
     batches: &[usize],
     threads: usize,
-) -> (Result<String, String>, Vec<Option<f64>>) {
+) -> (Result<String, PeerError>, Vec<Option<f64>>) {
     if c.no_torch {
-        return (Err("--no-torch".into()), vec![None; batches.len()]);
+        return (
+            Err(PeerError::NotRun("--no-torch".into())),
+            vec![None; batches.len()],
+        );
     }
     match run_torch(c, mode, batches, threads) {
         Ok((v, r)) => (Ok(v), r.into_iter().map(Some).collect()),

@@ -25,3 +25,77 @@ pub fn script_path(name: &str) -> PathBuf {
             .join(name)
     }
 }
+
+/// Why a Python peer of a benchmark gave no figures (the benchmark goes on
+/// without its column and prints this as a note).
+#[derive(Debug, thiserror::Error)]
+pub enum PeerError {
+    #[error("{python} cannot import {modules} ({hint})")]
+    Missing {
+        python: String,
+        modules: &'static str,
+        hint: &'static str,
+    },
+    #[error("could not run {program}: {source}")]
+    Start {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("{what} failed ({status}): {output}")]
+    Failed {
+        what: &'static str,
+        status: std::process::ExitStatus,
+        output: String,
+    },
+    #[error("unusable output from {what}: {why}")]
+    Output { what: &'static str, why: String },
+    /// Not asked for (`--no-torch`), or a note passed on by a child run.
+    #[error("{0}")]
+    NotRun(String),
+}
+
+/// Checks that `python` can import `modules` (`import a, b`); `hint` says
+/// how to get them.
+pub fn require_modules(
+    python: &Path,
+    modules: &'static str,
+    hint: &'static str,
+) -> Result<(), PeerError> {
+    let ok = std::process::Command::new(python)
+        .args(["-c", &format!("import {modules}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if ok {
+        Ok(())
+    } else {
+        Err(PeerError::Missing {
+            python: python.display().to_string(),
+            modules,
+            hint,
+        })
+    }
+}
+
+/// A child's output, or why it failed: `what` names the child.
+pub fn run_peer(
+    cmd: &mut std::process::Command,
+    what: &'static str,
+) -> Result<std::process::Output, PeerError> {
+    let out = cmd.output().map_err(|source| PeerError::Start {
+        program: format!("{:?}", cmd.get_program()),
+        source,
+    })?;
+    if !out.status.success() {
+        return Err(PeerError::Failed {
+            what,
+            status: out.status,
+            output: format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout).trim(),
+                String::from_utf8_lossy(&out.stderr).trim()
+            ),
+        });
+    }
+    Ok(out)
+}
