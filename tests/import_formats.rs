@@ -14,6 +14,22 @@ fn run_ok(args: &[&str]) -> String {
     t
 }
 
+/// Runs `plies` expecting a refusal; its output, which must hold every
+/// one of `needles`.
+fn refused(args: &[&str], needles: &[&str]) -> String {
+    let out = plies(args);
+    let t = text(&out);
+    assert!(
+        !out.status.success(),
+        "plies {} was accepted",
+        args.join(" ")
+    );
+    for n in needles {
+        assert!(t.contains(n), "plies {}: no '{n}' in:\n{t}", args.join(" "));
+    }
+    t
+}
+
 fn summary(dir: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(dir.join("import-summary.json")).unwrap()).unwrap()
 }
@@ -39,9 +55,7 @@ fn playok_gomoku_imports_and_builds_a_dataset_from_its_directory() {
     assert_eq!(records.len(), 280);
     assert!(records.iter().all(|r| r.game == "gomoku"));
     // A second import into the same directory is refused without --force.
-    let again = plies(&args);
-    assert!(!again.status.success());
-    assert!(text(&again).contains("--force"), "{}", text(&again));
+    refused(&args, &["--force"]);
 
     let ds = dir.path().join("ds");
     run_ok(&[
@@ -82,50 +96,29 @@ fn amazons_text_imports_and_bad_lines_are_named() {
     assert_eq!(records[1].board_size, Some(8));
     assert_eq!(records[1].result, Some(plies::game::Side::First));
     std::fs::write(&file, "6 b1-b4/e4 zz *\n").unwrap();
-    let bad = plies(&[
-        "import",
-        "--game",
-        "amazons",
-        file.to_str().unwrap(),
-        "--out",
-        dir.path().join("bad").to_str().unwrap(),
-    ]);
-    assert!(!bad.status.success());
-    let t = text(&bad);
-    assert!(t.contains("games.txt:1") && t.contains("'zz'"), "{t}");
+    let bad = dir.path().join("bad");
+    let (file, bad) = (file.to_str().unwrap(), bad.to_str().unwrap());
+    refused(
+        &["import", "--game", "amazons", file, "--out", bad],
+        &["games.txt:1", "'zz'"],
+    );
 }
 
 #[test]
 fn games_without_a_format_and_unknown_formats_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("x");
-    let o = plies(&[
-        "import",
-        "--game",
-        "pentago",
-        "f.txt",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    assert!(
-        text(&o).contains("no record format of pentago"),
-        "{}",
-        text(&o)
+    let out = out.to_str().unwrap();
+    refused(
+        &["import", "--game", "pentago", "f.txt", "--out", out],
+        &["no record format of pentago"],
     );
-    let o = plies(&[
-        "import",
-        "--game",
-        "gomoku",
-        "--format",
-        "sgf",
-        "f.txt",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    let t = text(&o);
-    assert!(t.contains("'sgf'") && t.contains("playok-pgn"), "{t}");
+    refused(
+        &[
+            "import", "--game", "gomoku", "--format", "sgf", "f.txt", "--out", out,
+        ],
+        &["'sgf'", "playok-pgn"],
+    );
 }
 
 #[test]
@@ -161,14 +154,10 @@ fn a_selfplay_directory_is_a_record_source() {
     assert_eq!(report["games_read"], 30, "{t}");
     let empty = dir.path().join("empty");
     std::fs::create_dir_all(&empty).unwrap();
-    let o = plies(&[
-        "dataset",
-        "build",
-        "--records",
-        empty.to_str().unwrap(),
-        "--out",
-        dir.path().join("ds2").to_str().unwrap(),
-    ]);
-    assert!(!o.status.success());
-    assert!(text(&o).contains("no record files"), "{}", text(&o));
+    let ds2 = dir.path().join("ds2");
+    let (empty, ds2) = (empty.to_str().unwrap(), ds2.to_str().unwrap());
+    refused(
+        &["dataset", "build", "--records", empty, "--out", ds2],
+        &["no record files"],
+    );
 }
