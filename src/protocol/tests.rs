@@ -448,19 +448,25 @@ fn makemove_cancels_a_search_without_an_answer() {
     d.join().unwrap();
 }
 
+/// `go ponder` from the opening says nothing for `wait_ms`, then `stop`
+/// answers a legal move.
+fn ponder_answers_when_stopped(d: &Driver, spec: &str, wait_ms: u64) {
+    d.send("go ponder");
+    std::thread::sleep(Duration::from_millis(wait_ms));
+    assert!(
+        !d.sync().iter().any(|l| l.starts_with("bestmove")),
+        "{spec}"
+    );
+    d.send("stop");
+    let mv = bestmove(d.until("bestmove").last().unwrap());
+    Arimaa::new().parse_move(&mv).unwrap();
+}
+
 #[test]
 fn ponder_answers_only_when_stopped() {
     for spec in ["random", "alphabeta:depth=1"] {
         let d = opening_driver(spec);
-        d.send("go ponder");
-        std::thread::sleep(Duration::from_millis(300));
-        assert!(
-            !d.sync().iter().any(|l| l.starts_with("bestmove")),
-            "{spec}"
-        );
-        d.send("stop");
-        let mv = bestmove(d.until("bestmove").last().unwrap());
-        Arimaa::new().parse_move(&mv).unwrap();
+        ponder_answers_when_stopped(&d, spec, 300);
         // A ponder dropped by makemove says nothing.
         d.send("go ponder");
         d.send("makemove Ee2n Ee3n");
@@ -705,15 +711,7 @@ fn stop_ends_an_mcts_search_promptly() {
         let sims: u64 = info(&lines, "simulations").unwrap().parse().unwrap();
         assert!(sims > 0, "{spec}: {lines:?}");
         // A ponder answers only when stopped, then a legal move too.
-        d.send("go ponder");
-        std::thread::sleep(Duration::from_millis(200));
-        assert!(
-            !d.sync().iter().any(|l| l.starts_with("bestmove")),
-            "{spec}"
-        );
-        d.send("stop");
-        let mv = bestmove(d.until("bestmove").last().unwrap());
-        Arimaa::new().parse_move(&mv).unwrap();
+        ponder_answers_when_stopped(&d, &spec, 200);
         // makemove drops a running search without an answer.
         d.send("go");
         std::thread::sleep(Duration::from_millis(100));
