@@ -153,7 +153,7 @@ fn connect_four_goes_through_selfplay_dataset_training_and_matches() {
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join("ds/manifest.json")).unwrap())
             .unwrap();
-    assert_eq!(manifest["encoder"]["name"], "connect-four-2x6x7");
+    assert_eq!(manifest["encoder"]["name"], "stones-2");
     assert_eq!(manifest["encoder"]["shape"], serde_json::json!([2, 6, 7]));
     plies_ok(&[
         "train",

@@ -35,16 +35,23 @@ impl StoneGrid for Pentago {
 }
 
 /// Plane 0: the side to move's stones (1), plane 1: the opponent's (1);
-/// shape `[2, N, N]` for the board size it was made for.
+/// shape `[2, rows, columns]` for the board it was made for.
 pub struct Stones2 {
-    size: usize,
+    rows: usize,
+    columns: usize,
 }
 
 impl Stones2 {
     pub const NAME: &'static str = "stones-2";
 
+    /// For square boards of side `size`.
     pub fn new(size: usize) -> Stones2 {
-        Stones2 { size }
+        Stones2::rect(size, size)
+    }
+
+    /// For boards of `rows` x `columns` (Connect Four's 6 x 7).
+    pub fn rect(rows: usize, columns: usize) -> Stones2 {
+        Stones2 { rows, columns }
     }
 }
 
@@ -53,14 +60,14 @@ impl<G: StoneGrid> Encoder<G> for Stones2 {
         EncoderSpec {
             name: Self::NAME.into(),
             version: 1,
-            shape: [2, self.size, self.size],
+            shape: [2, self.rows, self.columns],
             globals: 0,
             perspective: Perspective::SideToMove,
         }
     }
 
     fn plane_len(&self) -> usize {
-        2 * self.size * self.size
+        2 * self.rows * self.columns
     }
 
     fn globals_len(&self) -> usize {
@@ -72,12 +79,13 @@ impl<G: StoneGrid> Encoder<G> for Stones2 {
     }
 
     fn encode(&self, state: &G, planes: &mut [i8], _globals: &mut [f32]) {
+        // A game's size is its board's width.
         debug_assert_eq!(
             state.size(),
-            self.size,
+            self.columns,
             "encoder made for another board size"
         );
-        let cells = self.size * self.size;
+        let cells = self.rows * self.columns;
         planes[..2 * cells].fill(0);
         let me = state.side_to_move();
         for i in 0..cells {

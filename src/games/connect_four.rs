@@ -1,9 +1,9 @@
-//! Connect Four's support: the two-plane encoder, the `threats` hand
+//! Connect Four's support: the `stones-2` encoder on its 6 x 7 board, the `threats` hand
 //! evaluator, EXPERT's immediate wins, OpenSpiel's `connect_four` (a move
 //! is one action, its column).
 
 use super::{cell_action, hand_score, GameKind, GameSupport, ScoreFn};
-use crate::encode::{EncodeError, Encoder, EncoderSpec, Perspective};
+use crate::encode::{EncodeError, Encoder, StoneGrid, Stones2};
 use crate::game::connect_four::{COLUMNS, ROWS};
 use crate::game::{ConnectFour, ConnectFourMove, Game, Side};
 use crate::infer::hand::HandEvaluator;
@@ -16,11 +16,11 @@ impl GameSupport for ConnectFour {
         format!("{COLUMNS}x{ROWS}")
     }
 
-    const ENCODERS: &'static [&'static str] = &[Planes::NAME];
+    const ENCODERS: &'static [&'static str] = &[Stones2::NAME];
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         match name {
-            Planes::NAME if size == COLUMNS => Ok(Box::new(Planes)),
+            Stones2::NAME if size == COLUMNS => Ok(Box::new(Stones2::rect(ROWS, COLUMNS))),
             _ => Err(EncodeError::Unknown {
                 game: Self::NAME.into(),
                 name: format!("{name} (board size {size})"),
@@ -65,48 +65,11 @@ fn columns_of(cells: u64) -> Vec<ConnectFourMove> {
         .collect()
 }
 
-/// `connect-four-2x6x7`: plane 0 the side to move's stones, plane 1 the
-/// opponent's, rows top first.
-struct Planes;
-
-impl Planes {
-    const NAME: &'static str = "connect-four-2x6x7";
-}
-
-impl Encoder<ConnectFour> for Planes {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [2, ROWS, COLUMNS],
-            globals: 0,
-            perspective: Perspective::SideToMove,
-        }
-    }
-
-    fn plane_len(&self) -> usize {
-        2 * ROWS * COLUMNS
-    }
-
-    fn globals_len(&self) -> usize {
-        0
-    }
-
-    fn perspective(&self) -> Perspective {
-        Perspective::SideToMove
-    }
-
-    fn encode(&self, state: &ConnectFour, planes: &mut [i8], _globals: &mut [f32]) {
-        let cells = ROWS * COLUMNS;
-        planes[..2 * cells].fill(0);
-        let me = state.side_to_move();
-        for i in 0..cells {
-            match state.cell(i) {
-                Some(s) if s == me => planes[i] = 1,
-                Some(_) => planes[cells + i] = 1,
-                None => {}
-            }
-        }
+/// Connect Four is a grid of stones, so the placement games' `stones-2`
+/// encoder reads it, as a 6 x 7 board.
+impl StoneGrid for ConnectFour {
+    fn stone_at(&self, cell: usize) -> Option<Side> {
+        self.cell(cell)
     }
 }
 
@@ -185,7 +148,7 @@ mod tests {
     #[test]
     fn the_encoder_puts_the_side_to_move_first() {
         let g = play("d d c");
-        let enc = ConnectFour::encoder(Planes::NAME, 7).unwrap();
+        let enc = ConnectFour::encoder(Stones2::NAME, 7).unwrap();
         let mut planes = vec![9i8; enc.plane_len()];
         enc.encode(&g, &mut planes, &mut []);
         // o to move: o's stone is in plane 0, x's two in plane 1.
@@ -194,7 +157,7 @@ mod tests {
         // d1 (bottom row, column d) is x's: cell 5 * 7 + 3 of plane 1.
         assert_eq!(planes[42 + 5 * 7 + 3], 1);
         assert_eq!(planes[4 * 7 + 3], 1, "d2 is o's");
-        assert!(ConnectFour::encoder(Planes::NAME, 6).is_err());
+        assert!(ConnectFour::encoder(Stones2::NAME, 6).is_err());
     }
 
     #[test]
