@@ -194,7 +194,7 @@ fn a_bad_checkpoint_is_refused_before_the_engine_answers() {
         ),
         (
             "mcts:sims=10,evl=material".to_string(),
-            "unknown setting 'evl' for mcts".to_string(),
+            "unknown option 'evl' for mcts".to_string(),
         ),
     ] {
         let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))

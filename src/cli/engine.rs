@@ -38,14 +38,15 @@ pub struct GomocupArgs {
 
 #[derive(Args)]
 pub struct AeiArgs {
-    /// random; alphabeta[:depth=TURNS,time=SECS,nodes=N,eval=E];
-    /// greedy[:eval=E]; or mcts[:sims=N,time=SECS,threads=T,eval=E,
-    /// rollout=K|end,puct=on|off,c=C,vloss=V,reuse=on|off,batch=B] (the
-    /// keys of `plies match`'s mcts). E: material (the default of alphabeta
-    /// and greedy), random, or ckpt:PATH, a trained Arimaa checkpoint
-    /// (loaded, and refused if missing or of another game, before the
-    /// engine answers anything). Any of them may add setup=standard
-    /// (default: a random setup). Example:
+    /// Any player spec of `plies match --game arimaa`: random,
+    /// random-steps[:end=P], alphabeta[:depth=TURNS,time=SECS,nodes=N,eval=E],
+    /// greedy[:eval=E], greedy:CKPT, greedy+:CKPT, or
+    /// mcts[:sims=N,time=SECS,threads=T,eval=E,rollout=K|end,puct=on|off,
+    /// c=C,vloss=V,reuse=on|off,batch=B]. E: material (the default),
+    /// random, or ckpt:PATH, a trained Arimaa checkpoint (loaded, and
+    /// refused if missing or of another game, before the engine answers
+    /// anything). Any of them may add setup=standard (default: a random
+    /// setup). The controller's clock bounds every search. Example:
     /// mcts:sims=2000,threads=2,eval=ckpt:runs/quickstart/arimaa-cnn3/best
     #[arg(long, default_value = "alphabeta", verbatim_doc_comment)]
     player: EngineSpec,
@@ -92,9 +93,14 @@ pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
                     let stream = TcpStream::connect((host.as_str(), port))?;
                     stream.set_nodelay(true)?;
                     let reader = BufReader::new(stream.try_clone()?);
-                    run_aei_with(reader, stream, &config, &player)
+                    run_aei_with(reader, stream, &config, player.as_ref())
                 }
-                _ => run_aei_with(std::io::stdin().lock(), std::io::stdout(), &config, &player),
+                _ => run_aei_with(
+                    std::io::stdin().lock(),
+                    std::io::stdout(),
+                    &config,
+                    player.as_ref(),
+                ),
             };
             // A controller that went away ends the session; that is no error.
             match served {

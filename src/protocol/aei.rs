@@ -24,16 +24,15 @@
 //! assert!(out.contains("bestmove Ra1 Rb1 Rc1 Rd1 Re1 Rf1 Rg1 Rh1 Da2 Hb2 Cc2 Md2 Ee2 Cf2 Hg2 Dh2"));
 //! ```
 
-use super::player::{
-    random_setup, EngineKind, EnginePlayer, EngineSpec, MoveLimits, SearchTree, DEFAULT_DEPTH,
-    DEFAULT_TIME,
-};
+use super::aei_spec::{centi_rabbits, EngineSpec};
 use super::timecontrol::TimeControl;
 use crate::game::arimaa::notation::parse_position_line;
 use crate::game::arimaa::{side_name, Arimaa, Piece, Position, Setup};
 use crate::game::{Game, Outcome, Side};
-use crate::search::game_player::PlayerContext;
-use crate::search::OptionError;
+use crate::search::game_player::{build_player_in, PlayerContext};
+use crate::search::{
+    GameSession, OptionError, Player, SearchError, SearchInfo, Searched, StopFlag,
+};
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::io::{self, BufRead, Write};
@@ -66,9 +65,11 @@ impl AeiConfig {
         }
     }
 
-    /// Builds the player of `spec` in `context` (see [`EnginePlayer::build`]).
-    pub fn player(&self) -> Result<EnginePlayer, crate::search::SearchError> {
-        EnginePlayer::build(&self.spec, &self.context)
+    /// Builds the player of `spec` in `context` with the builder every
+    /// consumer uses; a checkpoint that is missing, unreadable or of
+    /// another game is refused here, naming the spec.
+    pub fn player(&self) -> Result<Arc<dyn Player<Arimaa>>, SearchError> {
+        build_player_in::<Arimaa>(&self.spec.player, &self.context)
     }
 }
 
@@ -151,7 +152,7 @@ enum Phase {
 
 struct Signal {
     /// Answer now with the best move found.
-    stop: AtomicBool,
+    stop: StopFlag,
     /// Drop the search without answering.
     cancel: AtomicBool,
     /// The worker has written its bestmove (it is about to end).
@@ -170,12 +171,15 @@ enum Flow {
     Quit,
 }
 
-struct Engine<'env, W> {
+/// The player's view of the current game (an MCTS tree kept between
+/// moves); a search holds the lock while it runs, and every position
+/// change waits for the search to end first.
+type Session<'p> = Mutex<Box<dyn GameSession<Arimaa> + 'p>>;
+
+struct Engine<'env, 'p, W> {
     out: &'env Out<W>,
-    player: &'env EnginePlayer,
-    /// The MCTS tree kept between moves; a search holds the lock while it
-    /// runs, and every position change waits for the search to end first.
-    tree: &'env Mutex<SearchTree>,
+    player: &'p dyn Player<Arimaa>,
+    session: &'env Session<'p>,
     config: AeiConfig,
     spec: EngineSpec,
     rng: SeededRng,
@@ -208,7 +212,7 @@ pub fn run_aei<R: BufRead, W: Write + Send>(
             return Err(io::Error::new(io::ErrorKind::InvalidInput, e.to_string()));
         }
     };
-    run_aei_with(input, output, config, &player)
+    run_aei_with(input, output, config, player.as_ref())
 }
 
 /// [`run_aei`] with a player already built (its spec should be
@@ -217,17 +221,17 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
     mut input: R,
     output: W,
     config: &AeiConfig,
-    player: &EnginePlayer,
+    player: &dyn Player<Arimaa>,
 ) -> io::Result<()> {
     let out = Out {
         w: Mutex::new(output),
         broken: AtomicBool::new(false),
     };
-    let tree = Mutex::new(SearchTree::default());
+    let session = Mutex::new(player.session());
     let mut engine = Engine {
         out: &out,
         player,
-        tree: &tree,
+        session: &session,
         config: config.clone(),
         spec: config.spec.clone(),
         rng: seeded_rng(config.seed, 0),
@@ -293,7 +297,7 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
     Ok(())
 }
 
-impl<'env, W: Write + Send> Engine<'env, W> {
+impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
     fn send(&self, line: impl Into<String>) {
         let _ = self.out.line(line);
     }
@@ -312,7 +316,7 @@ impl<'env, W: Write + Send> Engine<'env, W> {
         if cancel {
             self.out.cancel(&a.signal.cancel);
         }
-        a.signal.stop.store(true, Ordering::SeqCst);
+        a.signal.stop.raise();
         a.handle.thread().unpark();
         let _ = a.handle.join();
     }
@@ -357,11 +361,11 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 self.drop_search(active);
                 self.phase = Phase::Setup(None);
                 self.tc.new_game();
-                self.clear_tree();
+                self.new_session();
             }
             "setposition" => {
                 self.drop_search(active);
-                self.clear_tree();
+                self.new_session();
                 self.setposition(rest);
             }
             "setoption" => self.setoption(rest),
@@ -380,8 +384,9 @@ impl<'env, W: Write + Send> Engine<'env, W> {
         Flow::Continue
     }
 
-    fn clear_tree(&self) {
-        self.tree.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    /// A new game or position: the player forgets what it kept.
+    fn new_session(&self) {
+        *self.session.lock().unwrap_or_else(|p| p.into_inner()) = self.player.session();
     }
 
     /// Cancels a running search silently (the position is about to change).
@@ -542,14 +547,12 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             }
             Phase::Play(game) => match game.parse_move(text) {
                 Ok(mv) => {
-                    let before = game.hash_key();
-                    game.play(mv);
                     // An MCTS tree keeps the subtree of the position reached.
-                    self.tree.lock().unwrap_or_else(|p| p.into_inner()).advance(
-                        before,
-                        mv,
-                        game.hash_key(),
-                    );
+                    self.session
+                        .lock()
+                        .unwrap_or_else(|p| p.into_inner())
+                        .observe(game, mv);
+                    game.play(mv);
                     None
                 }
                 Err(e) => Some(format!(
@@ -602,7 +605,7 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 let setup = if self.spec.standard_setup {
                     Setup::standard(side)
                 } else {
-                    random_setup(side, &mut self.rng)
+                    Setup::random(side, &mut self.rng)
                 };
                 return self.send(format!("bestmove {}", setup.to_notation()));
             }
@@ -616,89 +619,66 @@ impl<'env, W: Write + Send> Engine<'env, W> {
                 game.as_ref().clone()
             }
         };
-        let player = self.player;
-        let tree = self.tree;
-        let uses_tree = player.kind() == EngineKind::Mcts;
+        let session = self.session;
         let started = Instant::now();
-        let think = if ponder {
-            None
-        } else {
-            self.think_time(game.side_to_move())
-        };
-        let deadline = think.map(|d| started + d);
-        let max_depth = if self.depth_steps > 0 {
-            self.depth_steps.div_ceil(4).max(1)
-        } else {
-            self.spec.depth.unwrap_or(DEFAULT_DEPTH)
-        };
-        let max_nodes = self.spec.nodes;
+        let clock = self.tc.budget(game.side_to_move());
+        let depth = (self.depth_steps > 0).then(|| self.depth_steps.div_ceil(4).max(1));
         let seed: u64 = self.rng.random();
         let signal = Arc::new(Signal {
-            stop: AtomicBool::new(false),
+            stop: StopFlag::new(),
             cancel: AtomicBool::new(false),
             answered: AtomicBool::new(false),
         });
+        let budget = crate::search::Budget {
+            stop: Some(signal.stop.clone()),
+            ..self.spec.budget(clock, depth, ponder)
+        };
         let out = self.out;
         let worker_signal = Arc::clone(&signal);
         let handle = scope.spawn(move || {
             let sig = worker_signal;
             let mut rng = seeded_rng(seed, 1);
-            let limits = MoveLimits {
-                max_depth,
-                deadline,
-                max_nodes,
-                stop: &sig.stop,
+            let mut progress = |info: &SearchInfo| {
+                if let Some(d) = info.depth {
+                    let _ = out.search_lines(&sig, &[format!("info depth {}", 4 * d)], false);
+                }
             };
-            let mut kept = uses_tree.then(|| tree.lock().unwrap_or_else(|p| p.into_inner()));
-            let choice = player.choose(&game, &limits, kept.as_deref_mut(), &mut rng, |r| {
-                let _ = out.search_lines(&sig, &[format!("info depth {}", 4 * r.depth)], false);
-            });
-            drop(kept);
+            let result = session.lock().unwrap_or_else(|p| p.into_inner()).search(
+                &game,
+                &budget,
+                &mut rng,
+                &mut progress,
+            );
             if ponder {
                 // A ponder answers only when told to stop.
-                while !sig.stop.load(Ordering::SeqCst) && !sig.cancel.load(Ordering::SeqCst) {
+                while !sig.stop.is_raised() && !sig.cancel.load(Ordering::SeqCst) {
                     std::thread::park_timeout(Duration::from_millis(100));
                 }
             }
-            let Some(choice) = choice else {
-                let _ = out.search_lines(
-                    &sig,
-                    &["log Error: go: no legal move in this position".into()],
-                    true,
-                );
-                return;
-            };
-            let elapsed = started.elapsed().as_secs_f64();
             let mut lines = Vec::new();
-            if let Some(e) = &choice.error {
-                lines.push(format!(
-                    "log Error: go: {e}; answering with the best move found before"
-                ));
-            }
-            if let Some(r) = &choice.search {
-                lines.push(format!("info nodes {}", r.nodes));
-            }
-            if let Some(m) = &choice.mcts {
-                lines.push(format!("info nodes {}", m.stats.simulations));
-                lines.push(format!("info simulations {}", m.stats.simulations));
-                lines.push(format!("info reused {}", m.reused));
-                lines.push(format!("info bestvisits {}", m.best_visits));
-                lines.push(format!("info bestvalue {:.4}", m.best_value));
-            }
-            if let Some((seen, total)) = choice.greedy {
-                lines.push(format!("info nodes {seen}"));
-                if seen < total {
-                    lines.push(format!("log Warning: go: greedy valued {seen} of {total} moves before it had to answer"));
+            let searched = match result {
+                Ok(s) => s,
+                Err(SearchError::NoMoves) => {
+                    let no_move = "log Error: go: no legal move in this position".to_string();
+                    let _ = out.search_lines(&sig, &[no_move], true);
+                    return;
                 }
-            }
-            if let Some(score) = choice.score {
-                lines.push(format!("info score {score}"));
-            }
-            if choice.search.is_some() || choice.mcts.is_some() || choice.greedy.is_some() {
-                lines.push(format!("info pv {}", game.move_to_string(choice.mv)));
-            }
-            lines.push(format!("info time {}", elapsed.round() as u64));
-            lines.push(format!("bestmove {}", game.move_to_string(choice.mv)));
+                Err(e) => {
+                    lines.push(format!(
+                        "log Error: go: {e}; answering with a random legal move"
+                    ));
+                    match game.random_move(&mut rng, &mut Vec::new()) {
+                        Some(mv) => Searched::plain(mv),
+                        None => return,
+                    }
+                }
+            };
+            lines.extend(info_lines(&game, &searched));
+            lines.push(format!(
+                "info time {}",
+                started.elapsed().as_secs_f64().round() as u64
+            ));
+            lines.push(format!("bestmove {}", game.move_to_string(searched.mv)));
             let _ = out.search_lines(&sig, &lines, true);
         });
         *active = Some(Active {
@@ -707,31 +687,35 @@ impl<'env, W: Write + Send> Engine<'env, W> {
             ponder,
         });
     }
+}
 
-    /// The think time for `side`: the clock's budget, the spec's `time=`,
-    /// whichever is shorter; with neither, the default for alphabeta
-    /// unless a depth was asked for.
-    /// greedy and mcts: the clock's budget and the spec's `time=`, or no
-    /// limit but their own (every position once, the simulations).
-    fn think_time(&self, side: Side) -> Option<Duration> {
-        if self.spec.kind == EngineKind::Random {
-            return None;
-        }
-        let clock = self.tc.budget(side);
-        let spec = self.spec.time_limit();
-        match (clock, spec) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (Some(a), None) | (None, Some(a)) => Some(a),
-            (None, None)
-                if self.spec.kind == EngineKind::AlphaBeta
-                    && self.spec.depth.is_none()
-                    && self.depth_steps == 0 =>
-            {
-                Some(Duration::from_secs_f64(DEFAULT_TIME))
-            }
-            (None, None) => None,
-        }
+/// The `info` lines of a search: nodes, MCTS's tree, the score and the
+/// principal variation (the move), and a warning when the budget cut the
+/// search short of its plan.
+fn info_lines(game: &Arimaa, searched: &Searched<crate::game::arimaa::Move>) -> Vec<String> {
+    let info = &searched.info;
+    let mut lines = Vec::new();
+    if let Some(n) = info.nodes {
+        lines.push(format!("info nodes {n}"));
     }
+    if let Some(t) = &info.tree {
+        lines.push(format!("info simulations {}", info.nodes.unwrap_or(0)));
+        lines.push(format!("info reused {}", t.reused));
+        lines.push(format!("info bestvisits {}", t.best_visits));
+        lines.push(format!("info bestvalue {:.4}", t.best_value));
+    }
+    if let Some((seen, planned)) = info.cut_short() {
+        lines.push(format!(
+            "log Warning: go: the search valued {seen} of {planned} moves before it had to answer"
+        ));
+    }
+    if let Some(score) = info.score {
+        lines.push(format!("info score {}", centi_rabbits(score)));
+    }
+    if info.searched() {
+        lines.push(format!("info pv {}", game.move_to_string(searched.mv)));
+    }
+    lines
 }
 
 fn describe_result(outcome: Outcome, how: &str) -> String {
@@ -787,17 +771,5 @@ mod tests {
         assert_eq!(strip_turn_label("s ra8 rb8"), "ra8 rb8");
         assert_eq!(strip_turn_label("Ed2n Ed3n"), "Ed2n Ed3n");
         assert_eq!(strip_turn_label("  Ra1 "), "Ra1");
-    }
-
-    #[test]
-    fn scores_in_centi_rabbits() {
-        use super::super::player::{centi_rabbits, value_centi_rabbits};
-        assert_eq!(centi_rabbits(1000), 100);
-        assert_eq!(centi_rabbits(-1500), -150);
-        assert_eq!(centi_rabbits(crate::search::alphabeta::WIN - 1), 100_000);
-        // A value reads as the material score it squashes.
-        assert_eq!(value_centi_rabbits((1000f64 / 4000.0).tanh()), 100);
-        assert_eq!(value_centi_rabbits(-(1500f64 / 4000.0).tanh()), -150);
-        assert_eq!(value_centi_rabbits(0.0), 0);
     }
 }

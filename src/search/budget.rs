@@ -1,20 +1,60 @@
 //! What one move's search may spend: time, nodes (simulations for MCTS)
-//! and depth. Engines turn their clocks into a budget and matches give
-//! none; every player stops at the first limit reached, its budget's or
-//! its own spec's (`mcts:sims=`, `alphabeta:depth=`).
+//! and depth, and a flag that ends it at once. Engines turn their clocks
+//! and `stop` commands into a budget and matches give none; every player
+//! stops at the first limit reached, its budget's or its own spec's
+//! (`mcts:sims=`, `alphabeta:depth=`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Limits on one move's search; `None` leaves that limit to the player.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
     /// Wall-clock time for the move.
     pub time: Option<Duration>,
-    /// Nodes visited (alpha-beta) or simulations run (MCTS).
+    /// Nodes visited (alpha-beta), simulations run (MCTS) or positions
+    /// valued (greedy).
     pub nodes: Option<u64>,
     /// Depth in moves (alpha-beta).
     pub depth: Option<u32>,
+    /// Raised by another thread to end the search early with the best
+    /// move found so far (an engine's `stop`).
+    pub stop: Option<StopFlag>,
 }
+
+/// A flag one thread raises and a search polls between nodes or
+/// simulations. Two flags are equal when they are the same flag.
+#[derive(Clone, Debug, Default)]
+pub struct StopFlag(Arc<AtomicBool>);
+
+impl StopFlag {
+    pub fn new() -> StopFlag {
+        StopFlag::default()
+    }
+
+    /// Asks every search polling this flag to stop.
+    pub fn raise(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    pub fn is_raised(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+
+    /// The flag itself, for searches that poll an `AtomicBool`.
+    pub fn as_atomic(&self) -> &AtomicBool {
+        &self.0
+    }
+}
+
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &StopFlag) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for StopFlag {}
 
 impl Budget {
     /// No limit beyond the player's own.
@@ -22,6 +62,7 @@ impl Budget {
         time: None,
         nodes: None,
         depth: None,
+        stop: None,
     };
 
     /// Only a time limit.
@@ -35,6 +76,16 @@ impl Budget {
     /// The instant the time runs out, for a search started at `start`.
     pub fn deadline(&self, start: Instant) -> Option<Instant> {
         self.time.map(|t| start + t)
+    }
+
+    /// Whether the stop flag, if any, has been raised.
+    pub fn stopped(&self) -> bool {
+        self.stop.as_ref().is_some_and(StopFlag::is_raised)
+    }
+
+    /// The stop flag as the `AtomicBool` searches poll.
+    pub fn stop_flag(&self) -> Option<&AtomicBool> {
+        self.stop.as_ref().map(StopFlag::as_atomic)
     }
 }
 
@@ -60,5 +111,27 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(b.deadline(t0), Some(t0 + Duration::from_millis(250)));
         assert_eq!(Budget::UNLIMITED.deadline(t0), None);
+    }
+
+    #[test]
+    fn a_stop_flag_is_seen_through_every_clone() {
+        let flag = StopFlag::new();
+        let budget = Budget {
+            stop: Some(flag.clone()),
+            ..Budget::UNLIMITED
+        };
+        let copy = budget.clone();
+        assert!(!copy.stopped());
+        flag.raise();
+        assert!(budget.stopped() && copy.stopped());
+        assert_eq!(budget, copy);
+        assert_ne!(
+            copy,
+            Budget {
+                stop: Some(StopFlag::new()),
+                ..Budget::UNLIMITED
+            }
+        );
+        assert!(!Budget::UNLIMITED.stopped());
     }
 }

@@ -1,5 +1,6 @@
 //! Players for every game from one spec string: `random`, `naive`,
-//! `expert` (games with immediate wins), `alphabeta:depth=D[,eval=NAME]`,
+//! `expert` (games with immediate wins),
+//! `alphabeta[:depth=D,time=SECS,nodes=N,eval=NAME]`,
 //! `greedy[:eval=NAME]`, `greedy:CHECKPOINT_DIR` and
 //! `greedy+:CHECKPOINT_DIR` (the published NETWORK player),
 //! `mcts:sims=N[,threads=T,eval=NAME,...]` (see [`MctsConfig`]),
@@ -28,12 +29,15 @@
 //! assert!(legal.contains(&mv));
 //! ```
 
-use super::alphabeta::{search, terminal_score, SearchLimits};
+use super::alphabeta::{search_with_progress, terminal_score, SearchLimits, SearchResult};
 use super::evaluators::{checkpoint_evaluator, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
-use super::{pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, SearchError};
+use super::{
+    pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, Progress, SearchError,
+    SearchInfo, SearchOutcome, Searched,
+};
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 pub use crate::games::ScoreFn;
@@ -43,12 +47,21 @@ use rand::seq::SliceRandom;
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 /// The default chance of ending a `random-steps` turn after each step.
 pub const DEFAULT_END_PROB: f64 = 0.1;
 
 /// The deepest `alphabeta` search a spec may ask for.
 const MAX_DEPTH: u32 = 64;
+
+/// The deepest `alphabeta` iteration when neither the spec nor the budget
+/// sets a depth.
+pub const DEFAULT_DEPTH: u32 = 3;
+
+/// Positions `greedy` values per evaluator call under a time budget or a
+/// stop flag: between two calls it looks at both.
+const GREEDY_CHUNK: usize = 256;
 
 /// A parsed player spec (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -67,9 +80,15 @@ pub enum GamePlayerSpec {
         checkpoint: std::path::PathBuf,
         exact_terminal: bool,
     },
-    /// Negamax alpha-beta to `depth` moves with a hand evaluator; ties
-    /// broken at random.
-    AlphaBeta { depth: u32, eval: Option<String> },
+    /// Iterative-deepening negamax alpha-beta with an evaluator, to
+    /// `depth` moves ([`DEFAULT_DEPTH`] unless the budget sets one), for at
+    /// most `time` and `nodes` a move; ties broken at random.
+    AlphaBeta {
+        depth: Option<u32>,
+        time: Option<Duration>,
+        nodes: Option<u64>,
+        eval: Option<String>,
+    },
     /// The move whose resulting position the evaluator likes best (1 ply).
     Greedy { eval: Option<String> },
     /// Arimaa: a turn built one random step at a time, ending after each
@@ -101,6 +120,17 @@ fn bad(spec: &str, why: impl Into<String>) -> SearchError {
     SearchError::BadSpec {
         spec: spec.to_string(),
         why: why.into(),
+    }
+}
+
+/// Names `spec` in an error met while building its player (a bad option,
+/// a checkpoint that cannot be loaded), so that a user with several
+/// players sees which one failed.
+fn in_spec(spec: &GamePlayerSpec) -> impl Fn(SearchError) -> SearchError + '_ {
+    move |e| match e {
+        SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
+        SearchError::Checkpoint(e) => bad(&spec.to_string(), e.to_string()),
+        other => other,
     }
 }
 
@@ -141,7 +171,7 @@ impl FromStr for GamePlayerSpec {
         }
         let allowed: &[&str] = match name {
             "random" | "naive" | "expert" => &[],
-            "alphabeta" => &["depth", "eval"],
+            "alphabeta" => &["depth", "time", "nodes", "eval"],
             "greedy" => &["eval"],
             "random-steps" => &["end"],
             "mcts" => &MctsConfig::KEYS,
@@ -181,19 +211,49 @@ impl FromStr for GamePlayerSpec {
             "naive" => GamePlayerSpec::Naive,
             "expert" => GamePlayerSpec::Expert,
             "alphabeta" => {
-                let text =
-                    get("depth").ok_or_else(|| bad(s, "alphabeta needs depth=D (1 or more)"))?;
-                let depth: u32 = text
-                    .parse()
-                    .map_err(|_| bad(s, format!("depth '{text}' is not a whole number")))?;
-                if !(1..=MAX_DEPTH).contains(&depth) {
-                    return Err(bad(
-                        s,
-                        format!("depth {depth} is out of range 1..={MAX_DEPTH}"),
-                    ));
-                }
+                let depth = match get("depth") {
+                    None => None,
+                    Some(text) => {
+                        let depth: u32 = text
+                            .parse()
+                            .map_err(|_| bad(s, format!("depth '{text}' is not a whole number")))?;
+                        if !(1..=MAX_DEPTH).contains(&depth) {
+                            return Err(bad(
+                                s,
+                                format!("depth {depth} is out of range 1..={MAX_DEPTH}"),
+                            ));
+                        }
+                        Some(depth)
+                    }
+                };
+                let time = match get("time") {
+                    None => None,
+                    Some(text) => match text.parse::<f64>() {
+                        Ok(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
+                        _ => {
+                            return Err(bad(
+                                s,
+                                format!("time '{text}' is not a positive number of seconds"),
+                            ))
+                        }
+                    },
+                };
+                let nodes = match get("nodes") {
+                    None => None,
+                    Some(text) => match text.parse::<u64>() {
+                        Ok(n) if n > 0 => Some(n),
+                        _ => {
+                            return Err(bad(
+                                s,
+                                format!("nodes '{text}' is not a whole number of at least 1"),
+                            ))
+                        }
+                    },
+                };
                 GamePlayerSpec::AlphaBeta {
                     depth,
+                    time,
+                    nodes,
                     eval: eval(s)?,
                 }
             }
@@ -238,11 +298,30 @@ impl fmt::Display for GamePlayerSpec {
                 let plus = if *exact_terminal { "+" } else { "" };
                 write!(f, "greedy{plus}:{}", checkpoint.display())
             }
-            GamePlayerSpec::AlphaBeta { depth, eval } => {
-                write!(f, "alphabeta:depth={depth}")?;
-                match eval {
-                    Some(e) => write!(f, ",eval={e}"),
-                    None => Ok(()),
+            GamePlayerSpec::AlphaBeta {
+                depth,
+                time,
+                nodes,
+                eval,
+            } => {
+                let mut args = Vec::new();
+                if let Some(d) = depth {
+                    args.push(format!("depth={d}"));
+                }
+                if let Some(t) = time {
+                    args.push(format!("time={}", t.as_secs_f64()));
+                }
+                if let Some(n) = nodes {
+                    args.push(format!("nodes={n}"));
+                }
+                if let Some(e) = eval {
+                    args.push(format!("eval={e}"));
+                }
+                f.write_str("alphabeta")?;
+                if args.is_empty() {
+                    Ok(())
+                } else {
+                    write!(f, ":{}", args.join(","))
                 }
             }
             GamePlayerSpec::Greedy { eval: Some(e) } => write!(f, "greedy:eval={e}"),
@@ -299,10 +378,7 @@ fn resolve_eval<G: GameSupport>(
             )
         })?,
     };
-    let scorer = Scorer::by_name(name, ctx).map_err(|e| match e {
-        SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
-        other => other,
-    })?;
+    let scorer = Scorer::by_name(name, ctx).map_err(in_spec(spec))?;
     Ok((name.to_string(), scorer))
 }
 
@@ -323,13 +399,22 @@ pub fn build_player_in<G: GameSupport>(
     Ok(match spec {
         GamePlayerSpec::Random => Arc::new(UniformPlayer),
         GamePlayerSpec::Naive => Arc::new(NaivePlayer),
-        GamePlayerSpec::AlphaBeta { depth, eval } => {
+        GamePlayerSpec::AlphaBeta {
+            depth,
+            time,
+            nodes,
+            eval,
+        } => {
             let (name, eval) = resolve_eval::<G>(spec, eval.as_deref(), ctx)?;
             Arc::new(AlphaBetaPlayer {
                 depth: *depth,
+                time: *time,
+                nodes: *nodes,
                 eval,
                 label: GamePlayerSpec::AlphaBeta {
                     depth: *depth,
+                    time: *time,
+                    nodes: *nodes,
                     eval: Some(name),
                 }
                 .to_string(),
@@ -364,14 +449,12 @@ pub fn build_player_in<G: GameSupport>(
             checkpoint,
             exact_terminal,
         } => {
-            let eval = checkpoint_evaluator::<G>(checkpoint, ctx.size, &ctx.eval.device)?;
+            let eval = checkpoint_evaluator::<G>(checkpoint, ctx.size, &ctx.eval.device)
+                .map_err(in_spec(spec))?;
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
         }
         GamePlayerSpec::Mcts(cfg) => {
-            let eval = mcts_evaluator::<G>(cfg, ctx).map_err(|e| match e {
-                SearchError::BadSpec { why, .. } => bad(&spec.to_string(), why),
-                other => other,
-            })?;
+            let eval = mcts_evaluator::<G>(cfg, ctx).map_err(in_spec(spec))?;
             Arc::new(MctsPlayer::new(cfg.clone(), eval)?)
         }
         GamePlayerSpec::SpielMcts(opts) => {
@@ -430,10 +513,12 @@ impl<G: Game> Player<G> for UniformPlayer {
     }
 }
 
-/// `alphabeta`: iterative deepening negamax to a fixed depth; the root
-/// moves are shuffled first so that equal scores are broken at random.
+/// `alphabeta`: iterative deepening negamax; the root moves are shuffled
+/// first so that equal scores are broken at random.
 pub struct AlphaBetaPlayer<G: Game> {
-    depth: u32,
+    depth: Option<u32>,
+    time: Option<Duration>,
+    nodes: Option<u64>,
     eval: Scorer<G>,
     label: String,
 }
@@ -443,20 +528,43 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
         self.label.clone()
     }
 
-    /// Iterative deepening to `depth=` or the budget's depth, stopped by
-    /// the budget's time or nodes (the deepest finished iteration's move).
     fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
+    }
+
+    /// Iterative deepening to the tighter of the spec's and the budget's
+    /// depth, stopped by the tighter time and nodes or the stop flag (the
+    /// deepest finished iteration's move; a random legal one when none
+    /// finished).
+    fn search(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
         let mut moves = legal_or_none(state)?;
         moves.shuffle(rng);
         let limits = SearchLimits {
-            max_depth: tighter(Some(self.depth), budget.depth).unwrap_or(self.depth),
-            deadline: budget.deadline(std::time::Instant::now()),
-            max_nodes: budget.nodes,
-            stop: None,
+            max_depth: tighter(self.depth, budget.depth).unwrap_or(DEFAULT_DEPTH),
+            deadline: tighter(self.time, budget.time).map(|t| Instant::now() + t),
+            max_nodes: tighter(self.nodes, budget.nodes),
+            stop: budget.stop_flag(),
         };
-        let r = search(state, Some(&moves), &self.eval, &limits);
+        let info = |r: &SearchResult<G::Move>| SearchInfo {
+            depth: Some(r.depth),
+            nodes: Some(r.nodes),
+            score: Some(self.eval.score_of(r.score)),
+            ..SearchInfo::default()
+        };
+        let r = search_with_progress(state, Some(&moves), &self.eval, &limits, |r| {
+            progress(&info(r))
+        });
         self.eval.take_error()?;
-        r.best.ok_or(SearchError::NoMoves)
+        Ok(Searched {
+            mv: r.best.unwrap_or(moves[0]),
+            info: info(&r),
+        })
     }
 }
 
@@ -472,9 +580,60 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
         self.label.clone()
     }
 
-    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
-        let mut moves = Vec::new();
-        state.legal_moves(&mut moves);
+    fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
+    }
+
+    /// Values every successor, a model's in one call; under a time budget
+    /// or a stop flag in chunks of [`GREEDY_CHUNK`], answering with the
+    /// best of those valued when either runs out (at least one chunk).
+    fn search(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        _progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
+        let moves = legal_or_none(state)?;
+        let deadline = budget.deadline(Instant::now());
+        let bounded = deadline.is_some() || budget.stop.is_some();
+        let chunk = if bounded { GREEDY_CHUNK } else { moves.len() };
+        let mut best = i32::MIN;
+        let mut ties = Vec::new();
+        let mut seen = 0;
+        for part in moves.chunks(chunk) {
+            let out_of_time = deadline.is_some_and(|d| Instant::now() >= d);
+            if seen > 0 && (budget.stopped() || out_of_time) {
+                break;
+            }
+            for (mv, v) in part.iter().zip(self.successor_scores(state, part)?) {
+                if v > best {
+                    best = v;
+                    ties.clear();
+                }
+                if v == best {
+                    ties.push(*mv);
+                }
+            }
+            seen += part.len();
+        }
+        self.eval.take_error()?;
+        Ok(Searched {
+            mv: pick(&ties, rng),
+            info: SearchInfo {
+                nodes: Some(seen as u64),
+                planned: Some(moves.len() as u64),
+                score: Some(self.eval.score_of(best)),
+                ..SearchInfo::default()
+            },
+        })
+    }
+}
+
+impl<G: Game> EvalGreedyPlayer<G> {
+    /// The scores of the positions `moves` lead to, for the side to move
+    /// in `state`; a model values the unfinished ones in one call.
+    fn successor_scores(&self, state: &G, moves: &[G::Move]) -> Result<Vec<i32>, SearchError> {
         let children: Vec<G> = moves
             .iter()
             .map(|&mv| {
@@ -483,7 +642,6 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
                 child
             })
             .collect();
-        // A model values every unfinished child in one call.
         let batched: Option<Vec<f32>> = match self.eval.model() {
             Some(e) => {
                 let open: Vec<G> = children
@@ -496,30 +654,17 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
             None => None,
         };
         let mut open_values = batched.iter().flatten();
-        let mut best = i32::MIN;
-        let mut ties = Vec::new();
-        for (&mv, child) in moves.iter().zip(&children) {
-            // The child's value is for the opponent, who moves there.
-            let v = match child.outcome() {
+        // A child's value is for the opponent, who moves there.
+        Ok(children
+            .iter()
+            .map(|child| match child.outcome() {
                 Some(o) => -terminal_score(o, child.side_to_move(), 1),
                 None => match open_values.next() {
                     Some(&value) => -value_score(value),
                     None => -self.eval.score(child),
                 },
-            };
-            if v > best {
-                best = v;
-                ties.clear();
-            }
-            if v == best {
-                ties.push(mv);
-            }
-        }
-        self.eval.take_error()?;
-        if ties.is_empty() {
-            return Err(SearchError::NoMoves);
-        }
-        Ok(pick(&ties, rng))
+            })
+            .collect())
     }
 }
 
@@ -557,6 +702,8 @@ mod tests {
             "naive",
             "alphabeta:depth=3",
             "alphabeta:depth=1,eval=material",
+            "alphabeta",
+            "alphabeta:time=0.5,nodes=1000",
             "greedy",
             "greedy:eval=lieberum",
             "random-steps",
@@ -573,7 +720,9 @@ mod tests {
                 .parse::<GamePlayerSpec>()
                 .unwrap(),
             GamePlayerSpec::AlphaBeta {
-                depth: 2,
+                depth: Some(2),
+                time: None,
+                nodes: None,
                 eval: Some("material".into())
             }
         );
@@ -582,7 +731,8 @@ mod tests {
     #[test]
     fn errors_name_the_bad_key_or_value() {
         assert!(err("minimax").contains("unknown player 'minimax'"));
-        assert!(err("alphabeta").contains("depth=D"));
+        assert!(err("alphabeta:time=0").contains("time '0'"));
+        assert!(err("alphabeta:nodes=0").contains("nodes '0'"));
         assert!(err("alphabeta:depth=x").contains("depth 'x'"));
         assert!(err("alphabeta:depth=0").contains("depth 0"));
         assert!(err("alphabeta:depth=2,width=3").contains("unknown option 'width'"));

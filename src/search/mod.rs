@@ -17,13 +17,14 @@ pub mod mcts;
 pub mod naive;
 mod option_error;
 mod random;
+mod report;
 pub mod scorer;
 pub mod spiel_bot;
 pub mod timed;
 pub mod tt;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
-pub use budget::{tighter, Budget};
+pub use budget::{tighter, Budget, StopFlag};
 pub use error::SearchError;
 pub use expert::ExpertPlayer;
 pub use greedy::greedy_choice;
@@ -31,12 +32,20 @@ pub use greedy::GreedyPlayer;
 pub use naive::NaivePlayer;
 pub use option_error::OptionError;
 pub use random::RandomPlayer;
+pub use report::{Score, SearchInfo, Searched, TreeInfo};
 
 use crate::game::Game;
 use crate::util::SeededRng;
 
 /// A player's answer: a legal move, or why there is none.
 pub type Chosen<G> = Result<<G as Game>::Move, SearchError>;
+
+/// A player's answer with what its search saw.
+pub type SearchOutcome<G> = Result<Searched<<G as Game>::Move>, SearchError>;
+
+/// Sees what a search has found so far (every finished alpha-beta
+/// iteration), for an engine's live `info` lines.
+pub type Progress<'a> = &'a mut dyn FnMut(&SearchInfo);
 
 /// The legal moves of `state`; none (the game is over) is
 /// [`SearchError::NoMoves`].
@@ -63,6 +72,18 @@ pub trait Player<G: Game>: Send + Sync {
         self.choose_within(state, &Budget::UNLIMITED, rng)
     }
 
+    /// [`Player::choose_within`], also saying what the search saw; players
+    /// that search override it (and answer `choose_within` through it).
+    fn search(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        _progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
+        self.choose_within(state, budget, rng).map(Searched::plain)
+    }
+
     /// A session for one game. Game loops (matches, self-play) open one per
     /// player and game, tell it every move played, and ask it for moves;
     /// players that keep something between moves (a search tree to reuse,
@@ -84,6 +105,19 @@ pub trait GameSession<G: Game>: Send {
     fn choose(&mut self, state: &G, rng: &mut SeededRng) -> Chosen<G> {
         self.choose_within(state, &Budget::UNLIMITED, rng)
     }
+
+    /// [`GameSession::choose_within`], also saying what the search saw
+    /// (see [`Player::search`]).
+    fn search(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        _progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
+        self.choose_within(state, budget, rng).map(Searched::plain)
+    }
+
     /// Told every move of the game, either side's, with the position it was
     /// played in.
     fn observe(&mut self, _before: &G, _mv: G::Move) {}
@@ -97,6 +131,16 @@ pub struct StatelessSession<'a, P: ?Sized> {
 impl<G: Game, P: Player<G> + ?Sized> GameSession<G> for StatelessSession<'_, P> {
     fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
         self.player.choose_within(state, budget, rng)
+    }
+
+    fn search(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
+        self.player.search(state, budget, rng, progress)
     }
 }
 

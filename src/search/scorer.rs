@@ -7,7 +7,7 @@ use super::alphabeta::{PositionEval, WIN_THRESHOLD};
 use super::evaluators::evaluator_by_name;
 use super::game_player::PlayerContext;
 use super::mcts::MctsConfig;
-use super::SearchError;
+use super::{Score, SearchError};
 use crate::game::Game;
 use crate::games::{GameSupport, ScoreFn};
 use crate::infer::batched::{BatchOptions, BatchedEvaluator};
@@ -67,6 +67,17 @@ impl<G: Game> Scorer<G> {
     /// The score of `state` for its side to move.
     pub fn score(&self, state: &G) -> i32 {
         (self.score)(state)
+    }
+
+    /// A score of this scorer's as a [`Score`]: a hand evaluator's own
+    /// units, or a model's value on `[-1, 1]`; forced results stay as
+    /// they are.
+    pub fn score_of(&self, score: i32) -> Score {
+        if self.model.is_some() && score.abs() < WIN_THRESHOLD {
+            Score::Value(score as f64 / 10_000.0)
+        } else {
+            Score::Hand(score)
+        }
     }
 
     /// The evaluator behind the scores, when it is not a hand formula.

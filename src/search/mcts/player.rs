@@ -1,13 +1,15 @@
 //! MCTS as a [`Player`]: a fresh tree per call of [`Player::choose`], or,
 //! through a [`MctsSession`], a tree kept across the moves of one game.
 
-use super::search::{best_move, run_search, SearchStats};
+use super::search::{best_edge, run_search_until, SearchStats};
 use super::tree::Node;
 use super::MctsConfig;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::Chosen;
-use crate::search::{tighter, Budget, GameSession, Player, SearchError};
+use crate::search::{legal_or_none, pick, Chosen, Progress, SearchOutcome};
+use crate::search::{
+    tighter, Budget, GameSession, Player, Score, SearchError, SearchInfo, Searched, TreeInfo,
+};
 use crate::util::SeededRng;
 use rand::RngExt;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -71,18 +73,20 @@ impl<G: GameSupport> MctsPlayer<G> {
     }
 
     /// Searches from `state` into `root` within `budget` (simulations and
-    /// time, the tighter of the budget's and the config's) and picks the
-    /// most visited move.
-    fn search(
+    /// time, the tighter of the budget's and the config's; the budget's
+    /// stop flag ends it early) and picks the most visited move; a random
+    /// legal one when the search was stopped before its first simulation.
+    fn run(
         &self,
         root: &Node<G::Move>,
         state: &G,
         budget: &Budget,
         rng: &mut SeededRng,
-    ) -> Result<G::Move, SearchError> {
+    ) -> SearchOutcome<G> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
         }
+        let reused = root.visits();
         let seed: u64 = rng.random();
         let limited;
         let cfg = if *budget == Budget::UNLIMITED {
@@ -96,12 +100,37 @@ impl<G: GameSupport> MctsPlayer<G> {
             };
             &limited
         };
-        let stats = run_search(root, state, cfg, self.eval.as_deref(), seed)?;
+        let stats = run_search_until(
+            root,
+            state,
+            cfg,
+            self.eval.as_deref(),
+            seed,
+            budget.stop_flag(),
+        )?;
         self.searches.fetch_add(1, Ordering::Relaxed);
         self.simulations
             .fetch_add(stats.simulations, Ordering::Relaxed);
+        let simulations = stats.simulations;
         *self.last.lock().unwrap_or_else(|p| p.into_inner()) = Some(stats);
-        best_move(root).ok_or(SearchError::NoMoves)
+        let best = best_edge(root).filter(|&(_, visits, _)| visits > 0);
+        let Some((mv, best_visits, best_value)) = best else {
+            let moves = legal_or_none(state)?;
+            return Ok(Searched::plain(pick(&moves, rng)));
+        };
+        Ok(Searched {
+            mv,
+            info: SearchInfo {
+                nodes: Some(simulations),
+                score: Some(Score::Value(best_value)),
+                tree: Some(TreeInfo {
+                    reused,
+                    best_visits,
+                    best_value,
+                }),
+                ..SearchInfo::default()
+            },
+        })
     }
 }
 
@@ -111,7 +140,17 @@ impl<G: GameSupport> Player<G> for MctsPlayer<G> {
     }
 
     fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
-        self.search(&Node::default(), state, budget, rng)
+        self.run(&Node::default(), state, budget, rng).map(|s| s.mv)
+    }
+
+    fn search(
+        &self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        _progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
+        self.run(&Node::default(), state, budget, rng)
     }
 
     fn session(&self) -> Box<dyn GameSession<G> + '_> {
@@ -138,14 +177,24 @@ impl<G: GameSupport> MctsSession<'_, G> {
 
 impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
     fn choose_within(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
+        self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
+    }
+
+    fn search(
+        &mut self,
+        state: &G,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        _progress: Progress<'_>,
+    ) -> SearchOutcome<G> {
         let key = state.hash_key();
         let root = match self.tree.take() {
             Some((k, root)) if k == key && self.player.cfg.reuse => root,
             _ => Box::default(),
         };
-        let mv = self.player.search(&root, state, budget, rng)?;
+        let searched = self.player.run(&root, state, budget, rng)?;
         self.tree = Some((key, root));
-        Ok(mv)
+        Ok(searched)
     }
 
     fn observe(&mut self, before: &G, mv: G::Move) {

@@ -340,22 +340,18 @@ fn playout<G: GameSupport>(
 
 /// The most visited root move (ties: the better mean, then the first).
 pub fn best_move<M: Copy>(root: &Node<M>) -> Option<M> {
-    let children = root.children()?;
-    let mut best: Option<&Edge<M>> = None;
-    for e in children {
-        let better = match best {
-            None => true,
-            Some(b) => {
-                let (ev, bv) = (e.visits(), b.visits());
-                ev > bv
-                    || (ev == bv
-                        && e.node().map_or(f64::MIN, Node::mean)
-                            > b.node().map_or(f64::MIN, Node::mean))
-            }
-        };
-        if better {
-            best = Some(e);
+    best_edge(root).map(|(mv, _, _)| mv)
+}
+
+/// [`best_move`] with its visits and mean value (for the side to move at
+/// the root; `f64::MIN` when the child was never expanded).
+pub fn best_edge<M: Copy>(root: &Node<M>) -> Option<(M, u32, f64)> {
+    let mut best: Option<(M, u32, f64)> = None;
+    for e in root.children()? {
+        let (visits, mean) = (e.visits(), e.node().map_or(f64::MIN, Node::mean));
+        if best.is_none_or(|(_, bv, bm)| visits > bv || (visits == bv && mean > bm)) {
+            best = Some((e.mv, visits, mean));
         }
     }
-    best.map(|e| e.mv)
+    best
 }
