@@ -5,7 +5,7 @@
 
 use plies::game::amazons::{Cell, Reach};
 use plies::game::{Amazons, Game, Outcome, Side};
-use plies::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandAsEvaluator, HandEvaluator};
+use plies::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEval, HandEvaluator};
 use plies::record::amazons_text::{read_amazons_records, write_amazons_records, AmazonsRecord};
 use plies::record::{replay_file, RecordError};
 use plies::search::{GreedyPlayer, Player, RandomPlayer};
@@ -277,13 +277,23 @@ fn greedy_vs_random(eval: Arc<dyn plies::infer::Evaluator<Amazons>>, games: u64)
 #[test]
 fn greedy_mindist_beats_random_on_6x6() {
     let t = Instant::now();
-    let (w, n) = greedy_vs_random(Arc::new(HandAsEvaluator(AmazonsMinDist)), 100);
+    let (w, n) = greedy_vs_random(
+        Arc::new(HandEval::from_formula("mindist", 10_000.0, AmazonsMinDist)),
+        100,
+    );
     eprintln!(
         "greedy mindist vs random, 6x6: {w}/{n} in {:.2?}",
         t.elapsed()
     );
     assert!(w >= 85, "{w}/{n}");
-    let (w, n) = greedy_vs_random(Arc::new(HandAsEvaluator(AmazonsLieberum)), 100);
+    let (w, n) = greedy_vs_random(
+        Arc::new(HandEval::from_formula(
+            "lieberum",
+            10_000.0,
+            AmazonsLieberum,
+        )),
+        100,
+    );
     eprintln!("greedy lieberum vs random, 6x6: {w}/{n}");
     assert!(w >= 85, "{w}/{n}");
 }

@@ -2,12 +2,10 @@
 //! minimal-distance and Lieberum hand evaluators, OpenSpiel's `amazons`
 //! (a move is three actions: from, to, arrow).
 
-use super::{
-    hand_score, unknown_format, GameKind, GameSupport, ImportedFile, ScoreFn, SupportError,
-};
+use super::{unknown_format, GameKind, GameSupport, ImportedFile, SupportError};
 use crate::encode::{amazons_encoder, EncodeError, Encoder};
 use crate::game::{Amazons, AmazonsMove, Game};
-use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist};
+use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEval};
 use crate::record::amazons_text::read_amazons_records;
 use crate::record::{GameRecord, PerSide};
 use std::path::Path;
@@ -23,18 +21,15 @@ impl GameSupport for Amazons {
 
     const HAND_EVALS: &'static [&'static str] = &["mindist", "lieberum"];
 
-    fn hand_eval(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "mindist" => Some(hand_score(AmazonsMinDist)),
-            "lieberum" => Some(hand_score(AmazonsLieberum)),
-            _ => None,
-        }
-    }
-
     /// Both score territory-like differences in squares (x1000): ten
     /// squares is a clear advantage.
-    fn hand_eval_scale(_name: &str) -> f32 {
-        10_000.0
+    fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        const TEN_SQUARES: f32 = 10_000.0;
+        match name {
+            "mindist" => Some(HandEval::from_formula(name, TEN_SQUARES, AmazonsMinDist)),
+            "lieberum" => Some(HandEval::from_formula(name, TEN_SQUARES, AmazonsLieberum)),
+            _ => None,
+        }
     }
 
     /// One game per line: size, `from-to/arrow` moves, result.

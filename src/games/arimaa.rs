@@ -4,13 +4,14 @@
 //! one random step at a time for exploration.
 
 use super::{
-    unknown_format, GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, ScoreFn,
-    SupportError,
+    unknown_format, GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, SupportError,
 };
 use crate::encode::{arimaa_encoder, ArimaaRichPlanes, ArimaaTypePlanes, EncodeError, Encoder};
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::arimaa::{Setup, SetupSampler};
 use crate::game::{Arimaa, Game, Side};
+use crate::infer::hand::arimaa_material::{evaluate as material, CLEAR_ADVANTAGE};
+use crate::infer::hand::HandEval;
 use crate::record::{GameRecord, RecordError, ReplaySummary};
 use crate::util::SeededRng;
 use sha2::{Digest, Sha256};
@@ -31,16 +32,8 @@ impl GameSupport for Arimaa {
 
     const HAND_EVALS: &'static [&'static str] = &["material"];
 
-    fn hand_eval(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "material" => Some(Arc::new(crate::infer::hand::arimaa_material::evaluate)),
-            _ => None,
-        }
-    }
-
-    /// 4000 millirabbits (a camel less 1000) is a clear advantage.
-    fn hand_eval_scale(_name: &str) -> f32 {
-        4000.0
+    fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        (name == "material").then(|| HandEval::new(name, CLEAR_ADVANTAGE, material))
     }
 
     /// `None`: the shipped arimaa.com archives; `random`; `standard`; or a

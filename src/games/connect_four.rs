@@ -2,11 +2,11 @@
 //! evaluator, EXPERT's immediate wins, OpenSpiel's `connect_four` (a move
 //! is one action, its column).
 
-use super::{cell_action, hand_score, GameKind, GameSupport, ScoreFn};
+use super::{cell_action, GameKind, GameSupport};
 use crate::encode::{EncodeError, Encoder, StoneGrid, Stones2};
 use crate::game::connect_four::{COLUMNS, ROWS};
 use crate::game::{ConnectFour, ConnectFourMove, Game, Side};
-use crate::infer::hand::HandEvaluator;
+use crate::infer::hand::{HandEval, HandEvaluator};
 
 impl GameSupport for ConnectFour {
     const KIND: GameKind = GameKind::ConnectFour;
@@ -31,14 +31,10 @@ impl GameSupport for ConnectFour {
 
     const HAND_EVALS: &'static [&'static str] = &[Threats::NAME];
 
-    fn hand_eval(name: &str) -> Option<ScoreFn<Self>> {
-        (name == Threats::NAME).then(|| hand_score(Threats))
-    }
-
-    /// Two open threes more than the opponent (20 points) is a clear
-    /// advantage.
-    fn hand_eval_scale(_name: &str) -> f32 {
-        20_000.0
+    /// Two open threes more than the opponent (20 points, x1000) is a
+    /// clear advantage.
+    fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        (name == Threats::NAME).then(|| HandEval::from_formula(name, 20_000.0, Threats))
     }
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<ConnectFourMove>> {

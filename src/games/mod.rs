@@ -32,12 +32,11 @@ pub use openings::{Openings, OpeningsChoice};
 
 use crate::encode::{EncodeError, Encoder};
 use crate::game::{Game, Side};
-use crate::infer::hand::HandEvaluator;
+use crate::infer::hand::HandEval;
 use crate::record::{GameRecord, RecordError, ReplaySummary};
 use crate::util::SeededRng;
 use std::fmt;
 use std::str::FromStr;
-use std::sync::Arc;
 
 /// The games: `Variant => type in crate::game, "command-line name";`.
 /// Generates [`GameKind`] and the [`with_game!`](crate::with_game) macro.
@@ -138,21 +137,6 @@ pub struct ImportedFile {
     pub skipped: Vec<String>,
 }
 
-/// A static evaluation for the side to move, in integer units well below
-/// the search's win scores (thousandths of a hand evaluator's value).
-pub type ScoreFn<G> = Arc<dyn Fn(&G) -> i32 + Send + Sync>;
-
-/// The largest hand score: half the search's win threshold, so no static
-/// score reads as a won game.
-pub const HAND_SCORE_CAP: i32 = 495_000;
-
-/// A hand evaluator's value as an integer score (thousandths), capped at
-/// [`HAND_SCORE_CAP`]: the one place hand values become scores.
-pub fn hand_score<G: Game, E: HandEvaluator<G> + 'static>(e: E) -> ScoreFn<G> {
-    let cap = HAND_SCORE_CAP as f32;
-    Arc::new(move |g: &G| (e.value(g) * 1000.0).clamp(-cap, cap).round() as i32)
-}
-
 /// Everything plies needs from a game beyond its rules. Each game's support
 /// file implements it; defaults cover games without the capability.
 pub trait GameSupport: Game {
@@ -178,15 +162,8 @@ pub trait GameSupport: Game {
     const HAND_EVALS: &'static [&'static str] = &[];
 
     /// The hand evaluator called `name`, if the game has one.
-    fn hand_eval(_name: &str) -> Option<ScoreFn<Self>> {
+    fn hand_eval(_name: &str) -> Option<HandEval<Self>> {
         None
-    }
-
-    /// The score (in [`ScoreFn`] units) of a clear advantage under the hand
-    /// evaluator `name`: its value as an [`crate::infer::Evaluator`] is
-    /// `tanh(score / scale)`.
-    fn hand_eval_scale(_name: &str) -> f32 {
-        1000.0
     }
 
     /// Resolves `--setups`: `None` is the game's default openings. Games
@@ -394,8 +371,9 @@ mod tests {
                 }
                 assert!(G::encoder("no-such-encoder", G::DEFAULT_SIZE).is_err());
                 for name in G::HAND_EVALS {
-                    let score = G::hand_eval(name).unwrap();
-                    score(&G::new());
+                    let eval = G::hand_eval(name).unwrap();
+                    assert_eq!(crate::infer::Evaluator::name(&eval), *name);
+                    assert!(eval.value(&G::new()).abs() <= 1.0);
                 }
                 assert!(G::hand_eval("no-such-eval").is_none());
             })

@@ -1,10 +1,10 @@
 //! Pentago's support: the stone-grid encoder, the 35-feature hand
 //! evaluator, OpenSpiel's `pentago`.
 
-use super::{cell_action, hand_score, GameKind, GameSupport, ScoreFn};
+use super::{cell_action, GameKind, GameSupport};
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::{Pentago, PentagoMove};
-use crate::infer::hand::PentagoEval;
+use crate::infer::hand::{HandEval, PentagoEval};
 
 impl GameSupport for Pentago {
     const KIND: GameKind = GameKind::Pentago;
@@ -16,16 +16,10 @@ impl GameSupport for Pentago {
 
     const HAND_EVALS: &'static [&'static str] = &["pentago-features"];
 
-    fn hand_eval(name: &str) -> Option<ScoreFn<Self>> {
-        match name {
-            "pentago-features" => Some(hand_score(PentagoEval::default())),
-            _ => None,
-        }
-    }
-
     /// A won game scores 100 (x1000); five is a clear advantage.
-    fn hand_eval_scale(_name: &str) -> f32 {
-        5000.0
+    fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        (name == "pentago-features")
+            .then(|| HandEval::from_formula(name, 5000.0, PentagoEval::default()))
     }
 
     const SPIEL_NAME: Option<&'static str> = Some("pentago");

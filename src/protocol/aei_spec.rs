@@ -24,8 +24,7 @@
 //! assert!(err.contains("unknown option 'simz' for mcts"), "{err}");
 //! ```
 
-use crate::game::arimaa::Arimaa;
-use crate::games::GameSupport;
+use crate::infer::hand::arimaa_material::CLEAR_ADVANTAGE;
 use crate::search::alphabeta::WIN_THRESHOLD;
 use crate::search::game_player::GamePlayerSpec;
 use crate::search::{Budget, Score, SearchError};
@@ -139,7 +138,7 @@ pub fn centi_rabbits(score: Score) -> i64 {
         Score::Hand(s) => s as i64 / 10,
         Score::Value(v) if !v.is_finite() => 0,
         Score::Value(v) => {
-            let scale = Arimaa::hand_eval_scale("material") as f64 / 10.0;
+            let scale = CLEAR_ADVANTAGE as f64 / 10.0;
             (scale * v.clamp(-0.9999, 0.9999).atanh()).round() as i64
         }
     }

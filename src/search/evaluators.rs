@@ -3,16 +3,14 @@
 //! `lieberum`, Pentago `pentago-features`) and `ckpt:PATH`, a trained
 //! checkpoint on the context's device.
 //!
-//! Hand evaluators score in integer units ([`ScoreFn`]); as an
-//! [`Evaluator`] their score is squashed to `[-1, 1]` by
-//! `tanh(score / scale)`, with the game's scale for a clear advantage
-//! ([`GameSupport::hand_eval_scale`]), so MCTS can back it up like a network's
-//! value.
+//! Every one is an [`Evaluator`]: a hand evaluator's score is squashed to
+//! `[-1, 1]` by [`crate::infer::hand::HandEval`], so MCTS can back it up
+//! like a network's value.
 
 use super::SearchError;
 use crate::checkpoint;
 use crate::game::{hash_of, Game};
-use crate::games::{GameSupport, ScoreFn};
+use crate::games::GameSupport;
 use crate::infer::{CandleEvaluator, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
@@ -52,11 +50,7 @@ pub fn evaluator_by_name<G: GameSupport>(
         return Ok(Arc::new(RandomValue));
     }
     match G::hand_eval(name) {
-        Some(score) => Ok(Arc::new(ScoreEvaluator {
-            score,
-            scale: G::hand_eval_scale(name),
-            name: name.to_string(),
-        })),
+        Some(hand) => Ok(Arc::new(hand)),
         None => {
             let mut known: Vec<&str> = G::HAND_EVALS.to_vec();
             known.push("random");
@@ -121,26 +115,6 @@ pub fn checkpoint_evaluator<G: GameSupport>(
         device.clone(),
         label,
     )))
-}
-
-/// A hand evaluator's integer score squashed to `[-1, 1]`.
-struct ScoreEvaluator<G: Game> {
-    score: ScoreFn<G>,
-    scale: f32,
-    name: String,
-}
-
-impl<G: Game> Evaluator<G> for ScoreEvaluator<G> {
-    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        Ok(states
-            .iter()
-            .map(|s| ((self.score)(s) as f32 / self.scale).tanh())
-            .collect())
-    }
-
-    fn name(&self) -> String {
-        self.name.clone()
-    }
 }
 
 /// `random`: a value on `[-1, 1]` drawn from the position's key, so the

@@ -40,7 +40,6 @@ use super::{
 };
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
-pub use crate::games::ScoreFn;
 use crate::search::{legal_or_none, Chosen};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;

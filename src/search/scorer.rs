@@ -9,8 +9,9 @@ use super::game_player::PlayerContext;
 use super::mcts::MctsConfig;
 use super::{Score, SearchError};
 use crate::game::Game;
-use crate::games::{GameSupport, ScoreFn};
+use crate::games::GameSupport;
 use crate::infer::batched::{BatchOptions, BatchedEvaluator};
+use crate::infer::hand::HandEval;
 use crate::infer::{Evaluator, InferError};
 use std::sync::{Arc, Mutex};
 
@@ -19,11 +20,14 @@ use std::sync::{Arc, Mutex};
 /// errors cannot cross the search's score function, so they are kept and
 /// reported by the player after the search ([`Scorer::take_error`]).
 pub struct Scorer<G: Game> {
-    score: ScoreFn<G>,
-    error: Arc<Mutex<Option<String>>>,
-    /// The evaluator behind `score` when it is not a hand formula: its
-    /// positions go to it in batches (one forward pass of a model).
-    model: Option<Arc<dyn Evaluator<G>>>,
+    source: Source<G>,
+    error: Mutex<Option<String>>,
+}
+
+enum Source<G: Game> {
+    Hand(HandEval<G>),
+    /// Positions go to a model in batches (one forward pass).
+    Model(Arc<dyn Evaluator<G>>),
 }
 
 impl<G: GameSupport> Scorer<G> {
@@ -31,49 +35,37 @@ impl<G: GameSupport> Scorer<G> {
     /// `ckpt:PATH`) for the boards and device of `ctx`; the error names the
     /// evaluator and what is wrong.
     pub fn by_name(name: &str, ctx: &PlayerContext) -> Result<Scorer<G>, SearchError> {
-        let error = Arc::new(Mutex::new(None));
-        if let Some(score) = G::hand_eval(name) {
-            return Ok(Scorer {
-                score,
-                error,
-                model: None,
-            });
-        }
-        let model = evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?;
-        let (slot, one) = (Arc::clone(&error), Arc::clone(&model));
-        let score: ScoreFn<G> =
-            Arc::new(move |g: &G| match one.evaluate(std::slice::from_ref(g)) {
-                Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
-                Err(e) => {
-                    note(&slot, e.to_string());
-                    0
-                }
-            });
+        let source = match G::hand_eval(name) {
+            Some(hand) => Source::Hand(hand),
+            None => Source::Model(evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?),
+        };
         Ok(Scorer {
-            score,
-            error,
-            model: Some(model),
+            source,
+            error: Mutex::new(None),
         })
     }
-}
-
-fn note(slot: &Mutex<Option<String>>, why: String) {
-    slot.lock()
-        .unwrap_or_else(|p| p.into_inner())
-        .get_or_insert(why);
 }
 
 impl<G: Game> Scorer<G> {
     /// The score of `state` for its side to move.
     pub fn score(&self, state: &G) -> i32 {
-        (self.score)(state)
+        match &self.source {
+            Source::Hand(hand) => hand.score(state),
+            Source::Model(model) => match model.evaluate(std::slice::from_ref(state)) {
+                Ok(v) => value_score(v.first().copied().unwrap_or(0.0)),
+                Err(e) => {
+                    self.note_error(e.to_string());
+                    0
+                }
+            },
+        }
     }
 
     /// A score of this scorer's as a [`Score`]: a hand evaluator's own
     /// units, or a model's value on `[-1, 1]`; forced results stay as
     /// they are.
     pub fn score_of(&self, score: i32) -> Score {
-        if self.model.is_some() && score.abs() < WIN_THRESHOLD {
+        if self.model().is_some() && score.abs() < WIN_THRESHOLD {
             Score::Value(score as f64 / 10_000.0)
         } else {
             Score::Hand(score)
@@ -82,7 +74,10 @@ impl<G: Game> Scorer<G> {
 
     /// The evaluator behind the scores, when it is not a hand formula.
     pub fn model(&self) -> Option<&Arc<dyn Evaluator<G>>> {
-        self.model.as_ref()
+        match &self.source {
+            Source::Hand(_) => None,
+            Source::Model(model) => Some(model),
+        }
     }
 
     /// The first evaluator error since the last call, if any.
@@ -95,23 +90,26 @@ impl<G: Game> Scorer<G> {
 
     /// Keeps `why` for [`Scorer::take_error`] (the first one wins).
     pub fn note_error(&self, why: String) {
-        note(&self.error, why);
+        self.error
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get_or_insert(why);
     }
 }
 
 /// A model's positions go to it in batches; hand formulas one at a time.
 impl<G: Game> PositionEval<G> for Scorer<G> {
     fn eval(&self, state: &G) -> i32 {
-        (self.score)(state)
+        self.score(state)
     }
 
     fn prefers_batches(&self) -> bool {
-        self.model.is_some()
+        self.model().is_some()
     }
 
     fn eval_batch(&self, states: &[G]) -> Vec<i32> {
-        let Some(model) = &self.model else {
-            return states.iter().map(|s| (self.score)(s)).collect();
+        let Some(model) = self.model() else {
+            return states.iter().map(|s| self.score(s)).collect();
         };
         model_scores(model.as_ref(), states).unwrap_or_else(|why| {
             self.note_error(why.to_string());

@@ -13,6 +13,10 @@
 use crate::game::arimaa::{Arimaa, PieceType, Position};
 use crate::game::Side;
 
+/// The score of a clear advantage: 4000 millirabbits, a camel less 1000.
+/// Material's value on `[-1, 1]` is `tanh(score / CLEAR_ADVANTAGE)`.
+pub const CLEAR_ADVANTAGE: f32 = 4000.0;
+
 /// Values by piece type, rabbit first (rabbits are counted together by
 /// [`RABBITS_TOTAL`]; 1000 is the first one lost).
 pub const PIECE_VALUES: [i32; 6] = [1000, 1500, 1800, 3000, 5000, 20000];
