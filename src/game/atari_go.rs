@@ -439,12 +439,9 @@ impl Game for AtariGo {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn play_all(g: &mut AtariGo, moves: &[&str]) {
-        for m in moves {
-            g.play_str(m).unwrap();
-        }
-    }
+    use crate::game::test_support::{
+        assert_notation_round_trips, assert_refused, legal, play_all, xorshift,
+    };
 
     #[test]
     fn notation_skips_i() {
@@ -452,10 +449,7 @@ mod tests {
         assert_eq!(g.parse_move("a1").unwrap(), AtariGoMove(72));
         assert_eq!(g.parse_move("j9").unwrap(), AtariGoMove(8));
         assert_eq!(g.move_to_string(AtariGoMove(8)), "j9");
-        for i in 0..81 {
-            let mv = AtariGoMove(i);
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, (0..81).map(AtariGoMove));
         let g19 = AtariGo::with_size(19).unwrap();
         assert_eq!(g19.move_to_string(AtariGoMove(18)), "t19");
         assert!(AtariGo::with_size(4).is_err());
@@ -466,16 +460,16 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = AtariGo::with_size(9).unwrap();
         g.play_str("e5").unwrap();
-        for (tok, why) in [
-            ("i3", "letter i"),
-            ("k1", "file"),
-            ("a10", "rank"),
-            ("e5", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("i3", "letter i"),
+                ("k1", "file"),
+                ("a10", "rank"),
+                ("e5", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -488,9 +482,7 @@ mod tests {
         g.play_str("b1").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
         assert_eq!(g.cell(20), None, "a1 was removed");
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         // A two-stone group captured by White.
         let mut g = AtariGo::from_text("XX.../OOO../...../...../...XX").unwrap();
         assert_eq!(g.side_to_move(), Side::Second);
@@ -504,10 +496,8 @@ mod tests {
         // Black to move; a5 is surrounded by White b5 and a4: suicide.
         let g = AtariGo::from_text(".O.../O..../...../....X/....X").unwrap();
         assert_eq!(g.side_to_move(), Side::First);
-        let e = g.parse_move("a5").unwrap_err().to_string();
-        assert!(e.contains("suicide") && e.contains("'a5'"), "{e}");
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
+        assert_refused(&g, &[("a5", "suicide")]);
+        let v = legal(&g);
         assert!(!v.contains(&AtariGoMove(0)));
         assert_eq!(v.len(), 25 - 4 - 1);
         // The same point captures when a White stone there is in atari:
@@ -544,9 +534,7 @@ mod tests {
         assert_eq!(g.side_to_move(), Side::First);
         assert_eq!(g.outcome(), Some(Outcome::Draw));
         assert_eq!(g.outcome().unwrap().returns(), [0.0, 0.0]);
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
     }
 
     #[test]
@@ -659,10 +647,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let cell = legal[(x % legal.len() as u64) as usize];
+                    let cell = legal[(xorshift(&mut x) % legal.len() as u64) as usize];
                     g.play(AtariGoMove(cell as u16));
                     play_ref(&mut r, cell);
                     assert_eq!(g, r);

@@ -319,12 +319,9 @@ impl Game for Gomoku {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn play_all(g: &mut Gomoku, moves: &[&str]) {
-        for m in moves {
-            g.play_str(m).unwrap();
-        }
-    }
+    use crate::game::test_support::{
+        assert_notation_round_trips, assert_refused, legal, play_all, xorshift,
+    };
 
     #[test]
     fn notation_round_trip() {
@@ -332,10 +329,7 @@ mod tests {
         assert_eq!(g.parse_move("a1").unwrap(), GomokuMove(210));
         assert_eq!(g.parse_move("o15").unwrap(), GomokuMove(14));
         assert_eq!(g.parse_move("i8").unwrap(), GomokuMove(7 * 15 + 8));
-        for i in 0..225 {
-            let mv = GomokuMove(i);
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, (0..225).map(GomokuMove));
         let g9 = Gomoku::with_size(9).unwrap();
         assert_eq!(g9.move_to_string(GomokuMove(0)), "a9");
         assert!(Gomoku::with_size(4).is_err());
@@ -347,17 +341,17 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = Gomoku::with_size(9).unwrap();
         g.play_str("e5").unwrap();
-        for (tok, why) in [
-            ("j1", "file"),
-            ("a10", "rank"),
-            ("a0", "rank"),
-            ("ax", "rank"),
-            ("e5", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("j1", "file"),
+                ("a10", "rank"),
+                ("a0", "rank"),
+                ("ax", "rank"),
+                ("e5", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -367,9 +361,7 @@ mod tests {
         assert_eq!(g.winning_cells(Side::First).len(), 1);
         g.play_str("e1").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         // Overline: filling the gap in b b b _ b b makes six, still a win.
         let mut g = Gomoku::with_size(9).unwrap();
         play_all(
@@ -440,10 +432,7 @@ mod tests {
                         text.push('/');
                     }
                     for _ in 0..n {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        text.push(match x % 3 {
+                        text.push(match xorshift(&mut x) % 3 {
                             0 if nb <= nw => {
                                 nb += 1;
                                 'b'

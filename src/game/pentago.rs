@@ -368,6 +368,7 @@ impl Game for Pentago {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::test_support::{assert_notation_round_trips, assert_refused, legal, xorshift};
 
     #[test]
     fn notation_round_trip() {
@@ -375,12 +376,9 @@ mod tests {
         assert_eq!(g.parse_move("a1s").unwrap(), PentagoMove(0));
         assert_eq!(g.parse_move("f6z").unwrap(), PentagoMove(287));
         assert_eq!(g.parse_move("b1t").unwrap(), PentagoMove(9));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
+        let v = legal(&g);
         assert_eq!(v.len(), 288);
-        for mv in v {
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, v);
     }
 
     #[test]
@@ -388,16 +386,16 @@ mod tests {
         let mut g = Pentago::new();
         g.play_str("a1s").unwrap();
         // The top-left quadrant turned: the stone on a1 went to a3.
-        for (tok, why) in [
-            ("g1s", "file"),
-            ("a7s", "rank"),
-            ("a2a", "rotation"),
-            ("a3s", "taken"),
-            ("a1", "rotation"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("g1s", "file"),
+                ("a7s", "rank"),
+                ("a2a", "rotation"),
+                ("a3s", "taken"),
+                ("a1", "rotation"),
+            ],
+        );
     }
 
     #[test]
@@ -441,9 +439,7 @@ mod tests {
         g.play_str("e1w").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
         // A rotation can also make a five without the placement.
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
     }
 
     #[test]
@@ -487,9 +483,7 @@ mod tests {
         let lines = lines();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..200_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = xorshift(&mut x);
             // Mix sparse and dense boards.
             let bb = match i % 3 {
                 0 => x & FULL,

@@ -283,6 +283,7 @@ impl Game for TicTacToe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::test_support::{assert_refused, legal, play_all};
 
     #[test]
     fn a1_is_bottom_left() {
@@ -296,15 +297,15 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = TicTacToe::new();
         g.play_str("b2").unwrap();
-        for (tok, why) in [
-            ("d1", "file"),
-            ("a4", "rank"),
-            ("b2", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(tok), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("d1", "file"),
+                ("a4", "rank"),
+                ("b2", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -320,13 +321,9 @@ mod tests {
     #[test]
     fn wins_and_draws() {
         let mut g = TicTacToe::new();
-        for m in ["a1", "a2", "b1", "b2", "c1"] {
-            g.play_str(m).unwrap();
-        }
+        play_all(&mut g, &["a1", "a2", "b1", "b2", "c1"]);
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         let d = TicTacToe::from_text("xox/xox/oxo").unwrap();
         assert_eq!(d.outcome(), Some(Outcome::Draw));
     }
