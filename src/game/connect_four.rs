@@ -250,11 +250,7 @@ impl Game for ConnectFour {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.ply().is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.ply())
     }
 
     fn ply(&self) -> u32 {

@@ -17,6 +17,7 @@
 //! `cell * 8 + r` is OpenSpiel's action. The text form is the six rows top
 //! first joined by `/`, with `.`, `O` (first player) and `@` (second).
 
+use super::grid;
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -132,13 +133,7 @@ impl Pentago {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        if self.bb[0] >> i & 1 == 1 {
-            Some(Side::First)
-        } else if self.bb[1] >> i & 1 == 1 {
-            Some(Side::Second)
-        } else {
-            None
-        }
+        grid::bit_owner(self.bb, i)
     }
 
     fn judge(bb: [u64; 2]) -> Option<Outcome> {
@@ -169,11 +164,7 @@ impl Game for Pentago {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.ply.is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.ply.into())
     }
 
     fn ply(&self) -> u32 {
@@ -298,16 +289,7 @@ impl Game for Pentago {
     }
 
     fn to_text(&self) -> String {
-        let mut s = String::with_capacity(41);
-        for y in 0..6 {
-            if y > 0 {
-                s.push('/');
-            }
-            for x in 0..6 {
-                s.push(self.cell_char(y * 6 + x));
-            }
-        }
-        s
+        grid::grid_text(6, |i| self.cell_char(i))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
