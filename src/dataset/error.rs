@@ -156,6 +156,24 @@ pub enum DatasetError {
 pub type Result<T, E = DatasetError> = std::result::Result<T, E>;
 
 impl DatasetError {
+    /// Refuses a `field` of `what` that is 0 where it takes `expected`.
+    pub(crate) fn refuse_zero(
+        what: &'static str,
+        field: &'static str,
+        value: usize,
+        expected: &str,
+    ) -> Result<()> {
+        if value == 0 {
+            return Err(DatasetError::InvalidArgument {
+                what,
+                field,
+                expected: expected.into(),
+                found: "0".into(),
+            });
+        }
+        Ok(())
+    }
+
     /// Shorthand for [`DatasetError::Io`].
     pub(crate) fn io(
         path: impl Into<PathBuf>,

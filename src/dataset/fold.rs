@@ -69,15 +69,7 @@ impl FoldInfo {
 
 /// Checks a number of folds: 1 to 255.
 pub fn validate_folds(k: u8) -> Result<()> {
-    if k == 0 {
-        return Err(DatasetError::InvalidArgument {
-            what: "dataset spec",
-            field: "folds",
-            expected: "1 to 255".into(),
-            found: "0".into(),
-        });
-    }
-    Ok(())
+    DatasetError::refuse_zero("dataset spec", "folds", k.into(), "1 to 255")
 }
 
 #[cfg(test)]

@@ -94,14 +94,7 @@ impl Loader {
         shuffle: bool,
         drop_last: bool,
     ) -> Result<Self> {
-        if batch_size == 0 {
-            return Err(DatasetError::InvalidArgument {
-                what: "loader",
-                field: "batch_size",
-                expected: "at least 1".into(),
-                found: "0".into(),
-            });
-        }
+        DatasetError::refuse_zero("loader", "batch_size", batch_size, "at least 1")?;
         let spec = dataset.spec();
         let parts = dataset.map_shards(split, |cols| {
             let mut p = Part::default();

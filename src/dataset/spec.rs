@@ -120,14 +120,7 @@ impl DatasetSpec {
                 found: "empty".into(),
             });
         }
-        if self.shard_rows == 0 {
-            return Err(DatasetError::InvalidArgument {
-                what: "dataset spec",
-                field: "shard_rows",
-                expected: "at least 1".into(),
-                found: "0".into(),
-            });
-        }
+        DatasetError::refuse_zero("dataset spec", "shard_rows", self.shard_rows, "at least 1")?;
         self.encoder.validate()?;
         super::fold::validate_folds(self.folds)?;
         self.split.validate()

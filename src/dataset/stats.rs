@@ -73,6 +73,12 @@ pub struct Stats {
     pub heights: Vec<HeightBucket>,
 }
 
+/// `name n (p%)` for each of `parts`, joined by `, `.
+fn shares(parts: &[(&str, u64)], total: u64) -> String {
+    let part = |&(name, n): &(&str, u64)| format!("{name} {n} ({:.1}%)", pct(n, total));
+    parts.iter().map(part).collect::<Vec<_>>().join(", ")
+}
+
 fn pct(n: u64, total: u64) -> f64 {
     if total == 0 {
         0.0
@@ -106,28 +112,16 @@ impl fmt::Display for Stats {
             p.mean, p.min, p.max
         )?;
         let l = &self.labels;
-        write!(
-            f,
-            "labels (side to move): wins {} ({:.1}%), draws {} ({:.1}%), losses {} ({:.1}%)",
-            l.wins,
-            pct(l.wins, self.rows),
-            l.draws,
-            pct(l.draws, self.rows),
-            l.losses,
-            pct(l.losses, self.rows)
-        )?;
+        let mut labels = vec![("wins", l.wins), ("draws", l.draws), ("losses", l.losses)];
         if l.other > 0 {
-            write!(f, ", other {} ({:.1}%)", l.other, pct(l.other, self.rows))?;
+            labels.push(("other", l.other));
         }
-        writeln!(f)?;
+        writeln!(f, "labels (side to move): {}", shares(&labels, self.rows))?;
         let s = &self.side_to_move;
         writeln!(
             f,
-            "side to move: first {} ({:.1}%), second {} ({:.1}%)",
-            s.first,
-            pct(s.first, self.rows),
-            s.second,
-            pct(s.second, self.rows)
+            "side to move: {}",
+            shares(&[("first", s.first), ("second", s.second)], self.rows)
         )?;
         writeln!(f, "{:<14} {:>10} {:>7}", "fold", "rows", "%")?;
         for (k, n) in self.rows_per_fold.iter().enumerate() {

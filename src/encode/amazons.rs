@@ -14,7 +14,7 @@
 //! thesis the encoding is absolute: White (the first player) is positive,
 //! so values are from White's point of view.
 
-use super::{Encoder, EncoderSpec, Perspective};
+use super::{Encoder, Perspective};
 use crate::game::amazons::Cell;
 use crate::game::{Amazons, Game, Side};
 
@@ -56,26 +56,20 @@ impl AmazonsEncoder {
 }
 
 impl Encoder<Amazons> for AmazonsEncoder {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: self.repr.name().into(),
-            version: 1,
-            shape: [self.repr.planes(), self.size, self.size],
-            globals: 3,
-            perspective: Perspective::FirstPlayer,
-        }
+    fn name(&self) -> &'static str {
+        self.repr.name()
     }
 
-    fn plane_len(&self) -> usize {
-        self.repr.planes() * self.size * self.size
-    }
-
-    fn globals_len(&self) -> usize {
-        3
+    fn shape(&self) -> [usize; 3] {
+        [self.repr.planes(), self.size, self.size]
     }
 
     fn perspective(&self) -> Perspective {
         Perspective::FirstPlayer
+    }
+
+    fn globals_len(&self) -> usize {
+        3
     }
 
     fn encode(&self, state: &Amazons, planes: &mut [i8], globals: &mut [f32]) {

@@ -1,6 +1,6 @@
 //! Arimaa encoders.
 
-use super::{Encoder, EncoderSpec, Perspective};
+use super::{Encoder, Perspective};
 use crate::game::arimaa::{bitboard::Squares, Arimaa, PieceType};
 use crate::game::{Game, Side};
 
@@ -17,22 +17,12 @@ impl ArimaaTypePlanes {
 }
 
 impl Encoder<Arimaa> for ArimaaTypePlanes {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [6, 8, 8],
-            globals: 0,
-            perspective: Perspective::SideToMove,
-        }
+    fn name(&self) -> &'static str {
+        Self::NAME
     }
 
-    fn plane_len(&self) -> usize {
-        6 * 64
-    }
-
-    fn globals_len(&self) -> usize {
-        0
+    fn shape(&self) -> [usize; 3] {
+        [6, 8, 8]
     }
 
     fn perspective(&self) -> Perspective {

@@ -1,6 +1,6 @@
 //! `arimaa-20x8x8`: the richer Arimaa encoder for deep nets.
 
-use super::{Encoder, EncoderSpec, Perspective};
+use super::{Encoder, Perspective};
 use crate::game::arimaa::bitboard::{neighbors, Bitboard, Squares, TRAPS};
 use crate::game::arimaa::{Arimaa, PieceType};
 use crate::game::{Game, Side};
@@ -58,22 +58,12 @@ fn dominated(pieces: &[[Bitboard; 6]; 2], me: usize, them: usize) -> Bitboard {
 }
 
 impl Encoder<Arimaa> for ArimaaRichPlanes {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [PLANES, 8, 8],
-            globals: 0,
-            perspective: Perspective::SideToMove,
-        }
+    fn name(&self) -> &'static str {
+        Self::NAME
     }
 
-    fn plane_len(&self) -> usize {
-        PLANES * 64
-    }
-
-    fn globals_len(&self) -> usize {
-        0
+    fn shape(&self) -> [usize; 3] {
+        [PLANES, 8, 8]
     }
 
     fn perspective(&self) -> Perspective {

@@ -44,25 +44,39 @@ pub struct EncoderSpec {
     pub perspective: Perspective,
 }
 
-/// Turns positions of `G` into model inputs.
+/// Turns positions of `G` into model inputs. An encoder states its name,
+/// shape, globals and perspective once; [`Encoder::spec`] and the sizes hot
+/// paths ask for follow from them without allocating.
 pub trait Encoder<G: Game>: Send + Sync {
-    fn spec(&self) -> EncoderSpec;
+    /// The name datasets and checkpoints record.
+    fn name(&self) -> &'static str;
+    /// `[C, H, W]`.
+    fn shape(&self) -> [usize; 3];
+    /// Whose point of view the planes take.
+    fn perspective(&self) -> Perspective;
     /// Fills `planes` (`C*H*W` values) and `globals`.
     fn encode(&self, state: &G, planes: &mut [i8], globals: &mut [f32]);
 
-    /// `C*H*W`. Hot paths call these three instead of [`Encoder::spec`],
-    /// which allocates; encoders override them with constants.
+    /// Number of global features.
+    fn globals_len(&self) -> usize {
+        0
+    }
+
+    /// `C*H*W`.
     fn plane_len(&self) -> usize {
-        let [c, h, w] = self.spec().shape;
+        let [c, h, w] = self.shape();
         c * h * w
     }
 
-    fn globals_len(&self) -> usize {
-        self.spec().globals
-    }
-
-    fn perspective(&self) -> Perspective {
-        self.spec().perspective
+    /// What datasets and checkpoints record; every encoder is at version 1.
+    fn spec(&self) -> EncoderSpec {
+        EncoderSpec {
+            name: self.name().into(),
+            version: 1,
+            shape: self.shape(),
+            globals: self.globals_len(),
+            perspective: self.perspective(),
+        }
     }
 }
 
@@ -76,28 +90,30 @@ pub fn encode_f32<G: Game>(enc: &dyn Encoder<G>, state: &G, out: &mut Vec<f32>) 
     out.extend_from_slice(&globals);
 }
 
+/// The encoder of `all` called `name`, or an error listing their names.
+fn by_name<G: Game>(
+    name: &str,
+    all: Vec<Box<dyn Encoder<G>>>,
+) -> Result<Box<dyn Encoder<G>>, EncodeError> {
+    let known = all.iter().map(|e| e.name()).collect();
+    all.into_iter()
+        .find(|e| e.name() == name)
+        .ok_or_else(|| EncodeError::Unknown {
+            game: G::NAME.into(),
+            name: name.into(),
+            known,
+        })
+}
+
 /// The Tic-tac-toe encoders by name.
 pub fn tictactoe_encoder(name: &str) -> Result<Box<dyn Encoder<TicTacToe>>, EncodeError> {
-    match name {
-        TttAbsolute::NAME => Ok(Box::new(TttAbsolute)),
-        TttPlanes::NAME => Ok(Box::new(TttPlanes)),
-        _ => Err(EncodeError::Unknown {
-            game: "tictactoe".into(),
-            name: name.into(),
-            known: vec![TttAbsolute::NAME, TttPlanes::NAME],
-        }),
-    }
+    by_name(name, vec![Box::new(TttAbsolute), Box::new(TttPlanes)])
 }
 
 /// The Arimaa encoders by name.
 pub fn arimaa_encoder(name: &str) -> Result<Box<dyn Encoder<Arimaa>>, EncodeError> {
-    match name {
-        ArimaaTypePlanes::NAME => Ok(Box::new(ArimaaTypePlanes)),
-        ArimaaRichPlanes::NAME => Ok(Box::new(ArimaaRichPlanes)),
-        _ => Err(EncodeError::Unknown {
-            game: "arimaa".into(),
-            name: name.into(),
-            known: vec![ArimaaTypePlanes::NAME, ArimaaRichPlanes::NAME],
-        }),
-    }
+    by_name(
+        name,
+        vec![Box::new(ArimaaTypePlanes), Box::new(ArimaaRichPlanes)],
+    )
 }

@@ -1,20 +1,14 @@
 //! Encoders by name for the games whose encoders depend on the board size.
 
-use super::{AmazonsEncoder, AmazonsRepr, EncodeError, Encoder, StoneGrid, Stones2};
+use super::{by_name, AmazonsEncoder, AmazonsRepr, EncodeError, Encoder, StoneGrid, Stones2};
 use crate::game::Amazons;
 
 /// The Amazons encoders by name (`amazons-units`, `amazons-mobility`,
 /// `amazons-bits`) for boards of `size`.
 pub fn amazons_encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Amazons>>, EncodeError> {
     let all = [AmazonsRepr::Units, AmazonsRepr::Mobility, AmazonsRepr::Bits];
-    match all.into_iter().find(|r| r.name() == name) {
-        Some(repr) => Ok(Box::new(AmazonsEncoder::new(repr, size))),
-        None => Err(EncodeError::Unknown {
-            game: "amazons".into(),
-            name: name.into(),
-            known: all.iter().map(|r| r.name()).collect(),
-        }),
-    }
+    let encoders = all.map(|r| Box::new(AmazonsEncoder::new(r, size)) as Box<dyn Encoder<Amazons>>);
+    by_name(name, encoders.into())
 }
 
 /// The stone-grid encoders (`stones-2`) for Tic-tac-toe, Pentago, Gomoku
@@ -23,14 +17,7 @@ pub fn stones_encoder<G: StoneGrid>(
     name: &str,
     size: usize,
 ) -> Result<Box<dyn Encoder<G>>, EncodeError> {
-    match name {
-        Stones2::NAME => Ok(Box::new(Stones2::new(size))),
-        _ => Err(EncodeError::Unknown {
-            game: G::NAME.into(),
-            name: name.into(),
-            known: vec![Stones2::NAME],
-        }),
-    }
+    by_name(name, vec![Box::new(Stones2::new(size))])
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! `stones-2`: own and opponent stones, for the games played by placing
 //! stones on an NxN grid (Tic-tac-toe, Pentago, Gomoku, Atari-Go) at any size.
 
-use super::{Encoder, EncoderSpec, Perspective};
+use super::{Encoder, Perspective};
 use crate::game::{AtariGo, Game, Gomoku, Pentago, Side, TicTacToe};
 
 /// A game whose board is a grid of cells, each empty or holding one side's
@@ -56,22 +56,12 @@ impl Stones2 {
 }
 
 impl<G: StoneGrid> Encoder<G> for Stones2 {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [2, self.rows, self.columns],
-            globals: 0,
-            perspective: Perspective::SideToMove,
-        }
+    fn name(&self) -> &'static str {
+        Self::NAME
     }
 
-    fn plane_len(&self) -> usize {
-        2 * self.rows * self.columns
-    }
-
-    fn globals_len(&self) -> usize {
-        0
+    fn shape(&self) -> [usize; 3] {
+        [2, self.rows, self.columns]
     }
 
     fn perspective(&self) -> Perspective {

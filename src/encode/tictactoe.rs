@@ -1,6 +1,6 @@
 //! Tic-tac-toe encoders.
 
-use super::{Encoder, EncoderSpec, Perspective};
+use super::{Encoder, Perspective};
 use crate::game::{Side, TicTacToe};
 
 /// `tictactoe-9`: the nine cells in reading order, +1 x (White), -1 o
@@ -13,22 +13,12 @@ impl TttAbsolute {
 }
 
 impl Encoder<TicTacToe> for TttAbsolute {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [1, 3, 3],
-            globals: 0,
-            perspective: Perspective::FirstPlayer,
-        }
+    fn name(&self) -> &'static str {
+        Self::NAME
     }
 
-    fn plane_len(&self) -> usize {
-        9
-    }
-
-    fn globals_len(&self) -> usize {
-        0
+    fn shape(&self) -> [usize; 3] {
+        [1, 3, 3]
     }
 
     fn perspective(&self) -> Perspective {
@@ -55,22 +45,12 @@ impl TttPlanes {
 }
 
 impl Encoder<TicTacToe> for TttPlanes {
-    fn spec(&self) -> EncoderSpec {
-        EncoderSpec {
-            name: Self::NAME.into(),
-            version: 1,
-            shape: [2, 3, 3],
-            globals: 0,
-            perspective: Perspective::SideToMove,
-        }
+    fn name(&self) -> &'static str {
+        Self::NAME
     }
 
-    fn plane_len(&self) -> usize {
-        18
-    }
-
-    fn globals_len(&self) -> usize {
-        0
+    fn shape(&self) -> [usize; 3] {
+        [2, 3, 3]
     }
 
     fn perspective(&self) -> Perspective {

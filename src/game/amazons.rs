@@ -483,11 +483,8 @@ impl Game for Amazons {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.arrows.count_ones().is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        // Each move shoots one arrow.
+        Side::after_plies(self.arrows.count_ones())
     }
 
     fn ply(&self) -> u32 {

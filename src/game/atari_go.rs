@@ -21,13 +21,13 @@
 //! `X` (Black) and `O` (White); the side to move follows from the stone
 //! counts (no stone has been captured in a game that is still going).
 
-use super::grid::{self, parse_square};
+use super::grid::{self, StoneBoard};
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
 
 /// Largest board side supported.
-pub const MAX_SIZE: usize = 19;
+pub const MAX_SIZE: usize = grid::STONE_MAX_SIZE;
 const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
 const FILES: &[u8; 19] = b"abcdefghjklmnopqrst";
 
@@ -38,9 +38,7 @@ pub struct AtariGoMove(pub u16);
 /// An Atari-Go position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AtariGo {
-    n: u8,
-    /// 0 empty, 1 Black, 2 White.
-    cells: [u8; MAX_CELLS],
+    board: StoneBoard,
     /// Moves played.
     ply: u16,
     to_move: Side,
@@ -91,10 +89,8 @@ fn neighbour_table(n: usize) -> &'static [Neighbours] {
 impl AtariGo {
     /// An empty `n` x `n` board (5..=19).
     pub fn with_board_size(n: usize) -> Result<Self, GameError> {
-        grid::check_size(Self::NAME, n, 5..=MAX_SIZE)?;
         Ok(AtariGo {
-            n: n as u8,
-            cells: [0; MAX_CELLS],
+            board: StoneBoard::empty(Self::NAME, n)?,
             ply: 0,
             to_move: Side::First,
             ko: None,
@@ -104,12 +100,12 @@ impl AtariGo {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        grid::stone_owner(self.cells[i])
+        self.board.owner(i)
     }
 
     /// Number of cells (`n * n`).
     pub fn cell_count(&self) -> usize {
-        self.n as usize * self.n as usize
+        self.board.cell_count()
     }
 
     /// The simple-ko point barred to the side to move, if any.
@@ -119,14 +115,14 @@ impl AtariGo {
 
     /// The square name of `cell` (Go coordinates, no `i`).
     pub fn square_name(&self, cell: usize) -> String {
-        grid::square_name(FILES, self.n as usize, cell)
+        self.board.square_name(FILES, cell)
     }
 
     /// The on-board neighbours of `i` (up, down, left, right order): the
     /// first `len` entries of the array.
     #[inline]
     fn neighbours(&self, i: usize) -> ([usize; 4], usize) {
-        let (a, k) = neighbour_table(self.n as usize)[i];
+        let (a, k) = neighbour_table(self.board.n())[i];
         (a.map(|q| q as usize), k as usize)
     }
 
@@ -143,7 +139,7 @@ impl AtariGo {
         stop: bool,
         buf: &mut [u16; MAX_CELLS],
     ) -> (usize, bool) {
-        let colour = self.cells[start];
+        let colour = self.board.cells[start];
         let mut seen = [0u64; MAX_CELLS.div_ceil(64)];
         seen[start / 64] |= 1 << (start % 64);
         buf[0] = start as u16;
@@ -154,7 +150,7 @@ impl AtariGo {
             head += 1;
             let (ns, k) = self.neighbours(p);
             for &q in &ns[..k] {
-                let cq = self.cells[q];
+                let cq = self.board.cells[q];
                 if cq == 0 {
                     if q != except {
                         liberty = true;
@@ -177,7 +173,9 @@ impl AtariGo {
     #[inline]
     fn touches_empty(&self, i: usize, except: usize) -> bool {
         let (ns, k) = self.neighbours(i);
-        ns[..k].iter().any(|&q| self.cells[q] == 0 && q != except)
+        ns[..k]
+            .iter()
+            .any(|&q| self.board.cells[q] == 0 && q != except)
     }
 
     /// Whether the group on `start` has a liberty other than `except`.
@@ -193,17 +191,17 @@ impl AtariGo {
     /// leaves without liberties; returns how many stones were captured and
     /// the first of them (the neighbour through which it was found).
     fn place(&mut self, cell: usize, side: Side) -> (usize, usize) {
-        self.cells[cell] = code(side);
+        self.board.cells[cell] = code(side);
         let enemy = code(side.other());
         let (mut count, mut first) = (0, 0);
         let (ns, k) = self.neighbours(cell);
         for &q in &ns[..k] {
-            if self.cells[q] == enemy && !self.touches_empty(q, usize::MAX) {
+            if self.board.cells[q] == enemy && !self.touches_empty(q, usize::MAX) {
                 let mut buf = [0u16; MAX_CELLS];
                 let (len, liberty) = self.flood(q, usize::MAX, true, &mut buf);
                 if !liberty {
                     for &s in &buf[..len] {
-                        self.cells[s as usize] = 0;
+                        self.board.cells[s as usize] = 0;
                     }
                     if count == 0 {
                         first = q;
@@ -219,13 +217,14 @@ impl AtariGo {
     /// not suicide unless it captures, not the ko point), whether or not
     /// the game is over.
     pub fn point_is_legal(&self, cell: usize) -> bool {
-        if cell >= self.cell_count() || self.cells[cell] != 0 || self.ko == Some(cell as u16) {
+        if cell >= self.cell_count() || self.board.cells[cell] != 0 || self.ko == Some(cell as u16)
+        {
             return false;
         }
         // Fast path: an empty neighbour is a liberty.
         let (ns, k) = self.neighbours(cell);
         let ns = &ns[..k];
-        if ns.iter().any(|&q| self.cells[q] == 0) {
+        if ns.iter().any(|&q| self.board.cells[q] == 0) {
             return true;
         }
         // Every neighbour is a stone, so with `cell` filled: the move
@@ -235,7 +234,7 @@ impl AtariGo {
         let own = code(self.to_move);
         ns.iter().any(|&q| {
             let free = self.has_liberty_except(q, cell);
-            if self.cells[q] == own {
+            if self.board.cells[q] == own {
                 free
             } else {
                 !free
@@ -273,7 +272,7 @@ impl Game for AtariGo {
     }
 
     fn size(&self) -> usize {
-        self.n as usize
+        self.board.n()
     }
 
     fn side_to_move(&self) -> Side {
@@ -338,8 +337,11 @@ impl Game for AtariGo {
         if captured == 1 {
             let own = code(side);
             let (ns, k) = self.neighbours(cell);
-            let lone = ns[..k].iter().all(|&q| self.cells[q] != own);
-            let libs = ns[..k].iter().filter(|&&q| self.cells[q] == 0).count();
+            let lone = ns[..k].iter().all(|&q| self.board.cells[q] != own);
+            let libs = ns[..k]
+                .iter()
+                .filter(|&&q| self.board.cells[q] == 0)
+                .count();
             if lone && libs == 1 {
                 self.ko = Some(first as u16);
             }
@@ -370,7 +372,6 @@ impl Game for AtariGo {
     }
 
     fn parse_move(&self, text: &str) -> Result<AtariGoMove, GameError> {
-        let n = self.n as usize;
         let bad = |why: &str| GameError::BadMove {
             token: text.to_string(),
             why: why.to_string(),
@@ -380,14 +381,7 @@ impl Game for AtariGo {
         {
             return Err(bad("Go coordinates skip the letter i"));
         }
-        let (row, col) = parse_square(text, n, FILES)?;
-        if self.outcome.is_some() {
-            return Err(bad("the game is already over"));
-        }
-        let cell = row * n + col;
-        if self.cells[cell] != 0 {
-            return Err(bad("that point is taken"));
-        }
+        let cell = self.board.free_point(text, FILES, self.outcome.is_some())?;
         if self.ko == Some(cell as u16) {
             return Err(bad("retaking the ko at once is illegal"));
         }
@@ -398,7 +392,7 @@ impl Game for AtariGo {
     }
 
     fn to_text(&self) -> String {
-        grid::grid_text(self.n as usize, |i| grid::stone_glyph(self.cells[i]))
+        self.board.text(['.', 'X', 'O'])
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -413,10 +407,10 @@ impl Game for AtariGo {
             expected: "X, O or '.'",
         };
         let (mut g, nb, nw) = grid::read_stones(text, Self::with_board_size, &chars, |g, i, c| {
-            g.cells[i] = c
+            g.board.cells[i] = c
         })?;
         for i in 0..g.cell_count() {
-            if g.cells[i] != 0 && !g.has_liberty_except(i, usize::MAX) {
+            if g.board.cells[i] != 0 && !g.has_liberty_except(i, usize::MAX) {
                 return Err(bad(format!(
                     "the group at {} has no liberty",
                     g.square_name(i)
@@ -432,19 +426,16 @@ impl Game for AtariGo {
     }
 
     fn render(&self) -> String {
-        grid::render_grid(self.n as usize, FILES, |i| grid::stone_glyph(self.cells[i]))
+        self.board.render(FILES)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn play_all(g: &mut AtariGo, moves: &[&str]) {
-        for m in moves {
-            g.play_str(m).unwrap();
-        }
-    }
+    use crate::game::test_support::{
+        assert_notation_round_trips, assert_refused, legal, play_all, xorshift,
+    };
 
     #[test]
     fn notation_skips_i() {
@@ -452,10 +443,7 @@ mod tests {
         assert_eq!(g.parse_move("a1").unwrap(), AtariGoMove(72));
         assert_eq!(g.parse_move("j9").unwrap(), AtariGoMove(8));
         assert_eq!(g.move_to_string(AtariGoMove(8)), "j9");
-        for i in 0..81 {
-            let mv = AtariGoMove(i);
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, (0..81).map(AtariGoMove));
         let g19 = AtariGo::with_size(19).unwrap();
         assert_eq!(g19.move_to_string(AtariGoMove(18)), "t19");
         assert!(AtariGo::with_size(4).is_err());
@@ -466,16 +454,16 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = AtariGo::with_size(9).unwrap();
         g.play_str("e5").unwrap();
-        for (tok, why) in [
-            ("i3", "letter i"),
-            ("k1", "file"),
-            ("a10", "rank"),
-            ("e5", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("i3", "letter i"),
+                ("k1", "file"),
+                ("a10", "rank"),
+                ("e5", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -488,9 +476,7 @@ mod tests {
         g.play_str("b1").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
         assert_eq!(g.cell(20), None, "a1 was removed");
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         // A two-stone group captured by White.
         let mut g = AtariGo::from_text("XX.../OOO../...../...../...XX").unwrap();
         assert_eq!(g.side_to_move(), Side::Second);
@@ -504,10 +490,8 @@ mod tests {
         // Black to move; a5 is surrounded by White b5 and a4: suicide.
         let g = AtariGo::from_text(".O.../O..../...../....X/....X").unwrap();
         assert_eq!(g.side_to_move(), Side::First);
-        let e = g.parse_move("a5").unwrap_err().to_string();
-        assert!(e.contains("suicide") && e.contains("'a5'"), "{e}");
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
+        assert_refused(&g, &[("a5", "suicide")]);
+        let v = legal(&g);
         assert!(!v.contains(&AtariGoMove(0)));
         assert_eq!(v.len(), 25 - 4 - 1);
         // The same point captures when a White stone there is in atari:
@@ -544,9 +528,7 @@ mod tests {
         assert_eq!(g.side_to_move(), Side::First);
         assert_eq!(g.outcome(), Some(Outcome::Draw));
         assert_eq!(g.outcome().unwrap().returns(), [0.0, 0.0]);
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
     }
 
     #[test]
@@ -563,7 +545,7 @@ mod tests {
 
     /// The allocating group search the flood fill replaces.
     fn group_ref(g: &AtariGo, start: usize) -> (Vec<usize>, bool) {
-        let colour = g.cells[start];
+        let colour = g.board.cells[start];
         let mut seen = [false; MAX_CELLS];
         let mut stack = vec![start];
         let mut stones = Vec::new();
@@ -576,7 +558,7 @@ mod tests {
                 if seen[q] {
                     continue;
                 }
-                match g.cells[q] {
+                match g.board.cells[q] {
                     0 => liberty = true,
                     c if c == colour => {
                         seen[q] = true;
@@ -590,16 +572,16 @@ mod tests {
     }
 
     fn place_ref(g: &mut AtariGo, cell: usize, side: Side) -> Vec<usize> {
-        g.cells[cell] = code(side);
+        g.board.cells[cell] = code(side);
         let enemy = code(side.other());
         let mut captured = Vec::new();
         let (ns, k) = g.neighbours(cell);
         for &q in &ns[..k] {
-            if g.cells[q] == enemy {
+            if g.board.cells[q] == enemy {
                 let (stones, liberty) = group_ref(g, q);
                 if !liberty {
                     for &s in &stones {
-                        g.cells[s] = 0;
+                        g.board.cells[s] = 0;
                     }
                     captured.extend(stones);
                 }
@@ -609,7 +591,7 @@ mod tests {
     }
 
     fn legal_ref(g: &AtariGo, cell: usize) -> bool {
-        if g.cells[cell] != 0 || g.ko == Some(cell as u16) {
+        if g.board.cells[cell] != 0 || g.ko == Some(cell as u16) {
             return false;
         }
         let mut probe = *g;
@@ -626,7 +608,7 @@ mod tests {
         if captured.len() == 1 {
             let (stones, _) = group_ref(g, cell);
             let (ns, k) = g.neighbours(cell);
-            let libs = ns[..k].iter().filter(|&&q| g.cells[q] == 0).count();
+            let libs = ns[..k].iter().filter(|&&q| g.board.cells[q] == 0).count();
             if stones.len() == 1 && libs == 1 {
                 g.ko = Some(captured[0] as u16);
             }
@@ -659,10 +641,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    let cell = legal[(x % legal.len() as u64) as usize];
+                    let cell = legal[(xorshift(&mut x) % legal.len() as u64) as usize];
                     g.play(AtariGoMove(cell as u16));
                     play_ref(&mut r, cell);
                     assert_eq!(g, r);

@@ -250,11 +250,7 @@ impl Game for ConnectFour {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.ply().is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.ply())
     }
 
     fn ply(&self) -> u32 {
@@ -486,6 +482,7 @@ impl Game for ConnectFour {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::test_support::{assert_refused, legal};
 
     fn played(moves: &str) -> ConnectFour {
         let mut g = ConnectFour::new();
@@ -494,12 +491,6 @@ mod tests {
                 .unwrap_or_else(|e| panic!("{moves}: {e}"));
         }
         g
-    }
-
-    fn legal(g: &ConnectFour) -> Vec<ConnectFourMove> {
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        v
     }
 
     #[test]
@@ -558,18 +549,17 @@ mod tests {
     #[test]
     fn bad_moves_name_the_token() {
         let g = played("dddddd");
-        for (tok, why) in [
-            ("h", "not one of a..g"),
-            ("1", "not one of a..g"),
-            ("", "one column letter"),
-            ("ab", "one column letter"),
-            ("d", "full"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
-        let e = played("abababa").parse_move("c").unwrap_err().to_string();
-        assert!(e.contains("over"), "{e}");
+        assert_refused(
+            &g,
+            &[
+                ("h", "not one of a..g"),
+                ("1", "not one of a..g"),
+                ("", "one column letter"),
+                ("ab", "one column letter"),
+                ("d", "full"),
+            ],
+        );
+        assert_refused(&played("abababa"), &[("c", "over")]);
     }
 
     #[test]

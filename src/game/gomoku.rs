@@ -16,14 +16,13 @@
 //! The win test is incremental: after each stone only the four lines
 //! through that stone are counted.
 
-use super::grid::{self, parse_square};
+use super::grid::{self, StoneBoard};
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
 
 /// Largest board side supported.
-pub const MAX_SIZE: usize = 19;
-const MAX_CELLS: usize = MAX_SIZE * MAX_SIZE;
+pub const MAX_SIZE: usize = grid::STONE_MAX_SIZE;
 const DIAGS: usize = 2 * MAX_SIZE - 1;
 const LINES: usize = 2 * MAX_SIZE + 2 * DIAGS;
 
@@ -34,9 +33,7 @@ pub struct GomokuMove(pub u16);
 /// A Gomoku position.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Gomoku {
-    n: u8,
-    /// 0 empty, 1 Black, 2 White.
-    cells: [u8; MAX_CELLS],
+    board: StoneBoard,
     /// The stones again as one bitmask per line and side, for the five
     /// test: `lines[s][k]` with `k` = row `r` (bit `c`), `MAX_SIZE + c`
     /// (column, bit `r`), `2 * MAX_SIZE + r - c + n - 1` (diagonal, bit
@@ -55,10 +52,8 @@ const FILES: &[u8; 26] = b"abcdefghijklmnopqrstuvwxyz";
 impl Gomoku {
     /// An empty `n` x `n` board (5..=19).
     pub fn with_board_size(n: usize) -> Result<Self, GameError> {
-        grid::check_size(Self::NAME, n, 5..=MAX_SIZE)?;
         Ok(Gomoku {
-            n: n as u8,
-            cells: [0; MAX_CELLS],
+            board: StoneBoard::empty(Self::NAME, n)?,
             lines: [[0; LINES]; 2],
             stones: 0,
             outcome: None,
@@ -67,19 +62,19 @@ impl Gomoku {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        grid::stone_owner(self.cells[i])
+        self.board.owner(i)
     }
 
     /// Number of cells (`n * n`).
     pub fn cell_count(&self) -> usize {
-        self.n as usize * self.n as usize
+        self.board.cell_count()
     }
 
     /// The four line words through `cell` (row, column, diagonal,
     /// anti-diagonal) and the bit of `cell` in each: `c`, `r`, `c`, `c`.
     #[inline]
     fn line_slots(&self, cell: usize) -> ([usize; 4], usize, usize) {
-        let n = self.n as usize;
+        let n = self.board.n();
         // 32-bit division: cells are below 361.
         let (r, c) = (
             (cell as u32 / n as u32) as usize,
@@ -97,7 +92,7 @@ impl Gomoku {
     /// Puts a stone with colour `code` (1 or 2) on empty `cell`.
     #[inline]
     fn set_stone(&mut self, cell: usize, code: u8) {
-        self.cells[cell] = code;
+        self.board.cells[cell] = code;
         let (slots, r, c) = self.line_slots(cell);
         let words = &mut self.lines[code as usize - 1];
         words[slots[0]] |= 1 << c;
@@ -132,14 +127,14 @@ impl Gomoku {
             return Vec::new();
         }
         (0..self.cell_count())
-            .filter(|&i| self.cells[i] == 0 && self.makes_five(i, side))
+            .filter(|&i| self.board.cells[i] == 0 && self.makes_five(i, side))
             .map(|i| GomokuMove(i as u16))
             .collect()
     }
 
     /// The square name of `cell` on an `n` x `n` board.
     pub fn square_name(&self, cell: usize) -> String {
-        grid::square_name(FILES, self.n as usize, cell)
+        self.board.square_name(FILES, cell)
     }
 
     fn scan_outcome(&self) -> Option<Outcome> {
@@ -168,15 +163,11 @@ impl Game for Gomoku {
     }
 
     fn size(&self) -> usize {
-        self.n as usize
+        self.board.n()
     }
 
     fn side_to_move(&self) -> Side {
-        if self.stones.is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.stones.into())
     }
 
     fn ply(&self) -> u32 {
@@ -190,7 +181,7 @@ impl Game for Gomoku {
         }
         out.extend(
             (0..self.cell_count())
-                .filter(|&i| self.cells[i] == 0)
+                .filter(|&i| self.board.cells[i] == 0)
                 .map(|i| GomokuMove(i as u16)),
         );
     }
@@ -217,13 +208,13 @@ impl Game for Gomoku {
         if empties * 4 >= cells {
             for _ in 0..8 {
                 let i = rng.random_range(0..cells);
-                if self.cells[i] == 0 {
+                if self.board.cells[i] == 0 {
                     return Some(GomokuMove(i as u16));
                 }
             }
         }
         let k = rng.random_range(0..empties);
-        self.cells[..cells]
+        self.board.cells[..cells]
             .iter()
             .enumerate()
             .filter(|&(_, &c)| c == 0)
@@ -233,7 +224,7 @@ impl Game for Gomoku {
 
     fn play(&mut self, mv: GomokuMove) {
         let i = mv.0 as usize;
-        debug_assert!(self.cells[i] == 0, "cell {i} is taken");
+        debug_assert!(self.board.cells[i] == 0, "cell {i} is taken");
         debug_assert!(self.outcome.is_none(), "the game is over");
         let side = self.side_to_move();
         self.set_stone(i, side_code(side));
@@ -262,28 +253,12 @@ impl Game for Gomoku {
     }
 
     fn parse_move(&self, text: &str) -> Result<GomokuMove, GameError> {
-        let n = self.n as usize;
-        let (row, col) = parse_square(text, n, FILES)?;
-        let bad = |why: &str| GameError::BadMove {
-            token: text.to_string(),
-            why: why.to_string(),
-        };
-        if self.outcome.is_some() {
-            return Err(bad("the game is already over"));
-        }
-        let cell = row * n + col;
-        if self.cells[cell] != 0 {
-            return Err(bad("that point is taken"));
-        }
+        let cell = self.board.free_point(text, FILES, self.outcome.is_some())?;
         Ok(GomokuMove(cell as u16))
     }
 
     fn to_text(&self) -> String {
-        grid::grid_text(self.n as usize, |i| match self.cells[i] {
-            1 => 'b',
-            2 => 'w',
-            _ => '.',
-        })
+        self.board.text(['.', 'b', 'w'])
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -301,9 +276,9 @@ impl Game for Gomoku {
             grid::read_stones(text, Self::with_board_size, &chars, Self::set_stone)?;
         g.stones = nb + nw;
         let black_five =
-            (0..g.cell_count()).any(|i| g.cells[i] == 1 && g.makes_five(i, Side::First));
+            (0..g.cell_count()).any(|i| g.board.cells[i] == 1 && g.makes_five(i, Side::First));
         let white_five =
-            (0..g.cell_count()).any(|i| g.cells[i] == 2 && g.makes_five(i, Side::Second));
+            (0..g.cell_count()).any(|i| g.board.cells[i] == 2 && g.makes_five(i, Side::Second));
         if black_five && white_five {
             return Err(bad("both sides have five in a row".into()));
         }
@@ -312,19 +287,16 @@ impl Game for Gomoku {
     }
 
     fn render(&self) -> String {
-        grid::render_grid(self.n as usize, FILES, |i| grid::stone_glyph(self.cells[i]))
+        self.board.render(FILES)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn play_all(g: &mut Gomoku, moves: &[&str]) {
-        for m in moves {
-            g.play_str(m).unwrap();
-        }
-    }
+    use crate::game::test_support::{
+        assert_notation_round_trips, assert_refused, legal, play_all, xorshift,
+    };
 
     #[test]
     fn notation_round_trip() {
@@ -332,10 +304,7 @@ mod tests {
         assert_eq!(g.parse_move("a1").unwrap(), GomokuMove(210));
         assert_eq!(g.parse_move("o15").unwrap(), GomokuMove(14));
         assert_eq!(g.parse_move("i8").unwrap(), GomokuMove(7 * 15 + 8));
-        for i in 0..225 {
-            let mv = GomokuMove(i);
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, (0..225).map(GomokuMove));
         let g9 = Gomoku::with_size(9).unwrap();
         assert_eq!(g9.move_to_string(GomokuMove(0)), "a9");
         assert!(Gomoku::with_size(4).is_err());
@@ -347,17 +316,17 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = Gomoku::with_size(9).unwrap();
         g.play_str("e5").unwrap();
-        for (tok, why) in [
-            ("j1", "file"),
-            ("a10", "rank"),
-            ("a0", "rank"),
-            ("ax", "rank"),
-            ("e5", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("j1", "file"),
+                ("a10", "rank"),
+                ("a0", "rank"),
+                ("ax", "rank"),
+                ("e5", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -367,9 +336,7 @@ mod tests {
         assert_eq!(g.winning_cells(Side::First).len(), 1);
         g.play_str("e1").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         // Overline: filling the gap in b b b _ b b makes six, still a win.
         let mut g = Gomoku::with_size(9).unwrap();
         play_all(
@@ -440,10 +407,7 @@ mod tests {
                         text.push('/');
                     }
                     for _ in 0..n {
-                        x ^= x << 13;
-                        x ^= x >> 7;
-                        x ^= x << 17;
-                        text.push(match x % 3 {
+                        text.push(match xorshift(&mut x) % 3 {
                             0 if nb <= nw => {
                                 nb += 1;
                                 'b'

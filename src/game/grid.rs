@@ -81,6 +81,92 @@ pub fn grid_text(n: usize, glyph: impl Fn(usize) -> char) -> String {
     s
 }
 
+/// Largest side of a [`StoneBoard`].
+pub const STONE_MAX_SIZE: usize = 19;
+const STONE_MAX_CELLS: usize = STONE_MAX_SIZE * STONE_MAX_SIZE;
+
+/// An `n` x `n` board (5..=19) of stone cell codes (0 empty, 1 Black, 2
+/// White), cells numbered `row * n + col`: the board Gomoku and Atari-Go
+/// share. Squares are named with the caller's file letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct StoneBoard {
+    n: u8,
+    pub cells: [u8; STONE_MAX_CELLS],
+}
+
+impl StoneBoard {
+    /// An empty `n` x `n` board for `game`.
+    pub fn empty(game: &'static str, n: usize) -> Result<Self, GameError> {
+        check_size(game, n, 5..=STONE_MAX_SIZE)?;
+        Ok(StoneBoard {
+            n: n as u8,
+            cells: [0; STONE_MAX_CELLS],
+        })
+    }
+
+    /// The board side.
+    #[inline]
+    pub fn n(&self) -> usize {
+        self.n as usize
+    }
+
+    /// Number of cells (`n * n`).
+    #[inline]
+    pub fn cell_count(&self) -> usize {
+        self.n() * self.n()
+    }
+
+    /// Who holds cell `i`, if anyone.
+    pub fn owner(&self, i: usize) -> Option<Side> {
+        stone_owner(self.cells[i])
+    }
+
+    /// The square name of `cell` with file letters `files`.
+    pub fn square_name(&self, files: &[u8], cell: usize) -> String {
+        square_name(files, self.n(), cell)
+    }
+
+    /// The empty point a move names: the square (file letters `files`),
+    /// refused when the game is `over` or the point is taken.
+    pub fn free_point(&self, text: &str, files: &[u8], over: bool) -> Result<usize, GameError> {
+        let (row, col) = parse_square(text, self.n(), files)?;
+        let bad = |why: &str| GameError::BadMove {
+            token: text.to_string(),
+            why: why.to_string(),
+        };
+        if over {
+            return Err(bad("the game is already over"));
+        }
+        let cell = row * self.n() + col;
+        if self.cells[cell] != 0 {
+            return Err(bad("that point is taken"));
+        }
+        Ok(cell)
+    }
+
+    /// The text form (see [`grid_text`]) with `glyphs` for the codes 0, 1
+    /// and 2.
+    pub fn text(&self, glyphs: [char; 3]) -> String {
+        grid_text(self.n(), |i| glyphs[self.cells[i] as usize])
+    }
+
+    /// The drawing for people (see [`render_grid`]).
+    pub fn render(&self, files: &[u8]) -> String {
+        render_grid(self.n(), files, |i| stone_glyph(self.cells[i]))
+    }
+}
+
+/// Who holds cell `i` of a board kept as one bitmask per side.
+pub fn bit_owner(masks: [u64; 2], i: usize) -> Option<Side> {
+    if masks[0] >> i & 1 == 1 {
+        Some(Side::First)
+    } else if masks[1] >> i & 1 == 1 {
+        Some(Side::Second)
+    } else {
+        None
+    }
+}
+
 /// Who holds a stone cell: code 0 empty, 1 Black (first), 2 White.
 pub fn stone_owner(code: u8) -> Option<Side> {
     match code {

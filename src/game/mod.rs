@@ -25,6 +25,8 @@ pub mod gomoku;
 mod grid;
 mod outcome;
 pub mod pentago;
+#[cfg(test)]
+mod test_support;
 mod tictactoe;
 
 pub use amazons::{Amazons, AmazonsMove};

@@ -26,6 +26,16 @@ impl Side {
         }
     }
 
+    /// The side to move after `plies` plies of a game where the sides
+    /// alternate.
+    pub fn after_plies(plies: u32) -> Side {
+        if plies.is_multiple_of(2) {
+            Side::First
+        } else {
+            Side::Second
+        }
+    }
+
     pub fn from_index(i: usize) -> Option<Side> {
         match i {
             0 => Some(Side::First),

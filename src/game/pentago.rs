@@ -17,6 +17,7 @@
 //! `cell * 8 + r` is OpenSpiel's action. The text form is the six rows top
 //! first joined by `/`, with `.`, `O` (first player) and `@` (second).
 
+use super::grid;
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -132,13 +133,7 @@ impl Pentago {
 
     /// Who holds cell `i`, if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        if self.bb[0] >> i & 1 == 1 {
-            Some(Side::First)
-        } else if self.bb[1] >> i & 1 == 1 {
-            Some(Side::Second)
-        } else {
-            None
-        }
+        grid::bit_owner(self.bb, i)
     }
 
     fn judge(bb: [u64; 2]) -> Option<Outcome> {
@@ -169,11 +164,7 @@ impl Game for Pentago {
     }
 
     fn side_to_move(&self) -> Side {
-        if self.ply.is_multiple_of(2) {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.ply.into())
     }
 
     fn ply(&self) -> u32 {
@@ -298,16 +289,7 @@ impl Game for Pentago {
     }
 
     fn to_text(&self) -> String {
-        let mut s = String::with_capacity(41);
-        for y in 0..6 {
-            if y > 0 {
-                s.push('/');
-            }
-            for x in 0..6 {
-                s.push(self.cell_char(y * 6 + x));
-            }
-        }
-        s
+        grid::grid_text(6, |i| self.cell_char(i))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -368,6 +350,7 @@ impl Game for Pentago {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::test_support::{assert_notation_round_trips, assert_refused, legal, xorshift};
 
     #[test]
     fn notation_round_trip() {
@@ -375,12 +358,9 @@ mod tests {
         assert_eq!(g.parse_move("a1s").unwrap(), PentagoMove(0));
         assert_eq!(g.parse_move("f6z").unwrap(), PentagoMove(287));
         assert_eq!(g.parse_move("b1t").unwrap(), PentagoMove(9));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
+        let v = legal(&g);
         assert_eq!(v.len(), 288);
-        for mv in v {
-            assert_eq!(g.parse_move(&g.move_to_string(mv)).unwrap(), mv);
-        }
+        assert_notation_round_trips(&g, v);
     }
 
     #[test]
@@ -388,16 +368,16 @@ mod tests {
         let mut g = Pentago::new();
         g.play_str("a1s").unwrap();
         // The top-left quadrant turned: the stone on a1 went to a3.
-        for (tok, why) in [
-            ("g1s", "file"),
-            ("a7s", "rank"),
-            ("a2a", "rotation"),
-            ("a3s", "taken"),
-            ("a1", "rotation"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(&format!("'{tok}'")), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("g1s", "file"),
+                ("a7s", "rank"),
+                ("a2a", "rotation"),
+                ("a3s", "taken"),
+                ("a1", "rotation"),
+            ],
+        );
     }
 
     #[test]
@@ -441,9 +421,7 @@ mod tests {
         g.play_str("e1w").unwrap();
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
         // A rotation can also make a five without the placement.
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
     }
 
     #[test]
@@ -487,9 +465,7 @@ mod tests {
         let lines = lines();
         let mut x = 0x9e37_79b9_7f4a_7c15u64;
         for i in 0..200_000u64 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = xorshift(&mut x);
             // Mix sparse and dense boards.
             let bb = match i % 3 {
                 0 => x & FULL,

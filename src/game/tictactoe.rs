@@ -5,6 +5,7 @@
 //! `a1` is cell 6. The text form is the three rows top first, joined by `/`,
 //! with `x`, `o` and `.` (e.g. `x../.o./...`); `x` moves first.
 
+use super::grid;
 use super::{Game, GameError, Outcome, Side};
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -80,12 +81,14 @@ impl TicTacToe {
 
     /// Who holds cell `i` (0..9), if anyone.
     pub fn cell(&self, i: usize) -> Option<Side> {
-        if self.x >> i & 1 == 1 {
-            Some(Side::First)
-        } else if self.o >> i & 1 == 1 {
-            Some(Side::Second)
-        } else {
-            None
+        grid::bit_owner([self.x.into(), self.o.into()], i)
+    }
+
+    fn cell_char(&self, i: usize) -> char {
+        match self.cell(i) {
+            Some(Side::First) => 'x',
+            Some(Side::Second) => 'o',
+            None => '.',
         }
     }
 
@@ -118,12 +121,9 @@ impl Game for TicTacToe {
         TicTacToe::default()
     }
 
+    /// x has as many marks as o or one more, so the count's parity says.
     fn side_to_move(&self) -> Side {
-        if self.x.count_ones() == self.o.count_ones() {
-            Side::First
-        } else {
-            Side::Second
-        }
+        Side::after_plies(self.ply())
     }
 
     fn ply(&self) -> u32 {
@@ -212,20 +212,7 @@ impl Game for TicTacToe {
     }
 
     fn to_text(&self) -> String {
-        let mut s = String::with_capacity(11);
-        for row in 0..3 {
-            if row > 0 {
-                s.push('/');
-            }
-            for col in 0..3 {
-                s.push(match self.cell(row * 3 + col) {
-                    Some(Side::First) => 'x',
-                    Some(Side::Second) => 'o',
-                    None => '.',
-                });
-            }
-        }
-        s
+        grid::grid_text(3, |i| self.cell_char(i))
     }
 
     fn from_text(text: &str) -> Result<Self, GameError> {
@@ -266,11 +253,7 @@ impl Game for TicTacToe {
         for row in 0..3 {
             s.push_str(&format!("{} ", 3 - row));
             for col in 0..3 {
-                s.push(match self.cell(row * 3 + col) {
-                    Some(Side::First) => 'x',
-                    Some(Side::Second) => 'o',
-                    None => '.',
-                });
+                s.push(self.cell_char(row * 3 + col));
                 s.push(' ');
             }
             s.push('\n');
@@ -283,6 +266,7 @@ impl Game for TicTacToe {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::test_support::{assert_refused, legal, play_all};
 
     #[test]
     fn a1_is_bottom_left() {
@@ -296,15 +280,15 @@ mod tests {
     fn bad_moves_name_the_token() {
         let mut g = TicTacToe::new();
         g.play_str("b2").unwrap();
-        for (tok, why) in [
-            ("d1", "file"),
-            ("a4", "rank"),
-            ("b2", "taken"),
-            ("", "square"),
-        ] {
-            let e = g.parse_move(tok).unwrap_err().to_string();
-            assert!(e.contains(why) && e.contains(tok), "{e}");
-        }
+        assert_refused(
+            &g,
+            &[
+                ("d1", "file"),
+                ("a4", "rank"),
+                ("b2", "taken"),
+                ("", "square"),
+            ],
+        );
     }
 
     #[test]
@@ -320,13 +304,9 @@ mod tests {
     #[test]
     fn wins_and_draws() {
         let mut g = TicTacToe::new();
-        for m in ["a1", "a2", "b1", "b2", "c1"] {
-            g.play_str(m).unwrap();
-        }
+        play_all(&mut g, &["a1", "a2", "b1", "b2", "c1"]);
         assert_eq!(g.outcome(), Some(Outcome::Win(Side::First)));
-        let mut v = Vec::new();
-        g.legal_moves(&mut v);
-        assert!(v.is_empty());
+        assert!(legal(&g).is_empty());
         let d = TicTacToe::from_text("xox/xox/oxo").unwrap();
         assert_eq!(d.outcome(), Some(Outcome::Draw));
     }

@@ -9,7 +9,7 @@ use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
 use super::state::{key, step_tensor, OptimizerState, StateReader};
-use super::{decayed_grad, float_var_states, non_negative, unit_interval, OptimError};
+use super::{check_rules, decayed_grad, float_var_states, non_negative, unit_interval, OptimError};
 
 /// Hyper-parameters of `candle_nn::AdamW` (the fields of
 /// `candle_nn::ParamsAdamW`, which has no serde support), with the same
@@ -42,13 +42,16 @@ impl AdamWConfig {
     /// Checks the hyper-parameters the way PyTorch does (lr, eps and weight
     /// decay finite and non-negative, betas in `[0, 1)`).
     pub fn validate(&self) -> std::result::Result<(), OptimError> {
-        const OWNER: &str = "AdamW";
-        non_negative(OWNER, "lr", self.lr)?;
-        unit_interval(OWNER, "beta1", self.beta1)?;
-        unit_interval(OWNER, "beta2", self.beta2)?;
-        non_negative(OWNER, "eps", self.eps)?;
-        non_negative(OWNER, "weight_decay", self.weight_decay)?;
-        Ok(())
+        check_rules(
+            "AdamW",
+            &[
+                ("lr", self.lr, non_negative),
+                ("beta1", self.beta1, unit_interval),
+                ("beta2", self.beta2, unit_interval),
+                ("eps", self.eps, non_negative),
+                ("weight_decay", self.weight_decay, non_negative),
+            ],
+        )
     }
 }
 

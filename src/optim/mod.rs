@@ -158,6 +158,21 @@ fn check(
     }
 }
 
+/// A hyper-parameter, its value and the rule it must meet (one of
+/// [`non_negative`], [`finite`] or [`unit_interval`]).
+pub(crate) type Rule = (
+    &'static str,
+    f64,
+    fn(&'static str, &'static str, f64) -> Result<(), OptimError>,
+);
+
+/// Checks `rules` in order; the first broken one is the error.
+pub(crate) fn check_rules(owner: &'static str, rules: &[Rule]) -> Result<(), OptimError> {
+    rules
+        .iter()
+        .try_for_each(|&(name, value, rule)| rule(owner, name, value))
+}
+
 /// Checks that `value` is finite and `>= 0`.
 pub(crate) fn non_negative(
     owner: &'static str,
@@ -237,6 +252,29 @@ pub(crate) mod test_util {
         opt.backward_step(&loss)?;
         assert_eq!(w.dtype(), dtype);
         w.to_dtype(DType::F64)?.to_vec1::<f64>()
+    }
+
+    /// After `set_learning_rate(lr)`, which `learning_rate` must then
+    /// report, one step on `sum(w)` from `w = [0]`; returns `w`.
+    pub(crate) fn step_at_lr<O: Optimizer>(config: O::Config, lr: f64) -> Result<f64> {
+        let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
+        let mut opt = O::new(vec![w.clone()], config)?;
+        opt.set_learning_rate(lr);
+        assert_eq!(opt.learning_rate(), lr);
+        opt.backward_step(&w.as_tensor().sum_all()?)?;
+        Ok(w.to_vec1::<f64>()?[0])
+    }
+
+    /// The default config with each of `edits` applied, one config per edit.
+    pub(crate) fn edited<C: Default>(edits: &[fn(&mut C)]) -> Vec<C> {
+        edits
+            .iter()
+            .map(|edit| {
+                let mut c = C::default();
+                edit(&mut c);
+                c
+            })
+            .collect()
     }
 
     /// Checks that `O` refuses to be built with each of `configs`.

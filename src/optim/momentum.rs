@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use super::state::{key, OptimizerState, StateReader};
-use super::{decayed_grad, finite, float_var_states, non_negative, OptimError};
+use super::{check_rules, decayed_grad, finite, float_var_states, non_negative, OptimError};
 
 /// Hyper-parameters of [`Momentum`], named as in `torch.optim.SGD`.
 ///
@@ -48,11 +48,15 @@ impl MomentumConfig {
     /// weight decay finite and non-negative, dampening finite, Nesterov only
     /// with momentum and without dampening).
     pub fn validate(&self) -> std::result::Result<(), OptimError> {
-        const OWNER: &str = "momentum SGD";
-        non_negative(OWNER, "lr", self.lr)?;
-        non_negative(OWNER, "momentum", self.momentum)?;
-        finite(OWNER, "dampening", self.dampening)?;
-        non_negative(OWNER, "weight_decay", self.weight_decay)?;
+        check_rules(
+            "momentum SGD",
+            &[
+                ("lr", self.lr, non_negative),
+                ("momentum", self.momentum, non_negative),
+                ("dampening", self.dampening, finite),
+                ("weight_decay", self.weight_decay, non_negative),
+            ],
+        )?;
         if self.nesterov && (self.momentum <= 0.0 || self.dampening != 0.0) {
             return Err(OptimError::Nesterov {
                 momentum: self.momentum,
@@ -184,7 +188,7 @@ impl candle_nn::Optimizer for Momentum {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optim::test_util::{refuses, zero_grad_step};
+    use crate::optim::test_util::{edited, refuses, step_at_lr, zero_grad_step};
     use candle_core::{DType, Device};
     use candle_nn::Optimizer;
 
@@ -261,51 +265,32 @@ mod tests {
 
     #[test]
     fn set_learning_rate_is_used() -> Result<()> {
-        let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
         let cfg = MomentumConfig {
             lr: 1.0,
             momentum: 0.0,
             ..Default::default()
         };
-        let mut opt = Momentum::new(vec![w.clone()], cfg)?;
-        opt.set_learning_rate(0.25);
-        assert_eq!(opt.learning_rate(), 0.25);
-        opt.backward_step(&w.as_tensor().sum_all()?)?;
-        assert_eq!(w.to_vec1::<f64>()?, vec![-0.25]);
+        assert_eq!(step_at_lr::<Momentum>(cfg, 0.25)?, -0.25);
         Ok(())
     }
 
     #[test]
     fn invalid_configs_are_errors() {
-        let bad = [
-            MomentumConfig {
-                lr: -1.0,
-                ..Default::default()
+        let bad = edited::<MomentumConfig>(&[
+            |c| c.lr = -1.0,
+            |c| c.lr = f64::NAN,
+            |c| c.momentum = -0.1,
+            |c| c.weight_decay = f64::INFINITY,
+            |c| {
+                c.nesterov = true;
+                c.dampening = 0.1;
             },
-            MomentumConfig {
-                lr: f64::NAN,
-                ..Default::default()
+            |c| {
+                c.nesterov = true;
+                c.momentum = 0.0;
             },
-            MomentumConfig {
-                momentum: -0.1,
-                ..Default::default()
-            },
-            MomentumConfig {
-                weight_decay: f64::INFINITY,
-                ..Default::default()
-            },
-            MomentumConfig {
-                nesterov: true,
-                dampening: 0.1,
-                ..Default::default()
-            },
-            MomentumConfig {
-                nesterov: true,
-                momentum: 0.0,
-                ..Default::default()
-            },
-        ];
-        for cfg in bad {
+        ]);
+        for cfg in &bad {
             assert!(cfg.validate().is_err(), "{cfg:?}");
         }
         refuses::<Momentum>(bad);

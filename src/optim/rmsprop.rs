@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
 use super::state::{key, OptimizerState, StateReader};
-use super::{decayed_grad, float_var_states, non_negative, OptimError};
+use super::{check_rules, decayed_grad, float_var_states, non_negative, OptimError};
 
 /// Hyper-parameters of [`RmsProp`], named and defaulted as in
 /// `torch.optim.RMSprop`. Missing fields deserialize to their defaults.
@@ -47,13 +47,16 @@ impl RmsPropConfig {
     /// Checks the hyper-parameters the way PyTorch does: each finite and
     /// non-negative.
     pub fn validate(&self) -> std::result::Result<(), OptimError> {
-        const OWNER: &str = "RMSProp";
-        non_negative(OWNER, "lr", self.lr)?;
-        non_negative(OWNER, "alpha", self.alpha)?;
-        non_negative(OWNER, "eps", self.eps)?;
-        non_negative(OWNER, "weight_decay", self.weight_decay)?;
-        non_negative(OWNER, "momentum", self.momentum)?;
-        Ok(())
+        check_rules(
+            "RMSProp",
+            &[
+                ("lr", self.lr, non_negative),
+                ("alpha", self.alpha, non_negative),
+                ("eps", self.eps, non_negative),
+                ("weight_decay", self.weight_decay, non_negative),
+                ("momentum", self.momentum, non_negative),
+            ],
+        )
     }
 }
 
@@ -211,7 +214,7 @@ impl candle_nn::Optimizer for RmsProp {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optim::test_util::{refuses, zero_grad_step};
+    use crate::optim::test_util::{edited, refuses, step_at_lr, zero_grad_step};
     use candle_core::{DType, Device};
     use candle_nn::Optimizer;
 
@@ -253,14 +256,7 @@ mod tests {
 
     #[test]
     fn set_learning_rate_is_used() -> Result<()> {
-        let run = |lr: f64| -> Result<f64> {
-            let w = Var::from_tensor(&Tensor::new(&[0.0f64], &Device::Cpu)?)?;
-            let mut opt = RmsProp::new(vec![w.clone()], RmsPropConfig::default())?;
-            opt.set_learning_rate(lr);
-            assert_eq!(opt.learning_rate(), lr);
-            opt.backward_step(&w.as_tensor().sum_all()?)?;
-            Ok(w.to_vec1::<f64>()?[0])
-        };
+        let run = |lr: f64| step_at_lr::<RmsProp>(RmsPropConfig::default(), lr);
         let (a, b) = (run(0.01)?, run(0.02)?);
         assert!(a < 0.0 && ((b / a) - 2.0).abs() < 1e-12, "{a} {b}");
         Ok(())
@@ -268,29 +264,13 @@ mod tests {
 
     #[test]
     fn invalid_configs_are_errors() {
-        let bad = [
-            RmsPropConfig {
-                lr: -0.1,
-                ..Default::default()
-            },
-            RmsPropConfig {
-                alpha: f64::NAN,
-                ..Default::default()
-            },
-            RmsPropConfig {
-                eps: -1e-8,
-                ..Default::default()
-            },
-            RmsPropConfig {
-                momentum: -0.9,
-                ..Default::default()
-            },
-            RmsPropConfig {
-                weight_decay: f64::INFINITY,
-                ..Default::default()
-            },
-        ];
-        refuses::<RmsProp>(bad);
+        refuses::<RmsProp>(edited::<RmsPropConfig>(&[
+            |c| c.lr = -0.1,
+            |c| c.alpha = f64::NAN,
+            |c| c.eps = -1e-8,
+            |c| c.momentum = -0.9,
+            |c| c.weight_decay = f64::INFINITY,
+        ]));
         assert!(RmsPropConfig::default().validate().is_ok());
     }
 }

@@ -70,6 +70,14 @@ fn default_start_factor() -> f64 {
     1.0 / 3.0
 }
 
+/// Refuses a length of 0 steps.
+fn at_least_one(owner: &'static str, name: &'static str, steps: usize) -> Result<(), OptimError> {
+    if steps == 0 {
+        return Err(OptimError::ZeroLength { owner, name });
+    }
+    Ok(())
+}
+
 impl LrSchedule {
     /// Checks lengths (at least 1) and factors (finite; gamma, eta_min >= 0;
     /// start_factor in `(0, 1]`, as PyTorch requires).
@@ -77,21 +85,11 @@ impl LrSchedule {
         match self {
             Self::Constant => Ok(()),
             Self::Step { step_size, gamma } => {
-                if *step_size == 0 {
-                    return Err(OptimError::ZeroLength {
-                        owner: "step schedule",
-                        name: "step_size",
-                    });
-                }
+                at_least_one("step schedule", "step_size", *step_size)?;
                 non_negative("step schedule", "gamma", *gamma)
             }
             Self::Cosine { t_max, eta_min } => {
-                if *t_max == 0 {
-                    return Err(OptimError::ZeroLength {
-                        owner: "cosine schedule",
-                        name: "t_max",
-                    });
-                }
+                at_least_one("cosine schedule", "t_max", *t_max)?;
                 non_negative("cosine schedule", "eta_min", *eta_min)
             }
             Self::Warmup {
@@ -99,12 +97,7 @@ impl LrSchedule {
                 start_factor,
                 then,
             } => {
-                if *warmup_steps == 0 {
-                    return Err(OptimError::ZeroLength {
-                        owner: "warmup schedule",
-                        name: "warmup_steps",
-                    });
-                }
+                at_least_one("warmup schedule", "warmup_steps", *warmup_steps)?;
                 finite("warmup schedule", "start_factor", *start_factor)?;
                 if !(*start_factor > 0.0 && *start_factor <= 1.0) {
                     return Err(OptimError::InvalidParameter {

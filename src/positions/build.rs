@@ -150,34 +150,18 @@ impl fmt::Display for BuildReport {
         };
         line(f, "read", self.games_read.to_string(), self.positions_read)?;
         let d = &self.dropped;
-        line(
-            f,
-            "dropped: termination",
-            d.termination.games.to_string(),
-            d.termination.positions,
-        )?;
         let rating = match self.filters.min_rating {
             Some(r) => format!("dropped: rating < {r}"),
             None => "dropped: rating".into(),
         };
-        line(
-            f,
-            &rating,
-            d.min_rating.games.to_string(),
-            d.min_rating.positions,
-        )?;
-        line(
-            f,
-            "dropped: no result",
-            d.no_result.games.to_string(),
-            d.no_result.positions,
-        )?;
-        line(
-            f,
-            "dropped: bad record",
-            d.bad_record.games.to_string(),
-            d.bad_record.positions,
-        )?;
+        for (name, count) in [
+            ("dropped: termination", &d.termination),
+            (&rating, &d.min_rating),
+            ("dropped: no result", &d.no_result),
+            ("dropped: bad record", &d.bad_record),
+        ] {
+            line(f, name, count.games.to_string(), count.positions)?;
+        }
         let last = match self.filters.last_plies {
             Some(k) => format!("dropped: before last {k}"),
             None => "dropped: before last K".into(),

@@ -93,22 +93,11 @@ pub fn train_supervised(
     // candle's CPU generator cannot be seeded: draw the first weights here.
     seeded_init(&varmap, &cfg.model, &mut seeded_rng(cfg.seed, 0), device)?;
     let mut opt = AnyOptimizer::new(trainable_vars(&varmap), &cfg.optimizer)?;
-    let train = Loader::new(
-        data,
-        Some(Split::Train),
-        cfg.batch_size,
-        cfg.seed,
-        true,
-        false,
-    )?;
-    let valid = Loader::new(
-        data,
-        Some(Split::Valid),
-        cfg.batch_size,
-        cfg.seed,
-        false,
-        false,
-    )?;
+    // Only the training batches are shuffled; none are dropped.
+    let loader =
+        |split, shuffle| Loader::new(data, Some(split), cfg.batch_size, cfg.seed, shuffle, false);
+    let train = loader(Split::Train, true)?;
+    let valid = loader(Split::Valid, false)?;
     let mut report = SupervisedReport {
         train_positions: train.len() as u64,
         valid_positions: valid.len() as u64,

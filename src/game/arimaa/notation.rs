@@ -10,11 +10,31 @@ pub use super::setup::Setup;
 use super::step::{Step, TurnState};
 use crate::game::{GameError, Side};
 
-fn bad_move(token: &str, why: impl Into<String>) -> GameError {
+pub(super) fn bad_move(token: &str, why: impl Into<String>) -> GameError {
     GameError::BadMove {
         token: token.to_string(),
         why: why.into(),
     }
+}
+
+/// The `len` characters of `token`; `form` says what it should look like.
+pub(super) fn token_chars(token: &str, len: usize, form: &str) -> Result<Vec<char>, GameError> {
+    let chars: Vec<char> = token.chars().collect();
+    if chars.len() != len {
+        return Err(bad_move(token, form));
+    }
+    Ok(chars)
+}
+
+/// The piece letter `c` of `token`.
+pub(super) fn piece_letter(token: &str, c: char) -> Result<Piece, GameError> {
+    Piece::from_char(c).ok_or_else(|| bad_move(token, format!("'{c}' is not a piece letter")))
+}
+
+/// The square that `chars` of `token` name.
+pub(super) fn square_at(token: &str, chars: &[char]) -> Result<u8, GameError> {
+    let sq: String = chars.iter().collect();
+    parse_square(&sq).ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))
 }
 
 fn bad_position(text: &str, why: impl Into<String>) -> GameError {
@@ -218,18 +238,13 @@ pub fn move_to_string(pos: &Position, mv: Move) -> String {
 
 /// A step token: the piece, its square and the direction.
 pub fn parse_step_token(token: &str) -> Result<(Piece, Step), GameError> {
-    let chars: Vec<char> = token.chars().collect();
-    if chars.len() != 4 {
-        return Err(bad_move(
-            token,
-            "a step is a piece letter, a square and n/s/e/w (e.g. Ed2n)",
-        ));
-    }
-    let piece = Piece::from_char(chars[0])
-        .ok_or_else(|| bad_move(token, format!("'{}' is not a piece letter", chars[0])))?;
-    let sq: String = chars[1..3].iter().collect();
-    let from =
-        parse_square(&sq).ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
+    let chars = token_chars(
+        token,
+        4,
+        "a step is a piece letter, a square and n/s/e/w (e.g. Ed2n)",
+    )?;
+    let piece = piece_letter(token, chars[0])?;
+    let from = square_at(token, &chars[1..3])?;
     let dir = Dir::from_letter(chars[3]).ok_or_else(|| {
         bad_move(
             token,

@@ -3,7 +3,8 @@
 //! in game records (self-play starts from those, so that its openings look
 //! like human and bot play rather than like random placements).
 
-use super::bitboard::{parse_square, square_name};
+use super::bitboard::square_name;
+use super::notation::{bad_move, piece_letter, square_at, token_chars};
 use super::piece::{Piece, PieceType};
 use super::position::Position;
 use crate::game::{GameError, Side};
@@ -29,13 +30,6 @@ pub enum SetupError {
     NoSetups,
     #[error("expected (gold, silver) setup pairs")]
     NotPairs,
-}
-
-fn bad_move(token: &str, why: impl Into<String>) -> GameError {
-    GameError::BadMove {
-        token: token.to_string(),
-        why: why.into(),
-    }
 }
 
 /// A side's setup: where each of its 16 pieces starts.
@@ -83,24 +77,19 @@ impl Setup {
     pub fn parse(side: Side, text: &str) -> Result<Setup, GameError> {
         let mut placements = Vec::with_capacity(16);
         for token in text.split_whitespace() {
-            let chars: Vec<char> = token.chars().collect();
-            if chars.len() != 3 {
-                return Err(bad_move(
-                    token,
-                    "a setup token is a piece letter and a square (e.g. Ra1)",
-                ));
-            }
-            let piece = Piece::from_char(chars[0])
-                .ok_or_else(|| bad_move(token, format!("'{}' is not a piece letter", chars[0])))?;
+            let chars = token_chars(
+                token,
+                3,
+                "a setup token is a piece letter and a square (e.g. Ra1)",
+            )?;
+            let piece = piece_letter(token, chars[0])?;
             if piece.side != side {
                 return Err(bad_move(
                     token,
                     "a setup places only the mover's own pieces",
                 ));
             }
-            let sq: String = chars[1..].iter().collect();
-            let sq = parse_square(&sq)
-                .ok_or_else(|| bad_move(token, format!("'{sq}' is not a square")))?;
+            let sq = square_at(token, &chars[1..])?;
             placements.push((sq, piece.kind));
         }
         Setup::new(side, placements).map_err(|e| bad_move(text, e.to_string()))
