@@ -5,7 +5,7 @@ use plies::arena::play_match;
 use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use plies::dataset::{Dataset, Split};
 use plies::encode::{tictactoe_encoder, Encoder};
-use plies::game::TicTacToe;
+use plies::game::{Game, TicTacToe};
 use plies::games::GameKind;
 use plies::infer::NativeEvaluator;
 use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
@@ -105,7 +105,7 @@ fn open(c: &Common) -> anyhow::Result<(Dataset, Arc<dyn Encoder<TicTacToe>>)> {
     super::require_tictactoe(c.game)?;
     let ds = Dataset::open(&c.data)?;
     let spec = ds.spec();
-    if spec.game != "tictactoe" {
+    if spec.game != TicTacToe::NAME {
         bail!(
             "{}: dataset is for game '{}', not tictactoe",
             c.data.display(),
@@ -210,7 +210,7 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
         metrics: serde_json::json!({"equity_vs_expert": last_equity, "eval_games": c.eval_games}),
     };
     let ck = CheckpointConfig::new(
-        "tictactoe",
+        TicTacToe::NAME,
         enc.spec(),
         ModelConfig::Mlp(cfg.into()),
         training,
@@ -294,7 +294,7 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
         metrics: serde_json::json!({"epochs": report.epochs, "equity_vs_expert": equity_v}),
     };
     let ck = CheckpointConfig::new(
-        "tictactoe",
+        TicTacToe::NAME,
         enc.spec(),
         ModelConfig::Mlp(cfg.into()),
         training,

@@ -13,6 +13,7 @@ use super::{EvalError, GroupedMetrics};
 use crate::dataset::schema::Columns;
 use crate::dataset::{Dataset, Split};
 use crate::game::arimaa::notation::parse_position_line;
+use crate::game::{Arimaa, Game};
 use crate::infer::hand::arimaa_material::material_balance;
 
 /// The `k` used when no train split is at hand: fitted (0.2158) on the
@@ -38,10 +39,10 @@ pub fn material_rows(
     split: Option<Split>,
 ) -> Result<Vec<MaterialRow>, EvalError> {
     let game = dataset.spec().game;
-    if game != "arimaa" {
+    if game != Arimaa::NAME {
         return Err(EvalError::GameMismatch {
             what: "the material baseline".into(),
-            expected: "arimaa".into(),
+            expected: Arimaa::NAME.into(),
             dataset: dataset.dir().to_path_buf(),
             found: game,
         });

@@ -3,6 +3,7 @@
 //! (`height.png`, `height.svg`).
 
 use super::{EvalError, GroupedMetrics, Metrics, MetricsAcc, HEIGHT_BUCKET_PLIES};
+use crate::game::{Arimaa, Game};
 use crate::report::{write_json, LineChart, Table};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -77,7 +78,7 @@ fn pct(x: Option<f64>) -> String {
 
 impl EvalReport {
     fn is_arimaa(&self) -> bool {
-        self.game == "arimaa"
+        self.game == Arimaa::NAME
     }
 
     /// The overall figures, one line per evaluator (and Zaffetti's for Arimaa).
