@@ -6,7 +6,8 @@
 //! `f32::tanh`, and one division per value instead of candle's scalar libm
 //! call.
 
-use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor};
+use super::op::{F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{CpuStorage, Result, Tensor};
 use rayon::prelude::*;
 
 /// Activation fused into a kernel's output.
@@ -203,35 +204,22 @@ pub(crate) fn with_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> 
     Ok(f(&to_f32_vec(t)?))
 }
 
-/// A contiguous f32 slice of a CPU storage, or an error naming `op`.
-pub(crate) fn f32_slice<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
-    let CpuStorage::F32(v) = s else {
-        candle_core::bail!("{op}: f32 tensors only");
-    };
-    match l.contiguous_offsets() {
-        Some((a, b)) => Ok(&v[a..b]),
-        None => candle_core::bail!("{op}: contiguous tensors only"),
-    }
-}
-
 /// The fused activation as a candle op (forward and backward).
 struct ActOp(Act);
 
-impl CustomOp1 for ActOp {
-    fn name(&self) -> &'static str {
-        "plies-act"
-    }
+impl F32Kernel<1> for ActOp {
+    const NAME: &'static str = "plies-act";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let mut v = f32_slice(self.name(), s, l)?.to_vec();
+    fn forward(&self, [(x, l)]: [In<'_>; 1]) -> Result<Out> {
+        let mut v = x.to_vec();
         bias_act(self.0, &mut v, None);
-        Ok((CpuStorage::F32(v), l.shape().clone()))
+        Ok((v, l.shape().clone()))
     }
 
-    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
-        let mut g = to_f32_vec(grad_res)?;
+    fn backward(&self, _: [&Tensor; 1], res: &Tensor, grad: &Tensor) -> Result<Grads<1>> {
+        let mut g = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.0, &mut g, y))?;
-        Ok(Some(Tensor::from_vec(g, res.shape(), res.device())?))
+        Ok([Some(Tensor::from_vec(g, res.shape(), res.device())?)])
     }
 }
 
@@ -246,7 +234,7 @@ pub fn activation(x: &Tensor, act: Act) -> Result<Tensor> {
             Act::Relu => x.relu(),
         };
     }
-    x.contiguous()?.apply_op1(ActOp(act))
+    x.contiguous()?.apply_op1(F32Op(ActOp(act)))
 }
 
 /// Fast tanh (see the module docs).

@@ -7,9 +7,10 @@
 //! is one product `g^T x cols`; the input gradient (`g x w`, then col2im) is
 //! computed only when the input tracks a gradient.
 
-use super::act::{act_grad, bias_act_serial, f32_slice, to_f32_vec, with_f32, Act, PAR_CHUNK};
+use super::act::{act_grad, bias_act_serial, to_f32_vec, with_f32, Act, PAR_CHUNK};
+use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::{col_sums, sgemm, sgemm_on};
-use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
+use candle_core::{DType, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -235,23 +236,10 @@ struct Conv2dAct {
     cols: Mutex<Option<Vec<f32>>>,
 }
 
-impl CustomOp3 for Conv2dAct {
-    fn name(&self) -> &'static str {
-        "plies-conv2d-act"
-    }
+impl F32Kernel<3> for Conv2dAct {
+    const NAME: &'static str = "plies-conv2d-act";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let bias = f32_slice(self.name(), s3, l3)?;
+    fn forward(&self, [(x, l1), (w, l2), (bias, l3)]: [In<'_>; 3]) -> Result<Out> {
         let g = Geom::new(l1.dims(), l2.dims(), self.pad)?;
         if bias.len() != g.f {
             candle_core::bail!("conv2d: bias {:?} for {} filters", l3.dims(), g.f);
@@ -306,7 +294,7 @@ impl CustomOp3 for Conv2dAct {
             } else {
                 y.chunks_mut(yb).enumerate().for_each(|(i, y)| own(i, y));
             }
-            return Ok((CpuStorage::F32(y), Shape::from((g.b, g.f, g.oh, g.ow))));
+            return Ok((y, Shape::from((g.b, g.f, g.oh, g.ow))));
         }
         let mut cols = vec![0f32; g.b * p * k];
         if parallel {
@@ -322,21 +310,14 @@ impl CustomOp3 for Conv2dAct {
         if let Ok(mut slot) = self.cols.lock() {
             *slot = Some(cols);
         }
-        Ok((CpuStorage::F32(y), Shape::from((g.b, g.f, g.oh, g.ow))))
+        Ok((y, Shape::from((g.b, g.f, g.oh, g.ow))))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _b: &Tensor,
-        res: &Tensor,
-        grad_res: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    fn backward(&self, [x, w, _b]: [&Tensor; 3], res: &Tensor, grad: &Tensor) -> Result<Grads<3>> {
         let g = Geom::new(x.dims(), w.dims(), self.pad)?;
         let (k, p) = (g.k(), g.points());
         let dev = res.device();
-        let mut gy = to_f32_vec(grad_res)?;
+        let mut gy = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.act, &mut gy, y))?;
         // gt[B*P, F]: the output gradient in the product's layout.
         let mut gt = vec![0f32; gy.len()];
@@ -393,11 +374,11 @@ impl CustomOp3 for Conv2dAct {
         } else {
             None
         };
-        Ok((
+        Ok([
             dx,
             Some(Tensor::from_vec(dw, w.shape(), dev)?),
             Some(Tensor::from_vec(db, g.f, dev)?),
-        ))
+        ])
     }
 }
 
@@ -427,7 +408,7 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
         cols: Mutex::new(None),
     };
     x.contiguous()?
-        .apply_op3(&w.contiguous()?, &b.contiguous()?, op)
+        .apply_op3(&w.contiguous()?, &b.contiguous()?, F32Op(op))
 }
 
 #[cfg(test)]

@@ -7,9 +7,10 @@
 //! gradient is written bordered (border zero). Meant for small `F` (the
 //! work per point is `F * C`, without a matrix product's blocking).
 
-use super::act::{dispatch, f32_slice, with_f32};
+use super::act::{dispatch, with_f32};
 use super::bordered::{for_blocks, output_vec, Board};
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{Result, Shape, Tensor};
 use rayon::prelude::*;
 
 #[inline(always)]
@@ -101,21 +102,11 @@ fn check(op: &str, xd: &[usize], wd: &[usize]) -> Result<(Board, usize, usize)> 
 
 struct Conv1x1;
 
-impl CustomOp2 for Conv1x1 {
-    fn name(&self) -> &'static str {
-        "plies-conv1x1-from-bordered"
-    }
+impl F32Kernel<2> for Conv1x1 {
+    const NAME: &'static str = "plies-conv1x1-from-bordered";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let (bd, c, f) = check(self.name(), l1.dims(), l2.dims())?;
+    fn forward(&self, [(x, l1), (w, l2)]: [In<'_>; 2]) -> Result<Out> {
+        let (bd, c, f) = check(Self::NAME, l1.dims(), l2.dims())?;
         let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
         let mut out = output_vec(bd.b * f * n);
         for_blocks(&mut out, ns * f * n, bd.b > ns, |i, o| {
@@ -123,17 +114,11 @@ impl CustomOp2 for Conv1x1 {
             let k = o.len() / (f * n);
             fwd_block(&bd, c, &x[s0 * plane * c..(s0 + k) * plane * c], w, o);
         });
-        Ok((CpuStorage::F32(out), Shape::from((bd.b, f, bd.h, bd.w))))
+        Ok((out, Shape::from((bd.b, f, bd.h, bd.w))))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        let (bd, c, f) = check(self.name(), x.dims(), w.dims())?;
+    fn backward(&self, [x, w]: [&Tensor; 2], _res: &Tensor, grad: &Tensor) -> Result<Grads<2>> {
+        let (bd, c, f) = check(Self::NAME, x.dims(), w.dims())?;
         let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
         let wv = w.flatten_all()?.to_vec1::<f32>()?;
         let dev = x.device();
@@ -178,11 +163,11 @@ impl CustomOp2 for Conv1x1 {
             });
             (dx, dw)
         })?;
-        Ok((
+        Ok([
             dx.map(|d| Tensor::from_vec(d, x.shape(), dev))
                 .transpose()?,
             Some(Tensor::from_vec(dw?, w.shape(), dev)?),
-        ))
+        ])
     }
 }
 
@@ -191,11 +176,9 @@ impl CustomOp2 for Conv1x1 {
 /// input's bordered, border zero). CPU f32 only; for few filters.
 pub fn conv1x1_from_bordered(x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let op = "conv1x1_from_bordered";
-    if !x.device().is_cpu() || x.dtype() != DType::F32 || w.dtype() != DType::F32 {
-        candle_core::bail!("{op}: CPU f32 tensors only");
-    }
+    require_cpu_f32(op, &[x, w])?;
     check(op, x.dims(), w.dims())?;
-    x.contiguous()?.apply_op2(&w.contiguous()?, Conv1x1)
+    x.contiguous()?.apply_op2(&w.contiguous()?, F32Op(Conv1x1))
 }
 
 #[cfg(test)]

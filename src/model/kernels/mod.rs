@@ -30,6 +30,7 @@ mod conv1x1;
 mod conv3x3;
 mod direct3x3;
 mod linear;
+mod op;
 mod residual_block;
 mod simd;
 mod small_batch;
