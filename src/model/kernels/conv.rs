@@ -9,7 +9,7 @@
 
 use super::act::{act_grad, bias_act_serial, to_f32_vec, with_f32, Act, PAR_CHUNK};
 use super::op::{F32Kernel, F32Op, Grads, In, Out};
-use super::{col_sums, sgemm, sgemm_on};
+use super::{col_sums, matmul_grads, sgemm_on};
 use candle_core::{DType, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -332,42 +332,17 @@ impl F32Kernel<3> for Conv2dAct {
                 c
             }
         };
-        let mut dw = vec![0f32; g.f * k];
-        // dw[F, K] = gt^T[F, B*P] * cols[B*P, K]
-        sgemm(
-            g.f,
-            k,
-            g.b * p,
-            &mut dw,
-            k,
-            false,
-            &gt,
-            (1, g.f),
-            &cols,
-            (k, 1),
-        );
+        // The product's gradients over the im2col rows: dw[F, K] and
+        // dcols[B*P, K].
+        let (dcols, dw) = with_f32(w, |w| {
+            matmul_grads(&gt, &cols, w, [g.b * p, k, g.f], x.track_op())
+        })?;
         // Put the matrix back for another backward pass over the same graph.
         if let Ok(mut slot) = self.cols.lock() {
             *slot = Some(cols);
         }
         let db = col_sums(&gt, g.f);
-        let dx = if x.track_op() {
-            let mut dcols = vec![0f32; g.b * p * k];
-            // dcols[B*P, K] = gt[B*P, F] * w[F, K]
-            with_f32(w, |w| {
-                sgemm(
-                    g.b * p,
-                    k,
-                    g.f,
-                    &mut dcols,
-                    k,
-                    false,
-                    &gt,
-                    (g.f, 1),
-                    w,
-                    (k, 1),
-                )
-            })?;
+        let dx = if let Some(dcols) = dcols {
             let mut dx = vec![0f32; g.b * g.c * g.h * g.w];
             col2im_into(&g, &dcols, &mut dx);
             Some(Tensor::from_vec(dx, x.shape(), dev)?)
@@ -413,6 +388,7 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
 
 #[cfg(test)]
 mod tests {
+    use super::super::act::stock_activation;
     use super::*;
     use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
@@ -425,12 +401,7 @@ mod tests {
         let y = xp
             .conv2d(w, 0, 1, 1, 1)?
             .broadcast_add(&b.reshape((1, f, 1, 1))?)?;
-        match act {
-            Act::Identity => Ok(y),
-            Act::Tanh => y.tanh(),
-            Act::Sigmoid => candle_nn::ops::sigmoid(&y),
-            Act::Relu => y.relu(),
-        }
+        stock_activation(&y, act)
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use super::act::{act_grad, bias_act, to_f32_vec, with_f32, Act};
 use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::small_batch::matmul_wt;
-use super::{col_sums, sgemm};
+use super::{col_sums, matmul_grads, sgemm};
 use candle_core::{DType, Result, Shape, Tensor};
 
 /// Up to this many rows the forward product reads w in place.
@@ -47,46 +47,14 @@ impl F32Kernel<3> for LinearAct {
         let mut g = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.act, &mut g, y))?;
         let dev = res.device();
-        let dx = if x.track_op() {
-            let mut dx = vec![0f32; rows * inp];
-            // dx[rows, inp] = g[rows, out] * w[out, inp]
-            with_f32(w, |w| {
-                sgemm(
-                    rows,
-                    inp,
-                    out,
-                    &mut dx,
-                    inp,
-                    false,
-                    &g,
-                    (out, 1),
-                    w,
-                    (inp, 1),
-                )
-            })?;
-            Some(Tensor::from_vec(dx, (rows, inp), dev)?)
-        } else {
-            None
-        };
-        let mut dw = vec![0f32; out * inp];
-        // dw[out, inp] = g^T[out, rows] * x[rows, inp]
-        with_f32(x, |x| {
-            sgemm(
-                out,
-                inp,
-                rows,
-                &mut dw,
-                inp,
-                false,
-                &g,
-                (1, out),
-                x,
-                (inp, 1),
-            )
-        })?;
+        let want_dx = x.track_op();
+        let (dx, dw) = with_f32(x, |x| {
+            with_f32(w, |w| matmul_grads(&g, x, w, [rows, inp, out], want_dx))
+        })??;
         let db = col_sums(&g, out);
         Ok([
-            dx,
+            dx.map(|dx| Tensor::from_vec(dx, (rows, inp), dev))
+                .transpose()?,
             Some(Tensor::from_vec(dw, (out, inp), dev)?),
             Some(Tensor::from_vec(db, out, dev)?),
         ])
@@ -117,18 +85,13 @@ pub fn linear_act(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor
 
 #[cfg(test)]
 mod tests {
+    use super::super::act::stock_activation;
     use super::*;
     use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
 
     fn stock(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
-        let y = x.matmul(&w.t()?)?.broadcast_add(b)?;
-        match act {
-            Act::Identity => Ok(y),
-            Act::Tanh => y.tanh(),
-            Act::Sigmoid => candle_nn::ops::sigmoid(&y),
-            Act::Relu => y.relu(),
-        }
+        stock_activation(&x.matmul(&w.t()?)?.broadcast_add(b)?, act)
     }
 
     #[test]

@@ -163,6 +163,48 @@ pub(crate) fn sgemm_on(
     }
 }
 
+/// Gradients of the product `y = x w^T` (`x [rows, inp]`, `w [out, inp]`)
+/// from `g = dL/dy [rows, out]`: `dx = g w` when `want_dx`, and
+/// `dw = g^T x`.
+pub(crate) fn matmul_grads(
+    g: &[f32],
+    x: &[f32],
+    w: &[f32],
+    [rows, inp, out]: [usize; 3],
+    want_dx: bool,
+) -> (Option<Vec<f32>>, Vec<f32>) {
+    let dx = want_dx.then(|| {
+        let mut dx = vec![0f32; rows * inp];
+        sgemm(
+            rows,
+            inp,
+            out,
+            &mut dx,
+            inp,
+            false,
+            g,
+            (out, 1),
+            w,
+            (inp, 1),
+        );
+        dx
+    });
+    let mut dw = vec![0f32; out * inp];
+    sgemm(
+        out,
+        inp,
+        rows,
+        &mut dw,
+        inp,
+        false,
+        g,
+        (1, out),
+        x,
+        (inp, 1),
+    );
+    (dx, dw)
+}
+
 /// Column sums of a row-major `[rows, n]` matrix.
 pub(crate) fn col_sums(x: &[f32], n: usize) -> Vec<f32> {
     let mut s = vec![0f32; n];
