@@ -10,8 +10,8 @@
 use super::act::{dispatch, with_f32};
 use super::bordered::{for_blocks, output_vec, Board};
 use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use super::sum_parts;
 use candle_core::{Result, Shape, Tensor};
-use rayon::prelude::*;
 
 #[inline(always)]
 fn dot_body(a: &[f32], b: &[f32]) -> f32 {
@@ -31,20 +31,30 @@ fn dot_body(a: &[f32], b: &[f32]) -> f32 {
     s
 }
 
+/// Calls `point(at, p)` for each interior point of bordered sample `s`:
+/// `at` is the offset of its `C` channels, `p` its index in an `[H*W]`
+/// plane.
+#[inline(always)]
+fn for_points(bd: &Board, c: usize, s: usize, mut point: impl FnMut(usize, usize)) {
+    let (wp, plane) = (bd.wp(), bd.plane());
+    for y in 0..bd.h {
+        for xx in 0..bd.w {
+            point((s * plane + (y + 1) * wp + xx + 1) * c, y * bd.w + xx);
+        }
+    }
+}
+
 /// `out [ns, F, H*W]` from bordered `x [ns, H+2, W+2, C]`.
 #[inline(always)]
 fn fwd_block_body(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), w.len() / c);
     for (s, o) in out.chunks_exact_mut(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let xv = &x[at..at + c];
-                for (fo, wf) in w.chunks_exact(c).enumerate() {
-                    o[fo * n + y * bd.w + xx] = dot_body(xv, wf);
-                }
+        for_points(bd, c, s, |at, p| {
+            let xv = &x[at..at + c];
+            for (fo, wf) in w.chunks_exact(c).enumerate() {
+                o[fo * n + p] = dot_body(xv, wf);
             }
-        }
+        });
     }
 }
 dispatch!(fwd_block(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) => fwd_block_body);
@@ -52,21 +62,18 @@ dispatch!(fwd_block(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32])
 /// Bordered `dx [ns, H+2, W+2, C]` (interior) from `g [ns, F, H*W]`.
 #[inline(always)]
 fn dx_block_body(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), w.len() / c);
     for (s, gs) in g.chunks_exact(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let d = &mut dx[at..at + c];
-                d.fill(0.0);
-                for (fo, wf) in w.chunks_exact(c).enumerate() {
-                    let gv = gs[fo * n + y * bd.w + xx];
-                    for (d, &wv) in d.iter_mut().zip(wf) {
-                        *d += gv * wv;
-                    }
+        for_points(bd, c, s, |at, p| {
+            let d = &mut dx[at..at + c];
+            d.fill(0.0);
+            for (fo, wf) in w.chunks_exact(c).enumerate() {
+                let gv = gs[fo * n + p];
+                for (d, &wv) in d.iter_mut().zip(wf) {
+                    *d += gv * wv;
                 }
             }
-        }
+        });
     }
 }
 dispatch!(dx_block(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) => dx_block_body);
@@ -74,20 +81,17 @@ dispatch!(dx_block(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) =
 /// `dw [F, C] += sum over points of g * x` for a block.
 #[inline(always)]
 fn dw_block_body(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), dw.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), dw.len() / c);
     for (s, gs) in g.chunks_exact(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let xv = &x[at..at + c];
-                for (fo, d) in dw.chunks_exact_mut(c).enumerate() {
-                    let gv = gs[fo * n + y * bd.w + xx];
-                    for (d, &xv) in d.iter_mut().zip(xv) {
-                        *d += gv * xv;
-                    }
+        for_points(bd, c, s, |at, p| {
+            let xv = &x[at..at + c];
+            for (fo, d) in dw.chunks_exact_mut(c).enumerate() {
+                let gv = gs[fo * n + p];
+                for (d, &xv) in d.iter_mut().zip(xv) {
+                    *d += gv * xv;
                 }
             }
-        }
+        });
     }
 }
 dispatch!(dw_block(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) => dw_block_body);
@@ -148,18 +152,7 @@ impl F32Kernel<2> for Conv1x1 {
                     );
                     dw
                 };
-                let parts: Vec<Vec<f32>> = if blocks > 1 && rayon::current_num_threads() > 1 {
-                    (0..blocks).into_par_iter().map(part).collect()
-                } else {
-                    (0..blocks).map(part).collect()
-                };
-                let mut dw = vec![0f32; f * c];
-                for p in &parts {
-                    for (d, v) in dw.iter_mut().zip(p) {
-                        *d += v;
-                    }
-                }
-                dw
+                sum_parts(blocks, f * c, part)
             });
             (dx, dw)
         })?;

@@ -18,10 +18,9 @@ use super::act::{dispatch, with_f32, Act};
 use super::bordered::{for_blocks, output_vec, with_scratch, zero_border, zero_bordered, Board};
 use super::direct3x3;
 use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
-use super::sgemm_on;
 use super::simd::Simd;
+use super::{sgemm_on, sum_parts};
 use candle_core::{DType, Result, Tensor};
-use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Blocks per weight-gradient partial sum.
@@ -282,17 +281,7 @@ fn weight_grad_on(
         }
         dw
     };
-    let partials: Vec<Vec<f32>> = if groups > 1 && rayon::current_num_threads() > 1 {
-        (0..groups).into_par_iter().map(group).collect()
-    } else {
-        (0..groups).map(group).collect()
-    };
-    let mut dwm = vec![0f32; f * k];
-    for p in &partials {
-        for (d, v) in dwm.iter_mut().zip(p) {
-            *d += v;
-        }
-    }
+    let dwm = sum_parts(groups, f * k, group);
     // -> [F, C, 3, 3]
     let mut dw = vec![0f32; f * k];
     for fo in 0..f {

@@ -35,6 +35,8 @@ mod residual_block;
 mod simd;
 mod small_batch;
 
+use rayon::prelude::*;
+
 pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};
 pub use bordered::{from_bordered, to_bordered};
@@ -203,6 +205,27 @@ pub(crate) fn matmul_grads(
         (inp, 1),
     );
     (dx, dw)
+}
+
+/// The sum of `parts` vectors of `len` values, `part(i)` each (in
+/// parallel when there are several), added in part order: the same bits
+/// whatever the thread count.
+pub(crate) fn sum_parts<F>(parts: usize, len: usize, part: F) -> Vec<f32>
+where
+    F: Fn(usize) -> Vec<f32> + Sync + Send,
+{
+    let partials: Vec<Vec<f32>> = if parts > 1 && rayon::current_num_threads() > 1 {
+        (0..parts).into_par_iter().map(part).collect()
+    } else {
+        (0..parts).map(part).collect()
+    };
+    let mut sum = vec![0f32; len];
+    for p in &partials {
+        for (d, v) in sum.iter_mut().zip(p) {
+            *d += v;
+        }
+    }
+    sum
 }
 
 /// Column sums of a row-major `[rows, n]` matrix.
