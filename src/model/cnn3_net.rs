@@ -29,17 +29,7 @@ impl Cnn3NetConfig {
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
-        self.input.validate("cnn3")?;
-        if self.input.globals != 0 {
-            return Err(ModelError::field(
-                "cnn3",
-                "input.globals",
-                format!(
-                    "must be 0: cnn3 reads planes only, got {}",
-                    self.input.globals
-                ),
-            ));
-        }
+        self.input.validate_planes_only("cnn3")?;
         self.net.validate(self.input.planes)
     }
 

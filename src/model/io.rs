@@ -47,6 +47,20 @@ impl InputShape {
         }
         Ok(())
     }
+
+    /// [`validate`](Self::validate) for a model that reads planes only:
+    /// also refuses globals.
+    pub(crate) fn validate_planes_only(&self, model: &str) -> std::result::Result<(), ModelError> {
+        self.validate(model)?;
+        if self.globals != 0 {
+            return Err(ModelError::field(
+                model,
+                "input.globals",
+                format!("must be 0: {model} reads planes only, got {}", self.globals),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The squashing applied to a model's value output.

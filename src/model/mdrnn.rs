@@ -77,19 +77,9 @@ impl MdrnnConfig {
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
-        self.input.validate("mdrnn")?;
+        self.input.validate_planes_only("mdrnn")?;
         if self.hidden == 0 {
             return Err(ModelError::field("mdrnn", "hidden", "must be > 0"));
-        }
-        if self.input.globals != 0 {
-            return Err(ModelError::field(
-                "mdrnn",
-                "input.globals",
-                format!(
-                    "must be 0: the mdrnn reads planes only, got {}",
-                    self.input.globals
-                ),
-            ));
         }
         if !(self.init_std.is_finite() && self.init_std >= 0.0) {
             return Err(ModelError::field(
