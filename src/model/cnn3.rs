@@ -330,6 +330,20 @@ mod tests {
         (vm, net)
     }
 
+    /// [`build`], with a positive output bias for a relu output: it keeps
+    /// the relu unit alive at the start (random weights can leave it at 0
+    /// for every input) and its outputs positive for a useful comparison.
+    fn build_live(cfg: &Cnn3Config, input: [usize; 3]) -> (VarMap, Cnn3) {
+        let (vm, net) = build(cfg, input);
+        if cfg.output == Cnn3Output::Relu {
+            let data = vm.data().lock().unwrap();
+            data["out.bias"]
+                .set(&Tensor::new(&[0.5f32], &Device::Cpu).unwrap())
+                .unwrap();
+        }
+        (vm, net)
+    }
+
     #[test]
     fn shapes_and_tensor_names() {
         let mut rt = crate::model::test_tensors::SeededTensors::new(1);
@@ -434,14 +448,7 @@ mod tests {
                 output,
                 ..Default::default()
             };
-            let (vm, net) = build(&cfg, [6, 8, 8]);
-            // Relu outputs stay positive for a useful comparison.
-            if output == Cnn3Output::Relu {
-                let data = vm.data().lock().unwrap();
-                data["out.bias"]
-                    .set(&Tensor::new(&[0.5f32], &dev).unwrap())
-                    .unwrap();
-            }
+            let (vm, net) = build_live(&cfg, [6, 8, 8]);
             for batch in [1, 7, 300] {
                 let x = rt.randn(0f32, 1.0, (batch, 6, 8, 8), &dev).unwrap();
                 let t = rt.rand(0f32, 1.0, (batch, 1), &dev).unwrap();
@@ -486,15 +493,7 @@ mod tests {
                 output,
                 ..Default::default()
             };
-            let (vm, net) = build(&cfg, [2, 5, 5]);
-            // A positive output bias keeps the relu unit alive at the start
-            // (random weights can leave it at 0 for every input).
-            if output == Cnn3Output::Relu {
-                let data = vm.data().lock().unwrap();
-                data["out.bias"]
-                    .set(&Tensor::new(&[0.5f32], &dev).unwrap())
-                    .unwrap();
-            }
+            let (vm, net) = build_live(&cfg, [2, 5, 5]);
             let x = rt.randn(0f32, 1.0, (16, 2, 5, 5), &dev).unwrap();
             let t = Tensor::new(&[[1f32], [0.], [0.5], [1.], [0.], [1.], [0.], [0.5]], &dev)
                 .unwrap()

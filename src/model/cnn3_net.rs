@@ -10,9 +10,9 @@
 //! `hidden.weight`, `hidden.bias`, `out.weight` `[1, hidden]`, `out.bias` `[1]`.
 
 use super::init::{fan_in_bound, Draw, TensorInit};
-use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::{Cnn3, Cnn3Config, ModelError, ValueNet};
-use candle_core::{Result, Tensor};
+use candle_core::Result;
 use candle_nn::VarBuilder;
 use serde::{Deserialize, Serialize};
 
@@ -29,17 +29,7 @@ impl Cnn3NetConfig {
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
-        self.input.validate("cnn3")?;
-        if self.input.globals != 0 {
-            return Err(ModelError::field(
-                "cnn3",
-                "input.globals",
-                format!(
-                    "must be 0: cnn3 reads planes only, got {}",
-                    self.input.globals
-                ),
-            ));
-        }
+        self.input.validate_planes_only("cnn3")?;
         self.net.validate(self.input.planes)
     }
 
@@ -69,7 +59,7 @@ impl Cnn3NetConfig {
 /// The adapter; see the module docs.
 pub struct Cnn3Net {
     net: Cnn3,
-    input: InputShape,
+    io: ModelIo,
 }
 
 impl Cnn3Net {
@@ -77,25 +67,23 @@ impl Cnn3Net {
         cfg.validate()?;
         Ok(Cnn3Net {
             net: Cnn3::new(&cfg.net, cfg.input.planes, vb)?,
-            input: cfg.input,
+            io: ModelIo::new(
+                "cnn3",
+                ModelInput::planes(cfg.input),
+                OutputActivation::Sigmoid,
+            ),
         })
     }
 }
 
 impl ValueNet for Cnn3Net {
-    fn output(&self) -> OutputActivation {
-        OutputActivation::Sigmoid
+    fn io(&self) -> &ModelIo {
+        &self.io
     }
 
-    fn forward(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        train: bool,
-    ) -> Result<ModelOutput> {
-        check_planes("cnn3", &self.input, planes, globals, false)?;
+    fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
         Ok(ModelOutput {
-            value: self.net.forward_t(planes, train)?.squeeze(1)?,
+            value: self.net.forward_t(x.planes, x.train)?.squeeze(1)?,
             policy: None,
         })
     }

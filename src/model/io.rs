@@ -47,6 +47,20 @@ impl InputShape {
         }
         Ok(())
     }
+
+    /// [`validate`](Self::validate) for a model that reads planes only:
+    /// also refuses globals.
+    pub(crate) fn validate_planes_only(&self, model: &str) -> std::result::Result<(), ModelError> {
+        self.validate(model)?;
+        if self.globals != 0 {
+            return Err(ModelError::field(
+                model,
+                "input.globals",
+                format!("must be 0: {model} reads planes only, got {}", self.globals),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// The squashing applied to a model's value output.
@@ -106,9 +120,72 @@ pub struct ModelOutput {
     pub policy: Option<Tensor>,
 }
 
+/// What a model reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelInput {
+    /// Planes `[B, C, H, W]` and globals `[B, G]` of this shape; with
+    /// `any_board`, of any `H, W` (the MDRNN).
+    Planes { shape: InputShape, any_board: bool },
+    /// Planes of any rank >= 2, flattened from dimension 1 (so `[B,
+    /// features]` rows work as well as `[B, C, H, W]`), plus any globals
+    /// `[B, G]`: this many values per position in all (the MLP).
+    Features(usize),
+}
+
+/// A model's name (in errors), input and value scale: what
+/// [`ValueNet::forward`](super::ValueNet::forward) checks every batch
+/// against and [`ValueNet::output`](super::ValueNet::output) reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelIo {
+    pub model: &'static str,
+    pub input: ModelInput,
+    pub output: OutputActivation,
+}
+
+impl ModelInput {
+    /// Planes and globals of exactly `shape`.
+    pub fn planes(shape: InputShape) -> Self {
+        ModelInput::Planes {
+            shape,
+            any_board: false,
+        }
+    }
+}
+
+impl ModelIo {
+    pub fn new(model: &'static str, input: ModelInput, output: OutputActivation) -> Self {
+        ModelIo {
+            model,
+            input,
+            output,
+        }
+    }
+
+    /// Refuses planes (and globals) the model does not read.
+    pub fn check(&self, planes: &Tensor, globals: Option<&Tensor>) -> Result<()> {
+        match self.input {
+            ModelInput::Planes { shape, any_board } => {
+                check_planes(self.model, &shape, planes, globals, any_board)
+            }
+            ModelInput::Features(n) => check_features(self.model, n, planes, globals),
+        }
+    }
+}
+
+/// A batch of positions, checked against the model's [`ModelIo`].
+#[derive(Clone, Copy, Debug)]
+pub struct Batch<'a> {
+    /// `[B, C, H, W]` (or flattened rows, for [`ModelInput::Features`]).
+    pub planes: &'a Tensor,
+    /// `[B, G]`.
+    pub globals: Option<&'a Tensor>,
+    /// Training mode (dropout, batch statistics).
+    pub train: bool,
+}
+
 /// Checks planes `[B, C, H, W]` (and globals `[B, G]`) against `input`;
 /// `any_board` accepts any `H, W` (the MDRNN).
-pub(crate) fn check_planes(
+fn check_planes(
     model: &str,
     input: &InputShape,
     planes: &Tensor,
@@ -140,7 +217,30 @@ pub(crate) fn check_planes(
     check_globals(model, input.globals, d[0], globals)
 }
 
-pub(crate) fn check_globals(
+/// Checks planes of rank >= 2 (flattened from dimension 1) plus globals
+/// `[B, G]` for `features` values per position.
+fn check_features(
+    model: &str,
+    features: usize,
+    planes: &Tensor,
+    globals: Option<&Tensor>,
+) -> Result<()> {
+    let d = planes.dims();
+    if d.len() < 2 {
+        candle_core::bail!("{model}: planes must be [B, C, H, W] or [B, features], got {d:?}");
+    }
+    let g = globals.map(|g| g.dim(1)).transpose()?.unwrap_or(0);
+    check_globals(model, g, d[0], globals)?;
+    let values: usize = d[1..].iter().product();
+    if values + g != features {
+        candle_core::bail!(
+            "{model}: reads {features} features (inputs) but got {values} plane values + {g} globals per position"
+        );
+    }
+    Ok(())
+}
+
+fn check_globals(
     model: &str,
     expected: usize,
     batch: usize,

@@ -21,7 +21,7 @@
 //! sigmoid value of 0.55) and a camel ahead 1.0 (0.73).
 
 use super::init::{fan_in_bound, Draw, TensorInit};
-use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, VarBuilder};
@@ -150,8 +150,7 @@ pub struct Linear {
     bias: Tensor,
     /// `globals.weight` as `[G, 1]`.
     globals: Option<Tensor>,
-    input: InputShape,
-    output: OutputActivation,
+    io: ModelIo,
 }
 
 impl Linear {
@@ -173,31 +172,25 @@ impl Linear {
             psq,
             bias,
             globals,
-            input: cfg.input,
-            output: cfg.output,
+            io: ModelIo::new("linear", ModelInput::planes(cfg.input), cfg.output),
         })
     }
 }
 
 impl ValueNet for Linear {
-    fn output(&self) -> OutputActivation {
-        self.output
+    fn io(&self) -> &ModelIo {
+        &self.io
     }
 
-    fn forward(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        _train: bool,
-    ) -> Result<ModelOutput> {
-        check_planes("linear", &self.input, planes, globals, false)?;
+    fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
+        let (planes, globals) = (x.planes, x.globals);
         let mut y = planes.flatten_from(1)?.matmul(&self.psq)?;
         if let (Some(w), Some(g)) = (&self.globals, globals) {
             y = (y + g.matmul(w)?)?;
         }
         let y = y.squeeze(1)?.broadcast_add(&self.bias)?;
         Ok(ModelOutput {
-            value: self.output.forward(&y)?,
+            value: self.io.output.forward(&y)?,
             policy: None,
         })
     }

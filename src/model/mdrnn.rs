@@ -34,7 +34,7 @@
 //! board of the batch and all four directions at once.
 
 use super::init::{Draw, TensorInit};
-use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::{ModelError, ValueNet};
 use candle_core::{Device, Result, Tensor};
 use candle_nn::{Init, VarBuilder};
@@ -77,19 +77,9 @@ impl MdrnnConfig {
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
-        self.input.validate("mdrnn")?;
+        self.input.validate_planes_only("mdrnn")?;
         if self.hidden == 0 {
             return Err(ModelError::field("mdrnn", "hidden", "must be > 0"));
-        }
-        if self.input.globals != 0 {
-            return Err(ModelError::field(
-                "mdrnn",
-                "input.globals",
-                format!(
-                    "must be 0: the mdrnn reads planes only, got {}",
-                    self.input.globals
-                ),
-            ));
         }
         if !(self.init_std.is_finite() && self.init_std >= 0.0) {
             return Err(ModelError::field(
@@ -197,9 +187,8 @@ pub struct Mdrnn {
     wb: Tensor,
     /// `wo` as `[k, 1]`.
     wo: Tensor,
-    input: InputShape,
     hidden: usize,
-    output: OutputActivation,
+    io: ModelIo,
 }
 
 impl Mdrnn {
@@ -214,14 +203,17 @@ impl Mdrnn {
         let wh = vb.get_with_hints((k, k), "wh", init)?;
         let wb = vb.get_with_hints(k, "wb", init)?;
         let wo = vb.get_with_hints(k, "wo", init)?;
+        let any_board = ModelInput::Planes {
+            shape: cfg.input,
+            any_board: true,
+        };
         Ok(Mdrnn {
             wi_t: wi.t()?,
             wh_t: wh.t()?,
             wb,
             wo: wo.reshape((k, 1))?,
-            input: cfg.input,
             hidden: k,
-            output: cfg.output,
+            io: ModelIo::new("mdrnn", any_board, cfg.output),
         })
     }
 
@@ -288,19 +280,14 @@ impl ValueNet for Mdrnn {
         true
     }
 
-    fn output(&self) -> OutputActivation {
-        self.output
+    fn io(&self) -> &ModelIo {
+        &self.io
     }
 
-    fn forward(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        _train: bool,
-    ) -> Result<ModelOutput> {
-        check_planes("mdrnn", &self.input, planes, globals, true)?;
+    fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
+        let planes = x.planes;
         let out = self.point_outputs(planes)?;
-        let value = self.output.forward(&out.mean(1)?)?;
+        let value = self.io.output.forward(&out.mean(1)?)?;
         Ok(ModelOutput {
             value,
             policy: Some(out),

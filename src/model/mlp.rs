@@ -16,7 +16,7 @@
 
 use super::dropout::Dropout;
 use super::init::{fan_in_bound, Draw, TensorInit};
-use super::io::{check_globals, ModelOutput, OutputActivation};
+use super::io::{Batch, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::{Activation, ModelError, ValueNet, WeightInit};
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, Linear, Module, VarBuilder};
@@ -158,8 +158,7 @@ pub struct Mlp {
     activation: Activation,
     /// Seeded dropout after each hidden layer ([`super::dropout`]).
     drops: Vec<Dropout>,
-    output: OutputActivation,
-    inputs: usize,
+    io: ModelIo,
 }
 
 fn init_for(init: WeightInit, fan_in: usize) -> Init {
@@ -194,8 +193,7 @@ impl Mlp {
             drops: (0..cfg.hidden.len())
                 .map(|i| Dropout::new(cfg.dropout, &format!("hidden.{i}")))
                 .collect(),
-            output: cfg.output,
-            inputs: cfg.inputs,
+            io: ModelIo::new("mlp", ModelInput::Features(cfg.inputs), cfg.output),
         })
     }
 
@@ -206,46 +204,25 @@ impl Mlp {
             h = self.activation.forward(&l.forward(&h)?)?;
             h = d.forward(&h, train)?;
         }
-        self.output.forward(&self.out.forward(&h)?.squeeze(1)?)
+        self.io.output.forward(&self.out.forward(&h)?.squeeze(1)?)
     }
 }
 
 impl ValueNet for Mlp {
-    fn output(&self) -> OutputActivation {
-        self.output
+    fn io(&self) -> &ModelIo {
+        &self.io
     }
 
-    /// Planes of any rank >= 2 are flattened from dimension 1, so
-    /// `[B, features]` rows work as well as `[B, C, H, W]`.
-    fn forward(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        train: bool,
-    ) -> Result<ModelOutput> {
-        if planes.rank() < 2 {
-            candle_core::bail!(
-                "mlp: planes must be [B, C, H, W] or [B, features], got {:?}",
-                planes.dims()
-            );
-        }
-        let b = planes.dim(0)?;
-        let x = planes.flatten_from(1)?;
-        let g = globals.map(|g| g.dim(1)).transpose()?.unwrap_or(0);
-        check_globals("mlp", g, b, globals)?;
-        if x.dim(1)? + g != self.inputs {
-            candle_core::bail!(
-                "mlp: reads {} features (inputs) but got {} plane values + {g} globals per position",
-                self.inputs,
-                x.dim(1)?
-            );
-        }
-        let x = match globals {
+    /// Planes of any rank >= 2 are flattened from dimension 1
+    /// ([`ModelInput::Features`]).
+    fn forward_checked(&self, batch: Batch<'_>) -> Result<ModelOutput> {
+        let x = batch.planes.flatten_from(1)?;
+        let x = match batch.globals {
             Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&x, &g.to_dtype(x.dtype())?], 1)?,
             _ => x,
         };
         Ok(ModelOutput {
-            value: self.forward_flat(&x, train)?,
+            value: self.forward_flat(&x, batch.train)?,
             policy: None,
         })
     }

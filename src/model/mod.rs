@@ -67,7 +67,7 @@ pub use cnn3_net::{Cnn3Net, Cnn3NetConfig};
 pub use config::{is_running_stat, ModelConfig, WeightInit};
 pub use error::ModelError;
 pub use init::{draw_values, fan_in_bound, seeded_init, seeded_tensors, Draw, TensorInit};
-pub use io::{InputShape, ModelOutput, OutputActivation};
+pub use io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 pub use linear::{Linear, LinearConfig, LinearInit, ARIMAA_MATERIAL};
 pub use mdrnn::{Mdrnn, MdrnnConfig};
 pub use mlp::{Mlp, MlpConfig, MlpNetConfig};
@@ -79,6 +79,13 @@ use candle_nn::{VarBuilder, VarMap};
 
 /// A model: planes `[B, C, H, W]` (+ globals `[B, G]`) -> [`ModelOutput`].
 pub trait ValueNet: Send + Sync {
+    /// The model's name, input and value scale.
+    fn io(&self) -> &ModelIo;
+
+    /// The model's pass over a batch that [`forward`](Self::forward) has
+    /// checked against [`io`](Self::io).
+    fn forward_checked(&self, batch: Batch<'_>) -> candle_core::Result<ModelOutput>;
+
     /// `train` turns on dropout and batch-norm batch statistics (which also
     /// updates the running statistics); evaluation passes `false`.
     fn forward(
@@ -86,10 +93,19 @@ pub trait ValueNet: Send + Sync {
         planes: &Tensor,
         globals: Option<&Tensor>,
         train: bool,
-    ) -> candle_core::Result<ModelOutput>;
+    ) -> candle_core::Result<ModelOutput> {
+        self.io().check(planes, globals)?;
+        self.forward_checked(Batch {
+            planes,
+            globals,
+            train,
+        })
+    }
 
     /// The value's scale ([`ModelConfig::output`]).
-    fn output(&self) -> OutputActivation;
+    fn output(&self) -> OutputActivation {
+        self.io().output
+    }
 
     /// Declares the weights fixed from here on, so that evaluation-mode
     /// passes may reuse work derived from them (the residual net's folded

@@ -44,7 +44,7 @@
 //! gradients in eval mode.
 
 use super::init::{fan_in_bound, Draw, TensorInit};
-use super::io::{check_planes, InputShape, ModelOutput, OutputActivation};
+use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::kernels::{self, Act};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
@@ -347,8 +347,7 @@ pub struct ResNet {
     value_fc1: Linear,
     value_fc2: Linear,
     policy: Option<(ConvBn, Linear)>,
-    input: InputShape,
-    output: OutputActivation,
+    io: ModelIo,
     /// The tower's inference weights, prepared once by
     /// [`ValueNet::freeze`] (dropped by a training-mode pass).
     frozen: RwLock<Option<FoldedTower>>,
@@ -395,8 +394,7 @@ impl ResNet {
             value_fc1,
             value_fc2,
             policy,
-            input: cfg.input,
-            output: cfg.output,
+            io: ModelIo::new("resnet", ModelInput::planes(cfg.input), cfg.output),
             frozen: RwLock::new(None),
         })
     }
@@ -423,24 +421,19 @@ impl ValueNet for ResNet {
         Ok(())
     }
 
-    fn output(&self) -> OutputActivation {
-        self.output
+    fn io(&self) -> &ModelIo {
+        &self.io
     }
 
-    fn forward(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        train: bool,
-    ) -> Result<ModelOutput> {
-        let path = if !planes.device().is_cpu() || planes.dtype() != candle_core::DType::F32 {
+    fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
+        let path = if !x.planes.device().is_cpu() || x.planes.dtype() != candle_core::DType::F32 {
             Path::Stock
-        } else if train {
+        } else if x.train {
             Path::Train
         } else {
             Path::Infer
         };
-        self.forward_impl(planes, globals, train, path)
+        self.forward_impl(x, path)
     }
 }
 
@@ -467,7 +460,13 @@ impl ResNet {
         globals: Option<&Tensor>,
         train: bool,
     ) -> Result<ModelOutput> {
-        self.forward_impl(planes, globals, train, Path::Stock)
+        self.io.check(planes, globals)?;
+        let x = Batch {
+            planes,
+            globals,
+            train,
+        };
+        self.forward_impl(x, Path::Stock)
     }
 
     /// The tower's folded convolutions (stem, then each block's two),
@@ -512,14 +511,13 @@ impl ResNet {
         }
     }
 
-    fn forward_impl(
-        &self,
-        planes: &Tensor,
-        globals: Option<&Tensor>,
-        train: bool,
-        path: Path,
-    ) -> Result<ModelOutput> {
-        check_planes("resnet", &self.input, planes, globals, false)?;
+    /// A batch checked against [`ResNet::io`](ValueNet::io), along `path`.
+    fn forward_impl(&self, x: Batch<'_>, path: Path) -> Result<ModelOutput> {
+        let Batch {
+            planes,
+            globals,
+            train,
+        } = x;
         // conv -> BN -> act.
         let cba = |cb: &ConvBn, x: &Tensor, act: Act| -> Result<Tensor> {
             let y = match path {
@@ -561,7 +559,7 @@ impl ResNet {
             None => None,
         };
         Ok(ModelOutput {
-            value: self.output.forward(&v)?,
+            value: self.io.output.forward(&v)?,
             policy,
         })
     }

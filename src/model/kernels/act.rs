@@ -6,7 +6,8 @@
 //! `f32::tanh`, and one division per value instead of candle's scalar libm
 //! call.
 
-use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor};
+use super::op::{F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{CpuStorage, Result, Tensor};
 use rayon::prelude::*;
 
 /// Activation fused into a kernel's output.
@@ -203,35 +204,22 @@ pub(crate) fn with_f32<R>(t: &Tensor, f: impl FnOnce(&[f32]) -> R) -> Result<R> 
     Ok(f(&to_f32_vec(t)?))
 }
 
-/// A contiguous f32 slice of a CPU storage, or an error naming `op`.
-pub(crate) fn f32_slice<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
-    let CpuStorage::F32(v) = s else {
-        candle_core::bail!("{op}: f32 tensors only");
-    };
-    match l.contiguous_offsets() {
-        Some((a, b)) => Ok(&v[a..b]),
-        None => candle_core::bail!("{op}: contiguous tensors only"),
-    }
-}
-
 /// The fused activation as a candle op (forward and backward).
 struct ActOp(Act);
 
-impl CustomOp1 for ActOp {
-    fn name(&self) -> &'static str {
-        "plies-act"
-    }
+impl F32Kernel<1> for ActOp {
+    const NAME: &'static str = "plies-act";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let mut v = f32_slice(self.name(), s, l)?.to_vec();
+    fn forward(&self, [(x, l)]: [In<'_>; 1]) -> Result<Out> {
+        let mut v = x.to_vec();
         bias_act(self.0, &mut v, None);
-        Ok((CpuStorage::F32(v), l.shape().clone()))
+        Ok((v, l.shape().clone()))
     }
 
-    fn bwd(&self, _arg: &Tensor, res: &Tensor, grad_res: &Tensor) -> Result<Option<Tensor>> {
-        let mut g = to_f32_vec(grad_res)?;
+    fn backward(&self, _: [&Tensor; 1], res: &Tensor, grad: &Tensor) -> Result<Grads<1>> {
+        let mut g = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.0, &mut g, y))?;
-        Ok(Some(Tensor::from_vec(g, res.shape(), res.device())?))
+        Ok([Some(Tensor::from_vec(g, res.shape(), res.device())?)])
     }
 }
 
@@ -239,14 +227,20 @@ impl CustomOp1 for ActOp {
 /// candle's own ops elsewhere.
 pub fn activation(x: &Tensor, act: Act) -> Result<Tensor> {
     if !x.device().is_cpu() || x.dtype() != candle_core::DType::F32 {
-        return match act {
-            Act::Identity => Ok(x.clone()),
-            Act::Tanh => x.tanh(),
-            Act::Sigmoid => candle_nn::ops::sigmoid(x),
-            Act::Relu => x.relu(),
-        };
+        return stock_activation(x, act);
     }
-    x.contiguous()?.apply_op1(ActOp(act))
+    x.contiguous()?.apply_op1(F32Op(ActOp(act)))
+}
+
+/// `act(x)` through candle's own ops: the fallback, and the kernels'
+/// reference in tests.
+pub(crate) fn stock_activation(x: &Tensor, act: Act) -> Result<Tensor> {
+    match act {
+        Act::Identity => Ok(x.clone()),
+        Act::Tanh => x.tanh(),
+        Act::Sigmoid => candle_nn::ops::sigmoid(x),
+        Act::Relu => x.relu(),
+    }
 }
 
 /// Fast tanh (see the module docs).
@@ -296,12 +290,7 @@ mod tests {
             let b = Var::from_tensor(&init)?;
             let w = rt.randn(0f32, 1.0, (70_001,), &dev)?;
             let ya = activation(a.as_tensor(), act)?;
-            let yb = match act {
-                Act::Identity => b.as_tensor().clone(),
-                Act::Tanh => b.as_tensor().tanh()?,
-                Act::Sigmoid => candle_nn::ops::sigmoid(b.as_tensor())?,
-                Act::Relu => b.as_tensor().relu()?,
-            };
+            let yb = stock_activation(b.as_tensor(), act)?;
             let dy = (&ya - &yb)?.abs()?.max_all()?.to_scalar::<f32>()?;
             assert!(dy < 1e-6, "{act:?} values differ by {dy}");
             let ga = (ya * &w)?.sum_all()?.backward()?;

@@ -10,9 +10,10 @@
 //! the thread count; the statistics are shifted by one sample per channel
 //! (a cheap guard against cancellation in `E[z^2] - E[z]^2`).
 
-use super::act::{dispatch, f32_slice, with_f32};
+use super::act::{dispatch, with_f32};
 use super::bordered::{for_blocks, output_vec, Board};
-use candle_core::{CpuStorage, CustomOp2, CustomOp3, DType, Layout, Result, Shape, Tensor};
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{DType, Result, Tensor};
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 
@@ -384,20 +385,18 @@ impl BnRelu {
     fn forward(
         &self,
         op: &str,
-        z: (&CpuStorage, &Layout),
-        gb: (&CpuStorage, &Layout),
-        res: Option<(&CpuStorage, &Layout)>,
-    ) -> Result<(CpuStorage, Shape)> {
-        let zv = f32_slice(op, z.0, z.1)?;
-        let gbv = f32_slice(op, gb.0, gb.1)?;
-        let (bd, c) = Board::of(op, z.1.dims())?;
-        if gb.1.dims() != [2, c] {
-            candle_core::bail!("{op}: scale and shift {:?} for {c} channels", gb.1.dims());
+        (zv, zl): In<'_>,
+        (gbv, gbl): In<'_>,
+        res: Option<In<'_>>,
+    ) -> Result<Out> {
+        let (bd, c) = Board::of(op, zl.dims())?;
+        if gbl.dims() != [2, c] {
+            candle_core::bail!("{op}: scale and shift {:?} for {c} channels", gbl.dims());
         }
         let rv = match res {
-            Some((s, l)) if l.dims() == z.1.dims() => Some(f32_slice(op, s, l)?),
+            Some((rv, l)) if l.dims() == zl.dims() => Some(rv),
             Some((_, l)) => {
-                candle_core::bail!("{op}: residual {:?} for {:?}", l.dims(), z.1.dims())
+                candle_core::bail!("{op}: residual {:?} for {:?}", l.dims(), zl.dims())
             }
             None => None,
         };
@@ -409,7 +408,7 @@ impl BnRelu {
                 invstd: out.invstd,
             };
         }
-        Ok((CpuStorage::F32(out.y), z.1.shape().clone()))
+        Ok((out.y, zl.shape().clone()))
     }
 
     fn backward(
@@ -419,7 +418,7 @@ impl BnRelu {
         res: Option<&Tensor>,
         y: &Tensor,
         grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    ) -> Result<Grads<3>> {
         let op = "batch_norm_relu";
         let (bd, c) = Board::of(op, z.dims())?;
         let (mean, invstd) = match self.saved.lock() {
@@ -437,73 +436,41 @@ impl BnRelu {
             })
         })???;
         let dgb: Vec<f32> = g.dgamma.iter().chain(&g.dbeta).copied().collect();
-        Ok((
+        Ok([
             Some(Tensor::from_vec(g.dz, z.shape(), dev)?),
             Some(Tensor::from_vec(dgb, (2, c), dev)?),
             g.dres
                 .map(|d| Tensor::from_vec(d, z.shape(), dev))
                 .transpose()?,
-        ))
+        ])
     }
 }
 
 struct BnRelu2(BnRelu);
 
-impl CustomOp2 for BnRelu2 {
-    fn name(&self) -> &'static str {
-        "plies-batch-norm-relu"
+impl F32Kernel<2> for BnRelu2 {
+    const NAME: &'static str = "plies-batch-norm-relu";
+
+    fn forward(&self, [z, gb]: [In<'_>; 2]) -> Result<Out> {
+        self.0.forward(Self::NAME, z, gb, None)
     }
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        self.0.forward(self.name(), (s1, l1), (s2, l2), None)
-    }
-
-    fn bwd(
-        &self,
-        z: &Tensor,
-        gb: &Tensor,
-        res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        let (dz, dgb, _) = self.0.backward(z, gb, None, res, grad)?;
-        Ok((dz, dgb))
+    fn backward(&self, [z, gb]: [&Tensor; 2], res: &Tensor, grad: &Tensor) -> Result<Grads<2>> {
+        let [dz, dgb, _] = self.0.backward(z, gb, None, res, grad)?;
+        Ok([dz, dgb])
     }
 }
 
 struct BnRelu3(BnRelu);
 
-impl CustomOp3 for BnRelu3 {
-    fn name(&self) -> &'static str {
-        "plies-batch-norm-add-relu"
+impl F32Kernel<3> for BnRelu3 {
+    const NAME: &'static str = "plies-batch-norm-add-relu";
+
+    fn forward(&self, [z, gb, r]: [In<'_>; 3]) -> Result<Out> {
+        self.0.forward(Self::NAME, z, gb, Some(r))
     }
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        self.0
-            .forward(self.name(), (s1, l1), (s2, l2), Some((s3, l3)))
-    }
-
-    fn bwd(
-        &self,
-        z: &Tensor,
-        gb: &Tensor,
-        r: &Tensor,
-        res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    fn backward(&self, [z, gb, r]: [&Tensor; 3], res: &Tensor, grad: &Tensor) -> Result<Grads<3>> {
         self.0.backward(z, gb, Some(r), res, grad)
     }
 }
@@ -521,9 +488,7 @@ pub fn batch_norm_relu(
     eps: f64,
 ) -> Result<(Tensor, BatchStats)> {
     let op = "batch_norm_relu";
-    if !z.device().is_cpu() || z.dtype() != DType::F32 {
-        candle_core::bail!("{op}: CPU f32 tensors only");
-    }
+    require_cpu_f32(op, &[z])?;
     let (_, c) = Board::of(op, z.dims())?;
     if gamma.dims() != [c] || beta.dims() != [c] {
         candle_core::bail!(
@@ -540,8 +505,8 @@ pub fn batch_norm_relu(
     };
     let z = z.contiguous()?;
     let y = match res {
-        Some(r) => z.apply_op3(&gb, &r.contiguous()?, BnRelu3(bn))?,
-        None => z.apply_op2(&gb, BnRelu2(bn))?,
+        Some(r) => z.apply_op3(&gb, &r.contiguous()?, F32Op(BnRelu3(bn)))?,
+        None => z.apply_op2(&gb, F32Op(BnRelu2(bn)))?,
     };
     let stats = match saved.lock() {
         Ok(s) => s.stats.clone(),

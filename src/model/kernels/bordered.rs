@@ -8,8 +8,8 @@
 //! Ops on this layout treat the border as zero whatever it holds, and
 //! return zero gradients for it.
 
-use super::act::f32_slice;
-use candle_core::{CpuStorage, CustomOp1, DType, Layout, Result, Shape, Tensor};
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::cell::RefCell;
 
@@ -214,75 +214,62 @@ fn from_bordered_into(bd: &Board, c: usize, x: &[f32], out: &mut [f32]) {
 
 struct ToBordered;
 
-impl CustomOp1 for ToBordered {
-    fn name(&self) -> &'static str {
-        "plies-to-bordered"
-    }
+impl F32Kernel<1> for ToBordered {
+    const NAME: &'static str = "plies-to-bordered";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s, l)?;
+    fn forward(&self, [(x, l)]: [In<'_>; 1]) -> Result<Out> {
         let (b, c, h, w) = l.shape().dims4()?;
         if c == 0 || h == 0 || w == 0 {
-            candle_core::bail!("{}: empty planes {:?}", self.name(), l.dims());
+            candle_core::bail!("{}: empty planes {:?}", Self::NAME, l.dims());
         }
         let bd = Board { b, h, w };
         let mut out = output_vec(b * bd.plane() * c);
         to_bordered_into(&bd, c, x, &mut out);
-        Ok((CpuStorage::F32(out), bd.shape(c)))
+        Ok((out, bd.shape(c)))
     }
 
-    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        from_bordered(grad).map(Some)
+    fn backward(&self, _: [&Tensor; 1], _res: &Tensor, grad: &Tensor) -> Result<Grads<1>> {
+        Ok([Some(from_bordered(grad)?)])
     }
 }
 
 struct FromBordered;
 
-impl CustomOp1 for FromBordered {
-    fn name(&self) -> &'static str {
-        "plies-from-bordered"
-    }
+impl F32Kernel<1> for FromBordered {
+    const NAME: &'static str = "plies-from-bordered";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s, l)?;
-        let (bd, c) = Board::of(self.name(), l.dims())?;
+    fn forward(&self, [(x, l)]: [In<'_>; 1]) -> Result<Out> {
+        let (bd, c) = Board::of(Self::NAME, l.dims())?;
         let mut out = output_vec(bd.b * c * bd.points());
         from_bordered_into(&bd, c, x, &mut out);
-        Ok((CpuStorage::F32(out), Shape::from((bd.b, c, bd.h, bd.w))))
+        Ok((out, Shape::from((bd.b, c, bd.h, bd.w))))
     }
 
-    fn bwd(&self, _arg: &Tensor, _res: &Tensor, grad: &Tensor) -> Result<Option<Tensor>> {
-        to_bordered(grad).map(Some)
+    fn backward(&self, _: [&Tensor; 1], _res: &Tensor, grad: &Tensor) -> Result<Grads<1>> {
+        Ok([Some(to_bordered(grad)?)])
     }
-}
-
-fn check_cpu_f32(op: &str, x: &Tensor) -> Result<()> {
-    if !x.device().is_cpu() || x.dtype() != DType::F32 {
-        candle_core::bail!("{op}: CPU f32 tensors only");
-    }
-    Ok(())
 }
 
 /// Planes `[B, C, H, W]` -> bordered channels-last `[B, H+2, W+2, C]`
 /// (CPU f32), with its backward pass.
 pub fn to_bordered(x: &Tensor) -> Result<Tensor> {
-    check_cpu_f32("to_bordered", x)?;
+    require_cpu_f32("to_bordered", &[x])?;
     x.dims4()?;
-    x.contiguous()?.apply_op1(ToBordered)
+    x.contiguous()?.apply_op1(F32Op(ToBordered))
 }
 
 /// Bordered channels-last `[B, H+2, W+2, C]` -> planes `[B, C, H, W]`
 /// (CPU f32), with its backward pass.
 pub fn from_bordered(x: &Tensor) -> Result<Tensor> {
-    check_cpu_f32("from_bordered", x)?;
+    require_cpu_f32("from_bordered", &[x])?;
     Board::of("from_bordered", x.dims())?;
-    x.contiguous()?.apply_op1(FromBordered)
+    x.contiguous()?.apply_op1(F32Op(FromBordered))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use candle_core::{Device, Var};
+    use candle_core::{DType, Device, Var};
 
     #[test]
     fn round_trip_border_and_gradients() -> Result<()> {

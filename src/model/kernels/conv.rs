@@ -7,9 +7,10 @@
 //! is one product `g^T x cols`; the input gradient (`g x w`, then col2im) is
 //! computed only when the input tracks a gradient.
 
-use super::act::{act_grad, bias_act_serial, f32_slice, to_f32_vec, with_f32, Act, PAR_CHUNK};
-use super::{col_sums, sgemm, sgemm_on};
-use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
+use super::act::{act_grad, bias_act_serial, to_f32_vec, with_f32, Act, PAR_CHUNK};
+use super::op::{F32Kernel, F32Op, Grads, In, Out};
+use super::{col_sums, matmul_grads, sgemm_on};
+use candle_core::{DType, Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
 
@@ -235,23 +236,10 @@ struct Conv2dAct {
     cols: Mutex<Option<Vec<f32>>>,
 }
 
-impl CustomOp3 for Conv2dAct {
-    fn name(&self) -> &'static str {
-        "plies-conv2d-act"
-    }
+impl F32Kernel<3> for Conv2dAct {
+    const NAME: &'static str = "plies-conv2d-act";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let bias = f32_slice(self.name(), s3, l3)?;
+    fn forward(&self, [(x, l1), (w, l2), (bias, l3)]: [In<'_>; 3]) -> Result<Out> {
         let g = Geom::new(l1.dims(), l2.dims(), self.pad)?;
         if bias.len() != g.f {
             candle_core::bail!("conv2d: bias {:?} for {} filters", l3.dims(), g.f);
@@ -306,7 +294,7 @@ impl CustomOp3 for Conv2dAct {
             } else {
                 y.chunks_mut(yb).enumerate().for_each(|(i, y)| own(i, y));
             }
-            return Ok((CpuStorage::F32(y), Shape::from((g.b, g.f, g.oh, g.ow))));
+            return Ok((y, Shape::from((g.b, g.f, g.oh, g.ow))));
         }
         let mut cols = vec![0f32; g.b * p * k];
         if parallel {
@@ -322,21 +310,14 @@ impl CustomOp3 for Conv2dAct {
         if let Ok(mut slot) = self.cols.lock() {
             *slot = Some(cols);
         }
-        Ok((CpuStorage::F32(y), Shape::from((g.b, g.f, g.oh, g.ow))))
+        Ok((y, Shape::from((g.b, g.f, g.oh, g.ow))))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _b: &Tensor,
-        res: &Tensor,
-        grad_res: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    fn backward(&self, [x, w, _b]: [&Tensor; 3], res: &Tensor, grad: &Tensor) -> Result<Grads<3>> {
         let g = Geom::new(x.dims(), w.dims(), self.pad)?;
         let (k, p) = (g.k(), g.points());
         let dev = res.device();
-        let mut gy = to_f32_vec(grad_res)?;
+        let mut gy = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.act, &mut gy, y))?;
         // gt[B*P, F]: the output gradient in the product's layout.
         let mut gt = vec![0f32; gy.len()];
@@ -351,53 +332,28 @@ impl CustomOp3 for Conv2dAct {
                 c
             }
         };
-        let mut dw = vec![0f32; g.f * k];
-        // dw[F, K] = gt^T[F, B*P] * cols[B*P, K]
-        sgemm(
-            g.f,
-            k,
-            g.b * p,
-            &mut dw,
-            k,
-            false,
-            &gt,
-            (1, g.f),
-            &cols,
-            (k, 1),
-        );
+        // The product's gradients over the im2col rows: dw[F, K] and
+        // dcols[B*P, K].
+        let (dcols, dw) = with_f32(w, |w| {
+            matmul_grads(&gt, &cols, w, [g.b * p, k, g.f], x.track_op())
+        })?;
         // Put the matrix back for another backward pass over the same graph.
         if let Ok(mut slot) = self.cols.lock() {
             *slot = Some(cols);
         }
         let db = col_sums(&gt, g.f);
-        let dx = if x.track_op() {
-            let mut dcols = vec![0f32; g.b * p * k];
-            // dcols[B*P, K] = gt[B*P, F] * w[F, K]
-            with_f32(w, |w| {
-                sgemm(
-                    g.b * p,
-                    k,
-                    g.f,
-                    &mut dcols,
-                    k,
-                    false,
-                    &gt,
-                    (g.f, 1),
-                    w,
-                    (k, 1),
-                )
-            })?;
+        let dx = if let Some(dcols) = dcols {
             let mut dx = vec![0f32; g.b * g.c * g.h * g.w];
             col2im_into(&g, &dcols, &mut dx);
             Some(Tensor::from_vec(dx, x.shape(), dev)?)
         } else {
             None
         };
-        Ok((
+        Ok([
             dx,
             Some(Tensor::from_vec(dw, w.shape(), dev)?),
             Some(Tensor::from_vec(db, g.f, dev)?),
-        ))
+        ])
     }
 }
 
@@ -427,11 +383,12 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
         cols: Mutex::new(None),
     };
     x.contiguous()?
-        .apply_op3(&w.contiguous()?, &b.contiguous()?, op)
+        .apply_op3(&w.contiguous()?, &b.contiguous()?, F32Op(op))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::act::stock_activation;
     use super::*;
     use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
@@ -444,12 +401,7 @@ mod tests {
         let y = xp
             .conv2d(w, 0, 1, 1, 1)?
             .broadcast_add(&b.reshape((1, f, 1, 1))?)?;
-        match act {
-            Act::Identity => Ok(y),
-            Act::Tanh => y.tanh(),
-            Act::Sigmoid => candle_nn::ops::sigmoid(&y),
-            Act::Relu => y.relu(),
-        }
+        stock_activation(&y, act)
     }
 
     #[test]

@@ -7,10 +7,11 @@
 //! gradient is written bordered (border zero). Meant for small `F` (the
 //! work per point is `F * C`, without a matrix product's blocking).
 
-use super::act::{dispatch, f32_slice, with_f32};
+use super::act::{dispatch, with_f32};
 use super::bordered::{for_blocks, output_vec, Board};
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
-use rayon::prelude::*;
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use super::sum_parts;
+use candle_core::{Result, Shape, Tensor};
 
 #[inline(always)]
 fn dot_body(a: &[f32], b: &[f32]) -> f32 {
@@ -30,20 +31,30 @@ fn dot_body(a: &[f32], b: &[f32]) -> f32 {
     s
 }
 
+/// Calls `point(at, p)` for each interior point of bordered sample `s`:
+/// `at` is the offset of its `C` channels, `p` its index in an `[H*W]`
+/// plane.
+#[inline(always)]
+fn for_points(bd: &Board, c: usize, s: usize, mut point: impl FnMut(usize, usize)) {
+    let (wp, plane) = (bd.wp(), bd.plane());
+    for y in 0..bd.h {
+        for xx in 0..bd.w {
+            point((s * plane + (y + 1) * wp + xx + 1) * c, y * bd.w + xx);
+        }
+    }
+}
+
 /// `out [ns, F, H*W]` from bordered `x [ns, H+2, W+2, C]`.
 #[inline(always)]
 fn fwd_block_body(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), w.len() / c);
     for (s, o) in out.chunks_exact_mut(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let xv = &x[at..at + c];
-                for (fo, wf) in w.chunks_exact(c).enumerate() {
-                    o[fo * n + y * bd.w + xx] = dot_body(xv, wf);
-                }
+        for_points(bd, c, s, |at, p| {
+            let xv = &x[at..at + c];
+            for (fo, wf) in w.chunks_exact(c).enumerate() {
+                o[fo * n + p] = dot_body(xv, wf);
             }
-        }
+        });
     }
 }
 dispatch!(fwd_block(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32]) => fwd_block_body);
@@ -51,21 +62,18 @@ dispatch!(fwd_block(bd: &Board, c: usize, x: &[f32], w: &[f32], out: &mut [f32])
 /// Bordered `dx [ns, H+2, W+2, C]` (interior) from `g [ns, F, H*W]`.
 #[inline(always)]
 fn dx_block_body(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), w.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), w.len() / c);
     for (s, gs) in g.chunks_exact(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let d = &mut dx[at..at + c];
-                d.fill(0.0);
-                for (fo, wf) in w.chunks_exact(c).enumerate() {
-                    let gv = gs[fo * n + y * bd.w + xx];
-                    for (d, &wv) in d.iter_mut().zip(wf) {
-                        *d += gv * wv;
-                    }
+        for_points(bd, c, s, |at, p| {
+            let d = &mut dx[at..at + c];
+            d.fill(0.0);
+            for (fo, wf) in w.chunks_exact(c).enumerate() {
+                let gv = gs[fo * n + p];
+                for (d, &wv) in d.iter_mut().zip(wf) {
+                    *d += gv * wv;
                 }
             }
-        }
+        });
     }
 }
 dispatch!(dx_block(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) => dx_block_body);
@@ -73,20 +81,17 @@ dispatch!(dx_block(bd: &Board, c: usize, g: &[f32], w: &[f32], dx: &mut [f32]) =
 /// `dw [F, C] += sum over points of g * x` for a block.
 #[inline(always)]
 fn dw_block_body(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) {
-    let (n, f, wp, plane) = (bd.points(), dw.len() / c, bd.wp(), bd.plane());
+    let (n, f) = (bd.points(), dw.len() / c);
     for (s, gs) in g.chunks_exact(f * n).enumerate() {
-        for y in 0..bd.h {
-            for xx in 0..bd.w {
-                let at = (s * plane + (y + 1) * wp + xx + 1) * c;
-                let xv = &x[at..at + c];
-                for (fo, d) in dw.chunks_exact_mut(c).enumerate() {
-                    let gv = gs[fo * n + y * bd.w + xx];
-                    for (d, &xv) in d.iter_mut().zip(xv) {
-                        *d += gv * xv;
-                    }
+        for_points(bd, c, s, |at, p| {
+            let xv = &x[at..at + c];
+            for (fo, d) in dw.chunks_exact_mut(c).enumerate() {
+                let gv = gs[fo * n + p];
+                for (d, &xv) in d.iter_mut().zip(xv) {
+                    *d += gv * xv;
                 }
             }
-        }
+        });
     }
 }
 dispatch!(dw_block(bd: &Board, c: usize, x: &[f32], g: &[f32], dw: &mut [f32]) => dw_block_body);
@@ -101,21 +106,11 @@ fn check(op: &str, xd: &[usize], wd: &[usize]) -> Result<(Board, usize, usize)> 
 
 struct Conv1x1;
 
-impl CustomOp2 for Conv1x1 {
-    fn name(&self) -> &'static str {
-        "plies-conv1x1-from-bordered"
-    }
+impl F32Kernel<2> for Conv1x1 {
+    const NAME: &'static str = "plies-conv1x1-from-bordered";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let (bd, c, f) = check(self.name(), l1.dims(), l2.dims())?;
+    fn forward(&self, [(x, l1), (w, l2)]: [In<'_>; 2]) -> Result<Out> {
+        let (bd, c, f) = check(Self::NAME, l1.dims(), l2.dims())?;
         let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
         let mut out = output_vec(bd.b * f * n);
         for_blocks(&mut out, ns * f * n, bd.b > ns, |i, o| {
@@ -123,17 +118,11 @@ impl CustomOp2 for Conv1x1 {
             let k = o.len() / (f * n);
             fwd_block(&bd, c, &x[s0 * plane * c..(s0 + k) * plane * c], w, o);
         });
-        Ok((CpuStorage::F32(out), Shape::from((bd.b, f, bd.h, bd.w))))
+        Ok((out, Shape::from((bd.b, f, bd.h, bd.w))))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        let (bd, c, f) = check(self.name(), x.dims(), w.dims())?;
+    fn backward(&self, [x, w]: [&Tensor; 2], _res: &Tensor, grad: &Tensor) -> Result<Grads<2>> {
+        let (bd, c, f) = check(Self::NAME, x.dims(), w.dims())?;
         let (ns, plane, n) = (bd.block(), bd.plane(), bd.points());
         let wv = w.flatten_all()?.to_vec1::<f32>()?;
         let dev = x.device();
@@ -163,26 +152,15 @@ impl CustomOp2 for Conv1x1 {
                     );
                     dw
                 };
-                let parts: Vec<Vec<f32>> = if blocks > 1 && rayon::current_num_threads() > 1 {
-                    (0..blocks).into_par_iter().map(part).collect()
-                } else {
-                    (0..blocks).map(part).collect()
-                };
-                let mut dw = vec![0f32; f * c];
-                for p in &parts {
-                    for (d, v) in dw.iter_mut().zip(p) {
-                        *d += v;
-                    }
-                }
-                dw
+                sum_parts(blocks, f * c, part)
             });
             (dx, dw)
         })?;
-        Ok((
+        Ok([
             dx.map(|d| Tensor::from_vec(d, x.shape(), dev))
                 .transpose()?,
             Some(Tensor::from_vec(dw?, w.shape(), dev)?),
-        ))
+        ])
     }
 }
 
@@ -191,11 +169,9 @@ impl CustomOp2 for Conv1x1 {
 /// input's bordered, border zero). CPU f32 only; for few filters.
 pub fn conv1x1_from_bordered(x: &Tensor, w: &Tensor) -> Result<Tensor> {
     let op = "conv1x1_from_bordered";
-    if !x.device().is_cpu() || x.dtype() != DType::F32 || w.dtype() != DType::F32 {
-        candle_core::bail!("{op}: CPU f32 tensors only");
-    }
+    require_cpu_f32(op, &[x, w])?;
     check(op, x.dims(), w.dims())?;
-    x.contiguous()?.apply_op2(&w.contiguous()?, Conv1x1)
+    x.contiguous()?.apply_op2(&w.contiguous()?, F32Op(Conv1x1))
 }
 
 #[cfg(test)]

@@ -14,13 +14,13 @@
 //! of blocks and then in group order, so it does not depend on the thread
 //! count.
 
-use super::act::{dispatch, f32_slice, with_f32, Act};
+use super::act::{dispatch, with_f32, Act};
 use super::bordered::{for_blocks, output_vec, with_scratch, zero_border, zero_bordered, Board};
 use super::direct3x3;
-use super::sgemm_on;
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
 use super::simd::Simd;
-use candle_core::{CpuStorage, CustomOp1, CustomOp2, DType, Layout, Result, Shape, Tensor};
-use rayon::prelude::*;
+use super::{sgemm_on, sum_parts};
+use candle_core::{DType, Result, Tensor};
 use std::sync::Arc;
 
 /// Blocks per weight-gradient partial sum.
@@ -281,17 +281,7 @@ fn weight_grad_on(
         }
         dw
     };
-    let partials: Vec<Vec<f32>> = if groups > 1 && rayon::current_num_threads() > 1 {
-        (0..groups).into_par_iter().map(group).collect()
-    } else {
-        (0..groups).map(group).collect()
-    };
-    let mut dwm = vec![0f32; f * k];
-    for p in &partials {
-        for (d, v) in dwm.iter_mut().zip(p) {
-            *d += v;
-        }
-    }
+    let dwm = sum_parts(groups, f * k, group);
     // -> [F, C, 3, 3]
     let mut dw = vec![0f32; f * k];
     for fo in 0..f {
@@ -372,22 +362,12 @@ struct Conv3x3 {
     clean_input: std::sync::atomic::AtomicBool,
 }
 
-impl CustomOp2 for Conv3x3 {
-    fn name(&self) -> &'static str {
-        "plies-conv3x3"
-    }
+impl F32Kernel<2> for Conv3x3 {
+    const NAME: &'static str = "plies-conv3x3";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let (bd, c) = Board::of(self.name(), l1.dims())?;
-        let f = check_weight(self.name(), &bd, c, l2.dims())?;
+    fn forward(&self, [(x, l1), (w, l2)]: [In<'_>; 2]) -> Result<Out> {
+        let (bd, c) = Board::of(Self::NAME, l1.dims())?;
+        let f = check_weight(Self::NAME, &bd, c, l2.dims())?;
         let x = zero_bordered(&bd, c, x);
         let clean = matches!(x, std::borrow::Cow::Borrowed(_));
         self.clean_input
@@ -395,18 +375,12 @@ impl CustomOp2 for Conv3x3 {
         let mut out = output_vec(bd.b * bd.plane() * f);
         let wts = Weights::forward(w, f, c);
         conv_into(&bd, c, f, &x, &wts, None, None, false, &mut out);
-        Ok((CpuStorage::F32(out), bd.shape(f)))
+        Ok((out, bd.shape(f)))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _res: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
-        let (bd, c) = Board::of(self.name(), x.dims())?;
-        let f = check_weight(self.name(), &bd, c, w.dims())?;
+    fn backward(&self, [x, w]: [&Tensor; 2], _res: &Tensor, grad: &Tensor) -> Result<Grads<2>> {
+        let (bd, c) = Board::of(Self::NAME, x.dims())?;
+        let f = check_weight(Self::NAME, &bd, c, w.dims())?;
         let wv = w.flatten_all()?.to_vec1::<f32>()?;
         let dev = x.device();
         with_f32(grad, |gy| -> Result<_> {
@@ -433,7 +407,7 @@ impl CustomOp2 for Conv3x3 {
             } else {
                 None
             };
-            Ok((dx, dw))
+            Ok([dx, dw])
         })?
     }
 }
@@ -444,13 +418,11 @@ impl CustomOp2 for Conv3x3 {
 pub fn conv3x3(x: &Tensor, w: &Tensor) -> Result<Tensor> {
     check_args("conv3x3", x, w)?;
     x.contiguous()?
-        .apply_op2(&w.contiguous()?, Conv3x3::default())
+        .apply_op2(&w.contiguous()?, F32Op(Conv3x3::default()))
 }
 
 fn check_args(op: &str, x: &Tensor, w: &Tensor) -> Result<(Board, usize, usize)> {
-    if !x.device().is_cpu() || x.dtype() != DType::F32 || w.dtype() != DType::F32 {
-        candle_core::bail!("{op}: CPU f32 tensors only");
-    }
+    require_cpu_f32(op, &[x, w])?;
     let (bd, c) = Board::of(op, x.dims())?;
     let f = check_weight(op, &bd, c, w.dims())?;
     Ok((bd, c, f))
@@ -490,9 +462,7 @@ impl Conv3x3Weights {
     /// [`conv3x3_infer`].
     pub fn apply(self: &Arc<Self>, x: &Tensor, res: Option<&Tensor>, act: Act) -> Result<Tensor> {
         let op = "conv3x3_infer";
-        if !x.device().is_cpu() || x.dtype() != DType::F32 {
-            candle_core::bail!("{op}: CPU f32 tensors only");
-        }
+        require_cpu_f32(op, &[x])?;
         let (bd, c) = Board::of(op, x.dims())?;
         if c != self.c {
             candle_core::bail!("{op}: {c} input channels for weights of {}", self.c);
@@ -512,7 +482,7 @@ impl Conv3x3Weights {
             res: res.map(Tensor::contiguous).transpose()?,
             relu,
         };
-        x.detach().contiguous()?.apply_op1(op)
+        x.detach().contiguous()?.apply_op1(F32Op(op))
     }
 }
 
@@ -523,14 +493,11 @@ struct Conv3x3Infer {
     relu: bool,
 }
 
-impl CustomOp1 for Conv3x3Infer {
-    fn name(&self) -> &'static str {
-        "plies-conv3x3-infer"
-    }
+impl F32Kernel<1> for Conv3x3Infer {
+    const NAME: &'static str = "plies-conv3x3-infer";
 
-    fn cpu_fwd(&self, s: &CpuStorage, l: &Layout) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s, l)?;
-        let (bd, c) = Board::of(self.name(), l.dims())?;
+    fn forward(&self, [(x, l)]: [In<'_>; 1]) -> Result<Out> {
+        let (bd, c) = Board::of(Self::NAME, l.dims())?;
         let p = &self.weights;
         let x = zero_bordered(&bd, c, x);
         let mut out = output_vec(bd.b * bd.plane() * p.f);
@@ -551,7 +518,7 @@ impl CustomOp1 for Conv3x3Infer {
             Some(r) => with_f32(r, |r| run(Some(r)))?,
             None => run(None),
         }
-        Ok((CpuStorage::F32(out), bd.shape(p.f)))
+        Ok((out, bd.shape(p.f)))
     }
 }
 

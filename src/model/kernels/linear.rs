@@ -1,35 +1,23 @@
 //! Fully connected layer fused with its bias and activation:
 //! `y = act(x w^T + b)` in one matrix product and one pass over `y`.
 
-use super::act::{act_grad, bias_act, f32_slice, to_f32_vec, with_f32, Act};
+use super::act::{act_grad, bias_act, to_f32_vec, with_f32, Act};
+use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::small_batch::matmul_wt;
-use super::{col_sums, sgemm};
+use super::{col_sums, matmul_grads, sgemm};
+use candle_core::{DType, Result, Shape, Tensor};
 
 /// Up to this many rows the forward product reads w in place.
 const SMALL_BATCH: usize = 64;
-use candle_core::{CpuStorage, CustomOp3, DType, Layout, Result, Shape, Tensor};
 
 struct LinearAct {
     act: Act,
 }
 
-impl CustomOp3 for LinearAct {
-    fn name(&self) -> &'static str {
-        "plies-linear-act"
-    }
+impl F32Kernel<3> for LinearAct {
+    const NAME: &'static str = "plies-linear-act";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-        s3: &CpuStorage,
-        l3: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
-        let x = f32_slice(self.name(), s1, l1)?;
-        let w = f32_slice(self.name(), s2, l2)?;
-        let b = f32_slice(self.name(), s3, l3)?;
+    fn forward(&self, [(x, l1), (w, l2), (b, l3)]: [In<'_>; 3]) -> Result<Out> {
         let (rows, inp) = l1.shape().dims2()?;
         let (out, inp_w) = l2.shape().dims2()?;
         if inp != inp_w || b.len() != out {
@@ -50,65 +38,26 @@ impl CustomOp3 for LinearAct {
             sgemm(rows, out, inp, &mut y, out, false, x, (inp, 1), w, (1, inp));
         }
         bias_act(self.act, &mut y, Some(b));
-        Ok((CpuStorage::F32(y), Shape::from((rows, out))))
+        Ok((y, Shape::from((rows, out))))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        w: &Tensor,
-        _b: &Tensor,
-        res: &Tensor,
-        grad_res: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+    fn backward(&self, [x, w, _b]: [&Tensor; 3], res: &Tensor, grad: &Tensor) -> Result<Grads<3>> {
         let (rows, out) = res.dims2()?;
         let inp = x.dim(1)?;
-        let mut g = to_f32_vec(grad_res)?;
+        let mut g = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.act, &mut g, y))?;
         let dev = res.device();
-        let dx = if x.track_op() {
-            let mut dx = vec![0f32; rows * inp];
-            // dx[rows, inp] = g[rows, out] * w[out, inp]
-            with_f32(w, |w| {
-                sgemm(
-                    rows,
-                    inp,
-                    out,
-                    &mut dx,
-                    inp,
-                    false,
-                    &g,
-                    (out, 1),
-                    w,
-                    (inp, 1),
-                )
-            })?;
-            Some(Tensor::from_vec(dx, (rows, inp), dev)?)
-        } else {
-            None
-        };
-        let mut dw = vec![0f32; out * inp];
-        // dw[out, inp] = g^T[out, rows] * x[rows, inp]
-        with_f32(x, |x| {
-            sgemm(
-                out,
-                inp,
-                rows,
-                &mut dw,
-                inp,
-                false,
-                &g,
-                (1, out),
-                x,
-                (inp, 1),
-            )
-        })?;
+        let want_dx = x.track_op();
+        let (dx, dw) = with_f32(x, |x| {
+            with_f32(w, |w| matmul_grads(&g, x, w, [rows, inp, out], want_dx))
+        })??;
         let db = col_sums(&g, out);
-        Ok((
-            dx,
+        Ok([
+            dx.map(|dx| Tensor::from_vec(dx, (rows, inp), dev))
+                .transpose()?,
             Some(Tensor::from_vec(dw, (out, inp), dev)?),
             Some(Tensor::from_vec(db, out, dev)?),
-        ))
+        ])
     }
 }
 
@@ -131,23 +80,18 @@ pub fn linear_act(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor
         );
     }
     x.contiguous()?
-        .apply_op3(&w.contiguous()?, &b.contiguous()?, LinearAct { act })
+        .apply_op3(&w.contiguous()?, &b.contiguous()?, F32Op(LinearAct { act }))
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::act::stock_activation;
     use super::*;
     use crate::model::test_tensors::max_diff;
     use candle_core::{Device, Var};
 
     fn stock(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
-        let y = x.matmul(&w.t()?)?.broadcast_add(b)?;
-        match act {
-            Act::Identity => Ok(y),
-            Act::Tanh => y.tanh(),
-            Act::Sigmoid => candle_nn::ops::sigmoid(&y),
-            Act::Relu => y.relu(),
-        }
+        stock_activation(&x.matmul(&w.t()?)?.broadcast_add(b)?, act)
     }
 
     #[test]

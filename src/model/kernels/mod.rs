@@ -30,9 +30,12 @@ mod conv1x1;
 mod conv3x3;
 mod direct3x3;
 mod linear;
+mod op;
 mod residual_block;
 mod simd;
 mod small_batch;
+
+use rayon::prelude::*;
 
 pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};
@@ -160,6 +163,69 @@ pub(crate) fn sgemm_on(
             parallelism,
         );
     }
+}
+
+/// Gradients of the product `y = x w^T` (`x [rows, inp]`, `w [out, inp]`)
+/// from `g = dL/dy [rows, out]`: `dx = g w` when `want_dx`, and
+/// `dw = g^T x`.
+pub(crate) fn matmul_grads(
+    g: &[f32],
+    x: &[f32],
+    w: &[f32],
+    [rows, inp, out]: [usize; 3],
+    want_dx: bool,
+) -> (Option<Vec<f32>>, Vec<f32>) {
+    let dx = want_dx.then(|| {
+        let mut dx = vec![0f32; rows * inp];
+        sgemm(
+            rows,
+            inp,
+            out,
+            &mut dx,
+            inp,
+            false,
+            g,
+            (out, 1),
+            w,
+            (inp, 1),
+        );
+        dx
+    });
+    let mut dw = vec![0f32; out * inp];
+    sgemm(
+        out,
+        inp,
+        rows,
+        &mut dw,
+        inp,
+        false,
+        g,
+        (1, out),
+        x,
+        (inp, 1),
+    );
+    (dx, dw)
+}
+
+/// The sum of `parts` vectors of `len` values, `part(i)` each (in
+/// parallel when there are several), added in part order: the same bits
+/// whatever the thread count.
+pub(crate) fn sum_parts<F>(parts: usize, len: usize, part: F) -> Vec<f32>
+where
+    F: Fn(usize) -> Vec<f32> + Sync + Send,
+{
+    let partials: Vec<Vec<f32>> = if parts > 1 && rayon::current_num_threads() > 1 {
+        (0..parts).into_par_iter().map(part).collect()
+    } else {
+        (0..parts).map(part).collect()
+    };
+    let mut sum = vec![0f32; len];
+    for p in &partials {
+        for (d, v) in sum.iter_mut().zip(p) {
+            *d += v;
+        }
+    }
+    sum
 }
 
 /// Column sums of a row-major `[rows, n]` matrix.

@@ -14,11 +14,12 @@
 //! All six parameters travel as one packed tensor (candle's custom ops take
 //! at most three inputs); its gradient unpacks through candle's `cat`.
 
-use super::act::{f32_slice, with_f32};
+use super::act::with_f32;
 use super::batch_norm::{backward_slices, forward_slices, BatchStats};
 use super::bordered::{output_vec, zero_bordered, Board};
 use super::conv3x3::{conv_into, weight_grad, Weights};
-use candle_core::{CpuStorage, CustomOp2, DType, Layout, Result, Shape, Tensor};
+use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
+use candle_core::{Result, Tensor};
 use std::sync::{Arc, Mutex};
 
 /// A block's parameters: two 3x3 convolutions `[C, C, 3, 3]` without bias,
@@ -74,24 +75,15 @@ fn packed_len(ch: usize) -> usize {
 
 const OP: &str = "residual_block";
 
-impl CustomOp2 for ResidualBlock {
-    fn name(&self) -> &'static str {
-        "plies-residual-block"
-    }
+impl F32Kernel<2> for ResidualBlock {
+    const NAME: &'static str = "plies-residual-block";
 
-    fn cpu_fwd(
-        &self,
-        s1: &CpuStorage,
-        l1: &Layout,
-        s2: &CpuStorage,
-        l2: &Layout,
-    ) -> Result<(CpuStorage, Shape)> {
+    fn forward(&self, [(x, l1), (p, _)]: [In<'_>; 2]) -> Result<Out> {
         let (bd, c) = Board::of(OP, l1.dims())?;
-        let p = f32_slice(OP, s2, l2)?;
         if c != self.ch || p.len() != packed_len(c) {
             candle_core::bail!("{OP}: {c} channels with parameters for {}", self.ch);
         }
-        let x = zero_bordered(&bd, c, f32_slice(OP, s1, l1)?);
+        let x = zero_bordered(&bd, c, x);
         let x_clean = matches!(x, std::borrow::Cow::Borrowed(_));
         let [w1, g1, b1, w2, g2, b2] = split(p, c);
         let size = bd.b * bd.plane() * c;
@@ -134,16 +126,10 @@ impl CustomOp2 for ResidualBlock {
                 x_clean,
             };
         }
-        Ok((CpuStorage::F32(bn2.y), bd.shape(c)))
+        Ok((bn2.y, bd.shape(c)))
     }
 
-    fn bwd(
-        &self,
-        x: &Tensor,
-        params: &Tensor,
-        y2: &Tensor,
-        grad: &Tensor,
-    ) -> Result<(Option<Tensor>, Option<Tensor>)> {
+    fn backward(&self, [x, params]: [&Tensor; 2], y2: &Tensor, grad: &Tensor) -> Result<Grads<2>> {
         let (bd, c) = Board::of(OP, x.dims())?;
         let p = params.to_vec1::<f32>()?;
         let [w1, g1, _, w2, g2, _] = split(&p, c);
@@ -225,7 +211,7 @@ impl CustomOp2 for ResidualBlock {
             &bn2.dbeta,
         ]
         .concat();
-        Ok((dx, Some(Tensor::from_vec(dp, params.shape(), dev)?)))
+        Ok([dx, Some(Tensor::from_vec(dp, params.shape(), dev)?)])
     }
 }
 
@@ -236,12 +222,8 @@ impl CustomOp2 for ResidualBlock {
 pub fn residual_block(x: &Tensor, p: &BlockParams, eps: f64) -> Result<(Tensor, [BatchStats; 2])> {
     let (_, c) = Board::of(OP, x.dims())?;
     let all = [p.w1, p.gamma1, p.beta1, p.w2, p.gamma2, p.beta2];
-    if !x.device().is_cpu()
-        || x.dtype() != DType::F32
-        || all.iter().any(|t| t.dtype() != DType::F32)
-    {
-        candle_core::bail!("{OP}: CPU f32 tensors only");
-    }
+    require_cpu_f32(OP, &[x])?;
+    require_cpu_f32(OP, &all)?;
     for (name, t, want) in [
         ("conv1 weight", p.w1, vec![c, c, 3, 3]),
         ("bn1 scale", p.gamma1, vec![c]),
@@ -268,7 +250,7 @@ pub fn residual_block(x: &Tensor, p: &BlockParams, eps: f64) -> Result<(Tensor, 
         eps,
         saved: saved.clone(),
     };
-    let y = x.contiguous()?.apply_op2(&packed, op)?;
+    let y = x.contiguous()?.apply_op2(&packed, F32Op(op))?;
     let stats = match saved.lock() {
         Ok(s) => [s.norms[0].stats.clone(), s.norms[1].stats.clone()],
         Err(_) => candle_core::bail!("{OP}: statistics lost"),
@@ -282,7 +264,7 @@ mod tests {
     use super::super::{batch_norm_relu, conv3x3};
     use super::*;
     use crate::model::test_tensors::SeededTensors;
-    use candle_core::{Device, Var};
+    use candle_core::{DType, Device, Var};
 
     fn bits(t: &Tensor) -> Vec<u32> {
         let v = t

@@ -116,6 +116,24 @@ fn finish(lanes: [f32; LANES], x_tail: &[f32], w_tail: &[f32]) -> f32 {
     s
 }
 
+/// Walks the output in tiles of up to `ROWS` rows of `x` by `outs` rows of
+/// `w`, in the order every path takes them: `tile(r0, j0, r, j)` for rows
+/// `r0..r0 + r` of `x` and `j0..j0 + j` of `w`.
+#[inline(always)]
+fn for_tiles(rows: usize, n: usize, outs: usize, mut tile: impl FnMut(usize, usize, usize, usize)) {
+    let mut j0 = 0;
+    while j0 < n {
+        let j = (n - j0).min(outs);
+        let mut r0 = 0;
+        while r0 < rows {
+            let r = (rows - r0).min(ROWS);
+            tile(r0, j0, r, j);
+            r0 += r;
+        }
+        j0 += j;
+    }
+}
+
 /// One vector path, the same code over a vector type: `block` walks tiles
 /// of `ROWS` rows of `x` by `$outs` rows of `w`, each lane summing its
 /// products in input order.
@@ -126,7 +144,7 @@ macro_rules! vector_path {
     ) => {
         #[cfg(target_arch = "x86_64")]
         mod $name {
-    use super::{finish, fold_lanes, ROWS};
+    use super::{finish, fold_lanes, for_tiles};
     const LANES: usize = $lanes;
     const OUTS: usize = $outs;
     use std::arch::x86_64::*;
@@ -134,17 +152,9 @@ macro_rules! vector_path {
     #[target_feature(enable = $feature)]
     pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
         let whole = inp / LANES * LANES;
-        let mut j0 = 0;
-        while j0 < n {
-            let j = (n - j0).min(OUTS);
-            let mut r0 = 0;
-            while r0 < rows {
-                let r = (rows - r0).min(ROWS);
-                dispatch_tile(x, rows, inp, whole, w, yt, r0, j0, r, j);
-                r0 += r;
-            }
-            j0 += j;
-        }
+        for_tiles(rows, n, OUTS, |r0, j0, r, j| {
+            dispatch_tile(x, rows, inp, whole, w, yt, r0, j0, r, j)
+        });
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -283,39 +293,31 @@ vector_path!(
 );
 
 mod portable {
-    use super::{finish, LANES, OUTS, ROWS};
+    use super::{finish, for_tiles, LANES, OUTS};
 
     /// The same sums as the vector path, lane by lane (fused multiply-add
     /// would call libm here, so the lanes use a multiply and an add; the
     /// bits may differ from the vector path's, but not between batches).
     pub(super) fn block(x: &[f32], rows: usize, inp: usize, w: &[f32], n: usize, yt: &mut [f32]) {
         let whole = inp / LANES * LANES;
-        let mut j0 = 0;
-        while j0 < n {
-            let j = (n - j0).min(OUTS);
-            let mut r0 = 0;
-            while r0 < rows {
-                let r = (rows - r0).min(ROWS);
-                for i in 0..r {
-                    let xr = &x[(r0 + i) * inp..(r0 + i + 1) * inp];
-                    for jj in 0..j {
-                        let wr = &w[(j0 + jj) * inp..(j0 + jj + 1) * inp];
-                        let mut lanes = [0f32; LANES];
-                        for (xc, wc) in xr[..whole]
-                            .chunks_exact(LANES)
-                            .zip(wr[..whole].chunks_exact(LANES))
-                        {
-                            for l in 0..LANES {
-                                lanes[l] += xc[l] * wc[l];
-                            }
+        for_tiles(rows, n, OUTS, |r0, j0, r, j| {
+            for i in 0..r {
+                let xr = &x[(r0 + i) * inp..(r0 + i + 1) * inp];
+                for jj in 0..j {
+                    let wr = &w[(j0 + jj) * inp..(j0 + jj + 1) * inp];
+                    let mut lanes = [0f32; LANES];
+                    for (xc, wc) in xr[..whole]
+                        .chunks_exact(LANES)
+                        .zip(wr[..whole].chunks_exact(LANES))
+                    {
+                        for l in 0..LANES {
+                            lanes[l] += xc[l] * wc[l];
                         }
-                        yt[(j0 + jj) * rows + r0 + i] = finish(lanes, &xr[whole..], &wr[whole..]);
                     }
+                    yt[(j0 + jj) * rows + r0 + i] = finish(lanes, &xr[whole..], &wr[whole..]);
                 }
-                r0 += r;
             }
-            j0 += j;
-        }
+        });
     }
 }
 
