@@ -35,8 +35,8 @@ use super::mcts::{MctsConfig, MctsPlayer};
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{
-    pick, tighter, Budget, ExpertPlayer, GreedyPlayer, NaivePlayer, Player, Progress, SearchError,
-    SearchInfo, SearchOutcome, Searched,
+    pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, SearchError,
+    SearchInfo, Searched, Watch,
 };
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
@@ -535,13 +535,7 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
     /// depth, stopped by the tighter time and nodes or the stop flag (the
     /// deepest finished iteration's move; a random legal one when none
     /// finished).
-    fn search(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, watch: Watch) -> Found<G> {
         let mut moves = legal_or_none(state)?;
         moves.shuffle(rng);
         let limits = SearchLimits {
@@ -557,7 +551,7 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
             ..SearchInfo::default()
         };
         let r = search_with_progress(state, Some(&moves), &self.eval, &limits, |r| {
-            progress(&info(r))
+            watch(&info(r))
         });
         self.eval.take_error()?;
         Ok(Searched {
@@ -586,13 +580,7 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
     /// Values every successor, a model's in one call; under a time budget
     /// or a stop flag in chunks of [`GREEDY_CHUNK`], answering with the
     /// best of those valued when either runs out (at least one chunk).
-    fn search(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        _progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
         let moves = legal_or_none(state)?;
         let deadline = budget.deadline(Instant::now());
         let bounded = deadline.is_some() || budget.stop.is_some();

@@ -41,11 +41,11 @@ use crate::util::SeededRng;
 pub type Chosen<G> = Result<<G as Game>::Move, SearchError>;
 
 /// A player's answer with what its search saw.
-pub type SearchOutcome<G> = Result<Searched<<G as Game>::Move>, SearchError>;
+pub type Found<G> = Result<Searched<<G as Game>::Move>, SearchError>;
 
 /// Sees what a search has found so far (every finished alpha-beta
 /// iteration), for an engine's live `info` lines.
-pub type Progress<'a> = &'a mut dyn FnMut(&SearchInfo);
+pub type Watch<'a> = &'a mut dyn FnMut(&SearchInfo);
 
 /// The legal moves of `state`; none (the game is over) is
 /// [`SearchError::NoMoves`].
@@ -74,13 +74,7 @@ pub trait Player<G: Game>: Send + Sync {
 
     /// [`Player::choose_within`], also saying what the search saw; players
     /// that search override it (and answer `choose_within` through it).
-    fn search(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        _progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
         self.choose_within(state, budget, rng).map(Searched::plain)
     }
 
@@ -108,13 +102,7 @@ pub trait GameSession<G: Game>: Send {
 
     /// [`GameSession::choose_within`], also saying what the search saw
     /// (see [`Player::search`]).
-    fn search(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        _progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
         self.choose_within(state, budget, rng).map(Searched::plain)
     }
 
@@ -138,9 +126,9 @@ impl<G: Game, P: Player<G> + ?Sized> GameSession<G> for StatelessSession<'_, P> 
         state: &G,
         budget: &Budget,
         rng: &mut SeededRng,
-        progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
-        self.player.search(state, budget, rng, progress)
+        watch: Watch,
+    ) -> Found<G> {
+        self.player.search(state, budget, rng, watch)
     }
 }
 

@@ -6,7 +6,7 @@ use super::tree::Node;
 use super::MctsConfig;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::{legal_or_none, pick, Chosen, Progress, SearchOutcome};
+use crate::search::{legal_or_none, pick, Chosen, Found, Watch};
 use crate::search::{
     tighter, Budget, GameSession, Player, Score, SearchError, SearchInfo, Searched, TreeInfo,
 };
@@ -82,7 +82,7 @@ impl<G: GameSupport> MctsPlayer<G> {
         state: &G,
         budget: &Budget,
         rng: &mut SeededRng,
-    ) -> SearchOutcome<G> {
+    ) -> Found<G> {
         if state.outcome().is_some() {
             return Err(SearchError::NoMoves);
         }
@@ -143,13 +143,7 @@ impl<G: GameSupport> Player<G> for MctsPlayer<G> {
         self.run(&Node::default(), state, budget, rng).map(|s| s.mv)
     }
 
-    fn search(
-        &self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        _progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
         self.run(&Node::default(), state, budget, rng)
     }
 
@@ -180,13 +174,7 @@ impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
         self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
     }
 
-    fn search(
-        &mut self,
-        state: &G,
-        budget: &Budget,
-        rng: &mut SeededRng,
-        _progress: Progress<'_>,
-    ) -> SearchOutcome<G> {
+    fn search(&mut self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
         let key = state.hash_key();
         let root = match self.tree.take() {
             Some((k, root)) if k == key && self.player.cfg.reuse => root,
