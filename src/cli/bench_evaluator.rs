@@ -10,11 +10,11 @@
 //! process) as the ceiling a batch of that size could reach.
 
 use super::bench_models::BenchModel;
-use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device};
 use candle_nn::{VarBuilder, VarMap};
 use clap::{Args, ValueEnum};
+use plies::bench::peer::PeerError;
 use plies::encode::arimaa_encoder;
 use plies::game::arimaa::random_steps::random_steps_move;
 use plies::game::{Arimaa, Game};

@@ -3,11 +3,11 @@
 //! pyarrow + numpy loader (`scripts/bench_loader_pyarrow.py`) doing the same
 //! work on the same shards in the same run.
 
-use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
 use clap::Args;
+use plies::bench::peer::{self, PeerError};
 use plies::dataset::{
     Dataset, DatasetSpec, DatasetWriter, EncoderInfo, PositionRow, Split, StreamConfig,
     StreamLoader, MANIFEST_FILE,
@@ -136,15 +136,15 @@ fn write_synthetic(dir: &Path, rows: usize, seed: u64) -> anyhow::Result<()> {
 
 /// Runs the pyarrow side; `Err` carries the note to print when it cannot run.
 fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, PeerError> {
-    let python = super::python::find_python(a.python.clone(), "PLIES_DATA_PYTHON", ".venv-data");
-    super::python::require_modules(
+    let python = peer::find_python(a.python.clone(), "PLIES_DATA_PYTHON", ".venv-data");
+    peer::require_modules(
         &python,
         "pyarrow, numpy",
         "set --python or PLIES_DATA_PYTHON, or \
          `python3 -m venv .venv-data && .venv-data/bin/pip install pyarrow numpy`",
     )?;
     let mut cmd = Command::new(&python);
-    cmd.arg(super::python::script_path("bench_loader_pyarrow.py"))
+    cmd.arg(peer::script_path("bench_loader_pyarrow.py"))
         .arg("--data")
         .arg(&a.data)
         .args(["--batch", &a.batch.to_string()])
@@ -152,7 +152,7 @@ fn run_python(a: &LoaderBenchArgs) -> Result<serde_json::Value, PeerError> {
         .args(["--epochs", &a.epochs.to_string()])
         .args(["--split", &a.split])
         .args(["--seed", &a.seed.to_string()]);
-    let out = super::python::run_peer(&mut cmd, "the pyarrow loader")?;
+    let out = peer::run_peer(&mut cmd, "the pyarrow loader")?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     serde_json::from_str(stdout.trim()).map_err(|e| PeerError::Output {
         what: "the pyarrow loader",

@@ -4,11 +4,11 @@
 //! PyTorch (`scripts/bench_torch_models.py`) on the same architecture,
 //! batch and thread count in the same run, with the ratios plies/PyTorch.
 
-use super::python::PeerError;
 use anyhow::{bail, Context};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{Optimizer, VarBuilder, VarMap};
 use clap::{Args, ValueEnum};
+use plies::bench::peer::{self, PeerError};
 use plies::model::{trainable_vars, Cnn3, Cnn3Config, InputShape, ResNet, ResNetConfig, ValueNet};
 use plies::optim::{Momentum, MomentumConfig};
 use std::path::PathBuf;
@@ -253,15 +253,15 @@ fn run_torch(
     batches: &[usize],
     threads: usize,
 ) -> Result<(String, Vec<f64>), PeerError> {
-    let python = super::python::find_python(c.python.clone(), "PLIES_TORCH_PYTHON", ".venv-torch");
-    super::python::require_modules(
+    let python = peer::find_python(c.python.clone(), "PLIES_TORCH_PYTHON", ".venv-torch");
+    peer::require_modules(
         &python,
         "torch",
         "set --python or PLIES_TORCH_PYTHON, or \
          `python3 -m venv .venv-torch && .venv-torch/bin/pip install torch`",
     )?;
     let mut cmd = Command::new(&python);
-    cmd.arg(super::python::script_path("bench_torch_models.py"))
+    cmd.arg(peer::script_path("bench_torch_models.py"))
         .args(["--mode", mode, "--threads", &threads.to_string()])
         .arg("--batch")
         .args(batches.iter().map(usize::to_string))
@@ -285,7 +285,7 @@ fn run_torch(
     cmd.args(["--seconds", &c.seconds.to_string()])
         .args(["--rounds", &c.rounds.max(1).to_string()])
         .env("OMP_NUM_THREADS", threads.to_string());
-    let out = super::python::run_peer(&mut cmd, "the PyTorch benchmark")?;
+    let out = peer::run_peer(&mut cmd, "the PyTorch benchmark")?;
     let v: serde_json::Value =
         serde_json::from_slice(&out.stdout).map_err(|e| PeerError::Output {
             what: "the PyTorch benchmark",

@@ -1,0 +1,92 @@
+//! The harnesses' options, reports and refusals (no timing assertions).
+
+use super::conv::{self, ConvOptions};
+use super::peer::{self, PeerError};
+use super::playouts::{self, PlayoutOptions};
+use super::report::{num, ratio};
+use super::BenchError;
+use crate::games::GameKind;
+
+fn option_of(e: BenchError) -> String {
+    match e {
+        BenchError::BadOption { option, .. } => option,
+        other => panic!("expected a bad option, got {other}"),
+    }
+}
+
+#[test]
+fn playouts_count_every_game() {
+    let r = playouts::run(&PlayoutOptions {
+        game: GameKind::TicTacToe,
+        size: None,
+        games: 30,
+        seed: 1,
+    })
+    .expect("tictactoe playouts");
+    let t = &r.tally;
+    assert_eq!(t.first + t.second + t.draws, 30);
+    assert!((5.0..=9.0).contains(&r.mean_length()));
+    assert_eq!(r.to_json()["games"], 30);
+    assert!(r.to_string().contains("uniformly random games"));
+}
+
+#[test]
+fn playouts_refuse_arimaa_and_zero_games() {
+    let opts = |game, games| PlayoutOptions {
+        game,
+        size: None,
+        games,
+        seed: 1,
+    };
+    let e = playouts::run(&opts(GameKind::Arimaa, 1))
+        .err()
+        .expect("refused");
+    assert!(matches!(e, BenchError::Unsupported(_)), "{e}");
+    assert!(e.to_string().contains("arimaa"), "{e}");
+    let e = playouts::run(&opts(GameKind::Gomoku, 0))
+        .err()
+        .expect("refused");
+    assert_eq!(option_of(e), "--games");
+}
+
+#[test]
+fn conv_rows_per_channel_and_pass() {
+    let r = conv::run(&ConvOptions {
+        channels: vec![8, 3],
+        board: 4,
+        batch: 2,
+        rounds: 1,
+    })
+    .expect("conv bench");
+    assert_eq!(r.rows.len(), 4);
+    assert!(r.rows.iter().all(|row| row.im2col_gflops > 0.0));
+    // 3 channels never fit the direct kernel's vectors.
+    assert!(r.rows[2..].iter().all(|row| row.direct_gflops.is_none()));
+    let bad = conv::run(&ConvOptions {
+        channels: vec![0],
+        board: 4,
+        batch: 2,
+        rounds: 1,
+    });
+    assert_eq!(option_of(bad.err().expect("refused")), "--channels");
+}
+
+#[test]
+fn a_missing_interpreter_is_a_peer_note() {
+    let e = peer::require_modules(
+        std::path::Path::new("/nonexistent/python"),
+        "torch",
+        "install it",
+    )
+    .expect_err("no interpreter there");
+    assert!(matches!(e, PeerError::Missing { .. }));
+    assert_eq!(peer::peer_head("PyTorch", &Err(e)), "PyTorch");
+    assert_eq!(peer::peer_head("PyTorch", &Ok("2.5".into())), "PyTorch 2.5");
+}
+
+#[test]
+fn cells_show_dashes_where_a_side_is_missing() {
+    assert_eq!(num(None, 2), "-");
+    assert_eq!(num(ratio(Some(3.0), Some(2.0)), 2), "1.50");
+    assert_eq!(ratio(Some(1.0), None), None);
+}
