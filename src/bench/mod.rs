@@ -8,11 +8,13 @@
 //! cannot run, its column is left empty and the report says why.
 
 pub mod conv;
+pub mod mcts;
 pub mod movegen;
 pub mod peer;
 pub mod playouts;
 pub mod report;
 pub mod td;
+pub mod vs_spiel;
 
 use std::path::PathBuf;
 
@@ -153,6 +155,10 @@ impl BenchError {
 }
 
 pub type Result<T, E = BenchError> = std::result::Result<T, E>;
+
+/// Where a harness reports progress while it runs (the command line
+/// passes `eprintln!`, or nothing when quiet).
+pub type Notes<'a> = &'a mut dyn FnMut(&str);
 
 #[cfg(test)]
 mod tests;

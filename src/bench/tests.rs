@@ -1,9 +1,11 @@
 //! The harnesses' options, reports and refusals (no timing assertions).
 
 use super::conv::{self, ConvOptions};
+use super::mcts::{MctsReport, MctsRow};
 use super::peer::{self, PeerError};
 use super::playouts::{self, PlayoutOptions};
 use super::report::{num, ratio};
+use super::vs_spiel::SpielGame;
 use super::BenchError;
 use crate::games::GameKind;
 
@@ -69,6 +71,37 @@ fn conv_rows_per_channel_and_pass() {
         rounds: 1,
     });
     assert_eq!(option_of(bad.err().expect("refused")), "--channels");
+}
+
+#[test]
+fn spiel_games_parse_with_and_without_size() {
+    let g: SpielGame = "gomoku:9".parse().expect("gomoku:9");
+    assert_eq!((g.game, g.size), (GameKind::Gomoku, Some(9)));
+    let g: SpielGame = "amazons".parse().expect("amazons");
+    assert_eq!(g.size, None);
+    let e = "gomoku:x".parse::<SpielGame>().expect_err("bad size");
+    assert_eq!(option_of(e), "--games gomoku:x");
+    let e = "arimaa".parse::<SpielGame>().expect_err("not in OpenSpiel");
+    assert!(e.to_string().contains("OpenSpiel"), "{e}");
+}
+
+#[test]
+fn mcts_csv_has_a_header_and_a_line_per_row() {
+    let row = MctsRow {
+        threads: 2,
+        unbatched_sims_per_s: 100.0,
+        batched_sims_per_s: 150.0,
+        ratio: 1.5,
+        mean_batch: 1.25,
+        latency_p50_us: 10.0,
+        latency_p99_us: 20.0,
+    };
+    let csv = MctsReport { rows: vec![row] }.csv();
+    assert_eq!(
+        csv,
+        "threads,unbatched_sims_per_s,batched_sims_per_s,ratio,mean_batch,latency_p50_us,latency_p99_us\n\
+         2,100.0,150.0,1.500,1.25,10.0,20.0\n"
+    );
 }
 
 #[test]

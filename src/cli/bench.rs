@@ -51,6 +51,17 @@ pub enum BenchCmd {
     Evaluator(EvaluatorBenchArgs),
 }
 
+/// `--json` and `--csv` of the benchmarks that print rows.
+#[derive(Args)]
+pub struct RowsOutput {
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the rows as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
 #[derive(Args)]
 pub struct MovegenBenchArgs {
     #[arg(long, default_value = "arimaa")]
@@ -81,8 +92,8 @@ pub struct TdBenchArgs {
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
-        BenchCmd::Mcts(a) => super::bench_mcts::bench_mcts(a),
-        BenchCmd::VsSpiel(a) => super::bench_vs_spiel::bench_vs_spiel(a),
+        BenchCmd::Mcts(a) => super::bench_mcts::run(a),
+        BenchCmd::VsSpiel(a) => super::bench_vs_spiel::run(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => super::bench_playouts::run(a),
         BenchCmd::Loader(a) => super::bench_loader::bench_loader(a),
