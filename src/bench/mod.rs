@@ -8,7 +8,10 @@
 //! cannot run, its column is left empty and the report says why.
 
 pub mod conv;
+pub mod evaluator;
+pub mod loader;
 pub mod mcts;
+pub mod models;
 pub mod movegen;
 pub mod peer;
 pub mod playouts;
@@ -18,6 +21,8 @@ pub mod vs_spiel;
 
 use std::path::PathBuf;
 
+use candle_nn::Optimizer;
+
 use crate::dataset::{DatasetError, StreamError};
 use crate::encode::EncodeError;
 use crate::game::GameError;
@@ -25,6 +30,7 @@ use crate::games::SupportError;
 use crate::infer::batched::BatchError;
 use crate::infer::InferError;
 use crate::model::ModelError;
+use crate::optim::{Momentum, MomentumConfig};
 use crate::search::SearchError;
 use crate::util::{AtomicWriteError, DeviceError};
 
@@ -156,9 +162,48 @@ impl BenchError {
 
 pub type Result<T, E = BenchError> = std::result::Result<T, E>;
 
+/// Names the step an error came from, as `anyhow::Context` would.
+pub(crate) trait StepContext<T> {
+    fn step(self, what: impl FnOnce() -> String) -> Result<T>;
+}
+
+impl<T, E: Into<BenchError>> StepContext<T> for std::result::Result<T, E> {
+    fn step(self, what: impl FnOnce() -> String) -> Result<T> {
+        self.map_err(|e| BenchError::Step {
+            what: what(),
+            source: Box::new(e.into()),
+        })
+    }
+}
+
 /// Where a harness reports progress while it runs (the command line
 /// passes `eprintln!`, or nothing when quiet).
 pub type Notes<'a> = &'a mut dyn FnMut(&str);
+
+/// The optimizer of the training-step benchmarks: SGD with Nesterov
+/// momentum 0.9 at learning rate 0.01, as the experiments train cnn3.
+pub(crate) fn nesterov_sgd(vars: Vec<candle_core::Var>) -> Result<Momentum> {
+    Ok(Momentum::new(
+        vars,
+        MomentumConfig {
+            lr: 0.01,
+            momentum: 0.9,
+            nesterov: true,
+            ..Default::default()
+        },
+    )?)
+}
+
+/// One mean-squared-error training step of `y` against `target`; the loss.
+pub(crate) fn mse_step(
+    opt: &mut Momentum,
+    y: candle_core::Tensor,
+    target: &candle_core::Tensor,
+) -> Result<candle_core::Tensor> {
+    let loss = (y - target)?.sqr()?.mean_all()?;
+    opt.backward_step(&loss)?;
+    Ok(loss)
+}
 
 #[cfg(test)]
 mod tests;

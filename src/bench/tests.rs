@@ -1,7 +1,9 @@
 //! The harnesses' options, reports and refusals (no timing assertions).
 
 use super::conv::{self, ConvOptions};
+use super::evaluator::{self, EvaluatorOptions};
 use super::mcts::{MctsReport, MctsRow};
+use super::models::{self, BenchModel, InferOptions, ModelBenchOptions};
 use super::peer::{self, PeerError};
 use super::playouts::{self, PlayoutOptions};
 use super::report::{num, ratio};
@@ -102,6 +104,67 @@ fn mcts_csv_has_a_header_and_a_line_per_row() {
         "threads,unbatched_sims_per_s,batched_sims_per_s,ratio,mean_batch,latency_p50_us,latency_p99_us\n\
          2,100.0,150.0,1.500,1.25,10.0,20.0\n"
     );
+}
+
+#[test]
+fn evaluator_refuses_bad_options_before_building_anything() {
+    let opts = EvaluatorOptions {
+        model: BenchModel::Cnn3,
+        clients: vec![1, 0],
+        max_batch: vec![16],
+        max_wait_us: 200,
+        cache_entries: 0,
+        seconds: 0.1,
+        rounds: 1,
+        positions: 8,
+        python: None,
+        no_torch: true,
+    };
+    assert_eq!(
+        option_of(evaluator::run(&opts).err().expect("refused")),
+        "--clients"
+    );
+    let opts = EvaluatorOptions {
+        clients: vec![1],
+        seconds: f64::NAN,
+        ..opts
+    };
+    assert_eq!(
+        option_of(evaluator::run(&opts).err().expect("refused")),
+        "--seconds"
+    );
+}
+
+#[test]
+fn infer_refuses_a_zero_batch() {
+    let opts = InferOptions {
+        common: ModelBenchOptions {
+            model: BenchModel::Cnn3,
+            threads: None,
+            seconds: 0.01,
+            rounds: 1,
+            python: None,
+            no_torch: true,
+            no_stock: true,
+        },
+        batches: vec![4, 0],
+    };
+    assert_eq!(
+        option_of(models::infer(&opts).err().expect("refused")),
+        "--batch"
+    );
+}
+
+#[test]
+fn models_name_their_configs() {
+    for m in [
+        BenchModel::Cnn3,
+        BenchModel::ResnetTiny,
+        BenchModel::ResnetSmall,
+    ] {
+        assert!(m.describe().starts_with(m.name()), "{}", m.describe());
+        assert!(m.config().num_params() > 0);
+    }
 }
 
 #[test]

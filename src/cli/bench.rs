@@ -96,10 +96,10 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::VsSpiel(a) => super::bench_vs_spiel::run(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
         BenchCmd::Playouts(a) => super::bench_playouts::run(a),
-        BenchCmd::Loader(a) => super::bench_loader::bench_loader(a),
-        BenchCmd::Train(a) => super::bench_models::bench_train(a),
-        BenchCmd::Infer(a) => super::bench_models::bench_infer(a),
-        BenchCmd::Evaluator(a) => super::bench_evaluator::bench_evaluator(a),
+        BenchCmd::Loader(a) => super::bench_loader::run(a),
+        BenchCmd::Train(a) => super::bench_models::run_train(a),
+        BenchCmd::Infer(a) => super::bench_models::run_infer(a),
+        BenchCmd::Evaluator(a) => super::bench_evaluator::run(a),
         BenchCmd::Conv(a) => super::bench_conv::run(a),
     }
 }
