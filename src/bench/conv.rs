@@ -156,3 +156,10 @@ impl fmt::Display for ConvReport {
         Ok(())
     }
 }
+
+impl super::report::Report for ConvReport {
+    /// The rows, pretty-printed.
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.rows)
+    }
+}

@@ -547,3 +547,9 @@ impl fmt::Display for EvaluatorReport {
         Ok(())
     }
 }
+
+impl super::report::Report for EvaluatorReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

@@ -398,3 +398,9 @@ impl fmt::Display for LoaderReport {
 fn side(f: &mut fmt::Formatter<'_>, label: &str, rate: f64, rss: Option<u64>) -> fmt::Result {
     writeln!(f, "{label:<44} {rate:>14.0} {:>10}", mib(rss))
 }
+
+impl super::report::Report for LoaderReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

@@ -267,3 +267,10 @@ impl fmt::Display for MctsReport {
         Ok(())
     }
 }
+
+impl super::report::Report for MctsReport {
+    /// The rows, pretty-printed.
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.rows)
+    }
+}

@@ -499,3 +499,9 @@ impl fmt::Display for ModelReport {
         Ok(())
     }
 }
+
+impl super::report::Report for ModelReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

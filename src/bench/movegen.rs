@@ -136,3 +136,9 @@ impl fmt::Display for MovegenReport {
         Ok(())
     }
 }
+
+impl super::report::Report for MovegenReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

@@ -147,3 +147,9 @@ impl fmt::Display for PlayoutReport {
         )
     }
 }
+
+impl super::report::Report for PlayoutReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

@@ -1,8 +1,15 @@
 //! Cells and files the benchmark reports share.
 
+use std::fmt;
 use std::path::Path;
 
 use super::Result;
+
+/// A benchmark's result: its text table (`Display`) and its JSON.
+pub trait Report: fmt::Display {
+    /// What `--json` prints.
+    fn json(&self) -> serde_json::Result<String>;
+}
 
 /// A number with `prec` decimals, or `-` where there is none.
 pub fn num(v: Option<f64>, prec: usize) -> String {

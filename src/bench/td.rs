@@ -112,3 +112,9 @@ impl fmt::Display for TdReport {
         writeln!(f, "ratio: {:.1}x", self.ratio())
     }
 }
+
+impl super::report::Report for TdReport {
+    fn json(&self) -> serde_json::Result<String> {
+        Ok(self.to_json().to_string())
+    }
+}

@@ -284,3 +284,10 @@ impl VsSpielReport {
         out
     }
 }
+
+impl super::report::Report for VsSpielReport {
+    /// The rows, pretty-printed.
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.rows)
+    }
+}

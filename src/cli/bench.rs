@@ -4,6 +4,7 @@ use super::bench_models::{InferBenchArgs, TrainBenchArgs};
 use super::bench_playouts::PlayoutsArgs;
 use clap::{Args, Subcommand};
 use plies::bench::movegen::{self, MovegenOptions};
+use plies::bench::report::{write_csv, Report};
 use plies::bench::td::{self, TdOptions};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,6 +63,27 @@ pub struct RowsOutput {
     pub csv: Option<PathBuf>,
 }
 
+impl RowsOutput {
+    /// Prints `report`, then writes its CSV where `--csv` asks.
+    pub fn emit(&self, report: &impl Report, csv: impl FnOnce() -> String) -> anyhow::Result<()> {
+        print_report(report, self.json)?;
+        if let Some(path) = &self.csv {
+            write_csv(path, &csv())?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints a report: its JSON with `--json`, else its table.
+pub fn print_report(report: &impl Report, json: bool) -> anyhow::Result<ExitCode> {
+    if json {
+        println!("{}", report.json()?);
+    } else {
+        print!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Args)]
 pub struct MovegenBenchArgs {
     #[arg(long, default_value = "arimaa")]
@@ -110,15 +132,10 @@ fn bench_movegen(a: MovegenBenchArgs) -> anyhow::Result<ExitCode> {
         file: a.file,
         rounds: a.rounds,
     })?;
-    if a.json {
-        println!("{}", report.to_json());
-        return Ok(ExitCode::SUCCESS);
-    }
-    if a.per_position {
+    if a.per_position && !a.json {
         print!("{}", report.per_position());
     }
-    print!("{report}");
-    Ok(ExitCode::SUCCESS)
+    print_report(&report, a.json)
 }
 
 fn bench_td(a: TdBenchArgs) -> anyhow::Result<ExitCode> {
@@ -126,10 +143,5 @@ fn bench_td(a: TdBenchArgs) -> anyhow::Result<ExitCode> {
         hidden: a.hidden,
         games: a.games,
     })?;
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        print!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    print_report(&report, a.json)
 }

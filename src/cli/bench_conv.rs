@@ -29,10 +29,5 @@ pub fn run(a: ConvBenchArgs) -> anyhow::Result<ExitCode> {
         batch: a.batch,
         rounds: a.rounds,
     })?;
-    if a.json {
-        println!("{}", serde_json::to_string_pretty(&report.rows)?);
-    } else {
-        print!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    super::bench::print_report(&report, a.json)
 }

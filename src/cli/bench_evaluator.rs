@@ -66,10 +66,5 @@ pub fn run(a: EvaluatorBenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(path) = &a.csv {
         write_csv(path, &report.csv())?;
     }
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        print!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    super::bench::print_report(&report, a.json)
 }

@@ -69,10 +69,5 @@ pub fn run(a: LoaderBenchArgs) -> anyhow::Result<ExitCode> {
         synthetic: a.synthetic,
     };
     let report = loader::run(&opts, &mut |note| eprintln!("{note}"))?;
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        print!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    super::bench::print_report(&report, a.json)
 }

@@ -5,7 +5,6 @@
 use super::bench::RowsOutput;
 use clap::Args;
 use plies::bench::mcts::{self, MctsOptions};
-use plies::bench::report::write_csv;
 use plies::games::GameKind;
 use std::process::ExitCode;
 
@@ -61,13 +60,6 @@ pub fn run(a: MctsBenchArgs) -> anyhow::Result<ExitCode> {
         seed: a.seed,
     };
     let report = mcts::run(&opts, &mut |note| eprintln!("{note}"))?;
-    if a.out.json {
-        println!("{}", serde_json::to_string_pretty(&report.rows)?);
-    } else {
-        print!("{report}");
-    }
-    if let Some(path) = &a.out.csv {
-        write_csv(path, &report.csv())?;
-    }
+    a.out.emit(&report, || report.csv())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -94,15 +94,6 @@ impl ModelBenchCommon {
     }
 }
 
-fn print(report: &models::ModelReport, json: bool) -> ExitCode {
-    if json {
-        println!("{}", report.to_json());
-    } else {
-        print!("{report}");
-    }
-    ExitCode::SUCCESS
-}
-
 pub fn run_train(a: TrainBenchArgs) -> anyhow::Result<ExitCode> {
     let (common, json) = a.common.options();
     let report = models::train(&TrainOptions {
@@ -110,7 +101,7 @@ pub fn run_train(a: TrainBenchArgs) -> anyhow::Result<ExitCode> {
         batch: a.batch,
         steps: a.steps,
     })?;
-    Ok(print(&report, json))
+    super::bench::print_report(&report, json)
 }
 
 pub fn run_infer(a: InferBenchArgs) -> anyhow::Result<ExitCode> {
@@ -119,5 +110,5 @@ pub fn run_infer(a: InferBenchArgs) -> anyhow::Result<ExitCode> {
         common,
         batches: a.batch,
     })?;
-    Ok(print(&report, json))
+    super::bench::print_report(&report, json)
 }

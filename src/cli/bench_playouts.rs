@@ -31,10 +31,5 @@ pub fn run(a: PlayoutsArgs) -> anyhow::Result<ExitCode> {
         games: a.games,
         seed: a.seed,
     })?;
-    if a.json {
-        println!("{}", report.to_json());
-    } else {
-        print!("{report}");
-    }
-    Ok(ExitCode::SUCCESS)
+    super::bench::print_report(&report, a.json)
 }

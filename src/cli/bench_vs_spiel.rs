@@ -4,7 +4,6 @@
 
 use super::bench::RowsOutput;
 use clap::Args;
-use plies::bench::report::write_csv;
 use plies::bench::vs_spiel::{self, VsSpielOptions};
 use std::process::ExitCode;
 
@@ -49,13 +48,6 @@ pub fn run(a: VsSpielArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{note}");
         }
     })?;
-    if a.out.json {
-        println!("{}", serde_json::to_string_pretty(&report.rows)?);
-    } else {
-        print!("{report}");
-    }
-    if let Some(path) = &a.out.csv {
-        write_csv(path, &report.csv())?;
-    }
+    a.out.emit(&report, || report.csv())?;
     Ok(ExitCode::SUCCESS)
 }
