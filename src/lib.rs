@@ -13,6 +13,7 @@
 pub mod games;
 
 pub mod arena;
+pub mod bench;
 pub mod checkpoint;
 pub mod dataset;
 pub mod encode;

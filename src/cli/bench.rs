@@ -1,14 +1,13 @@
-use super::bench_evaluator::{self, EvaluatorBenchArgs};
-use super::bench_loader::{self, LoaderBenchArgs};
-use super::bench_models::{self, InferBenchArgs, TrainBenchArgs};
-use super::bench_playouts::{self, PlayoutsArgs};
+use super::bench_evaluator::EvaluatorBenchArgs;
+use super::bench_loader::LoaderBenchArgs;
+use super::bench_models::{InferBenchArgs, TrainBenchArgs};
+use super::bench_playouts::PlayoutsArgs;
 use clap::{Args, Subcommand};
-use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
-use plies::train::{CandleTdLearner, TdConfig, TdGame, TdLearner};
-use plies::util::seeded_rng;
-use rand::RngExt;
+use plies::bench::movegen::{self, MovegenOptions};
+use plies::bench::report::{write_csv, Report};
+use plies::bench::td::{self, TdOptions};
+use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
 
 #[derive(Subcommand)]
 pub enum BenchCmd {
@@ -53,12 +52,44 @@ pub enum BenchCmd {
     Evaluator(EvaluatorBenchArgs),
 }
 
+/// `--json` and `--csv` of the benchmarks that print rows.
+#[derive(Args)]
+pub struct RowsOutput {
+    /// Print the rows as JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Also write the rows as CSV.
+    #[arg(long)]
+    pub csv: Option<PathBuf>,
+}
+
+impl RowsOutput {
+    /// Prints `report`, then writes its CSV where `--csv` asks.
+    pub fn emit(&self, report: &impl Report, csv: impl FnOnce() -> String) -> anyhow::Result<()> {
+        print_report(report, self.json)?;
+        if let Some(path) = &self.csv {
+            write_csv(path, &csv())?;
+        }
+        Ok(())
+    }
+}
+
+/// Prints a report: its JSON with `--json`, else its table.
+pub fn print_report(report: &impl Report, json: bool) -> anyhow::Result<ExitCode> {
+    if json {
+        println!("{}", report.json()?);
+    } else {
+        print!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 #[derive(Args)]
 pub struct MovegenBenchArgs {
     #[arg(long, default_value = "arimaa")]
     game: plies::games::GameKind,
     /// Position lines `<side> <board>` (as `plies rules moves` reads).
-    file: std::path::PathBuf,
+    file: PathBuf,
     /// Times each position is generated; the best round counts.
     #[arg(long, default_value_t = 5)]
     rounds: usize,
@@ -80,157 +111,37 @@ pub struct TdBenchArgs {
     json: bool,
 }
 
-fn random_games(n: usize) -> Vec<TdGame> {
-    let mut rng = seeded_rng(11, 0);
-    (0..n)
-        .map(|_| {
-            let len = rng.random_range(5..=9);
-            TdGame {
-                inputs: (0..len)
-                    .map(|_| (0..9).map(|_| rng.random_range(-1..=1) as f32).collect())
-                    .collect(),
-                signs: vec![1.0; len],
-                result: rng.random_range(-1..=1) as f32,
-            }
-        })
-        .collect()
-}
-
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
-        BenchCmd::Mcts(a) => super::bench_mcts::bench_mcts(a),
-        BenchCmd::VsSpiel(a) => super::bench_vs_spiel::bench_vs_spiel(a),
+        BenchCmd::Mcts(a) => super::bench_mcts::run(a),
+        BenchCmd::VsSpiel(a) => super::bench_vs_spiel::run(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
-        BenchCmd::Playouts(a) => bench_playouts::bench_playouts(a),
-        BenchCmd::Loader(a) => bench_loader::bench_loader(a),
-        BenchCmd::Train(a) => bench_models::bench_train(a),
-        BenchCmd::Infer(a) => bench_models::bench_infer(a),
-        BenchCmd::Evaluator(a) => bench_evaluator::bench_evaluator(a),
-        BenchCmd::Conv(a) => super::bench_conv::run(&a),
+        BenchCmd::Playouts(a) => super::bench_playouts::run(a),
+        BenchCmd::Loader(a) => super::bench_loader::run(a),
+        BenchCmd::Train(a) => super::bench_models::run_train(a),
+        BenchCmd::Infer(a) => super::bench_models::run_infer(a),
+        BenchCmd::Evaluator(a) => super::bench_evaluator::run(a),
+        BenchCmd::Conv(a) => super::bench_conv::run(a),
     }
 }
 
 fn bench_movegen(a: MovegenBenchArgs) -> anyhow::Result<ExitCode> {
-    use anyhow::Context;
-    use plies::game::arimaa::{notation::parse_position_line, MoveGen};
-    a.game
-        .require(plies::games::GameKind::Arimaa, "bench movegen")?;
-    let text = std::fs::read_to_string(&a.file).with_context(|| a.file.display().to_string())?;
-    let mut positions = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let t = line.trim();
-        if t.is_empty() || t.starts_with('#') {
-            continue;
-        }
-        let (pos, _) = parse_position_line(t)
-            .with_context(|| format!("{}: line {}", a.file.display(), i + 1))?;
-        positions.push(pos);
+    let report = movegen::run(&MovegenOptions {
+        game: a.game,
+        file: a.file,
+        rounds: a.rounds,
+    })?;
+    if a.per_position && !a.json {
+        print!("{}", report.per_position());
     }
-    anyhow::ensure!(!positions.is_empty(), "{}: no positions", a.file.display());
-    let mut gen = MoveGen::new();
-    let (mut moves, mut steps, mut seconds) = (0usize, 0u64, 0f64);
-    let mut rows = Vec::new();
-    for pos in &positions {
-        let mut best = f64::INFINITY;
-        let (mut n, mut s) = (0, 0);
-        for _ in 0..a.rounds.max(1) {
-            gen.reset_counters();
-            let t = Instant::now();
-            n = gen.count(pos);
-            best = best.min(t.elapsed().as_secs_f64());
-            s = gen.steps_generated;
-        }
-        moves += n;
-        steps += s;
-        seconds += best;
-        rows.push((n, s, best));
-    }
-    let count = positions.len() as f64;
-    let summary = serde_json::json!({
-        "engine": "plies", "positions": positions.len(), "moves": moves, "steps": steps,
-        "seconds": seconds, "positions_per_s": count / seconds,
-        "moves_per_s": moves as f64 / seconds, "steps_per_s": steps as f64 / seconds,
-    });
-    if a.json {
-        println!("{summary}");
-        return Ok(ExitCode::SUCCESS);
-    }
-    if a.per_position {
-        println!("{:>4} {:>8} {:>10} {:>10}", "#", "moves", "steps", "ms");
-        for (i, (n, s, t)) in rows.iter().enumerate() {
-            println!("{:>4} {n:>8} {s:>10} {:>10.3}", i + 1, t * 1e3);
-        }
-    }
-    println!(
-        "{} positions, {moves} distinct moves, {steps} steps generated in {:.3} s (best of {} rounds, 1 thread)",
-        positions.len(),
-        seconds,
-        a.rounds.max(1)
-    );
-    println!(
-        "{:<22} {:>14}",
-        "positions/s",
-        format!("{:.1}", count / seconds)
-    );
-    println!(
-        "{:<22} {:>14}",
-        "distinct moves/s",
-        format!("{:.0}", moves as f64 / seconds)
-    );
-    println!(
-        "{:<22} {:>14}",
-        "steps/s",
-        format!("{:.0}", steps as f64 / seconds)
-    );
-    Ok(ExitCode::SUCCESS)
+    print_report(&report, a.json)
 }
 
 fn bench_td(a: TdBenchArgs) -> anyhow::Result<ExitCode> {
-    let cfg = MlpConfig {
-        inputs: 9,
-        hidden: vec![a.hidden],
-        activation: Activation::Elliott { beta: 5.0 },
-        init: WeightInit::Uniform { a: 0.2 },
-    };
-    let games = random_games(a.games);
-    let positions: usize = games.iter().map(|g| g.inputs.len()).sum();
-    let mut net = NativeMlp::new(&cfg, &mut seeded_rng(1, 0))?;
-    let td = TdConfig::default();
-    let device = candle_core::Device::Cpu;
-    let mut candle = CandleTdLearner::new(td, &cfg, &net.to_tensors(&device)?, &device)?;
-    let t = Instant::now();
-    for g in &games {
-        candle.learn_game(g)?;
-    }
-    let candle_s = t.elapsed().as_secs_f64();
-    let mut learner = TdLearner::new(td, &net);
-    let t = Instant::now();
-    // Repeat so the faster path runs long enough to time.
-    let reps = 20;
-    for _ in 0..reps {
-        for g in &games {
-            learner.learn_game(&mut net, g);
-        }
-    }
-    let native_s = t.elapsed().as_secs_f64() / reps as f64;
-    let (c_rate, n_rate) = (positions as f64 / candle_s, positions as f64 / native_s);
-    if a.json {
-        println!(
-            "{}",
-            serde_json::json!({"network": format!("9-{}-1", a.hidden), "positions": positions,
-                "candle_autograd_positions_per_s": c_rate, "plain_rust_positions_per_s": n_rate,
-                "ratio": n_rate / c_rate})
-        );
-    } else {
-        println!(
-            "TD(lambda) updates, 9-{}-1 Elliott MLP, {positions} positions, 1 thread",
-            a.hidden
-        );
-        println!("{:<34} {:>14}", "learner", "positions/s");
-        println!("{:<34} {:>14.0}", "candle autograd (reference)", c_rate);
-        println!("{:<34} {:>14.0}", "plain Rust (plies train td)", n_rate);
-        println!("ratio: {:.1}x", n_rate / c_rate);
-    }
-    Ok(ExitCode::SUCCESS)
+    let report = td::run(&TdOptions {
+        hidden: a.hidden,
+        games: a.games,
+    })?;
+    print_report(&report, a.json)
 }

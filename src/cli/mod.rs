@@ -17,7 +17,6 @@ mod experiment;
 mod grid;
 mod import;
 mod matches;
-mod python;
 mod records;
 mod rules;
 mod selfplay;

@@ -1,4 +1,5 @@
-//! The Python side of the benchmarks: which interpreter, which script.
+//! The Python peers of the benchmarks: which interpreter, which script,
+//! and why a peer gave no figures.
 
 use std::path::{Path, PathBuf};
 
@@ -98,4 +99,15 @@ pub fn run_peer(
         });
     }
     Ok(out)
+}
+
+/// A peer's column in a report: its version when it ran, else why not.
+pub type PeerRun = Result<String, PeerError>;
+
+/// The column head: `name version` when the peer ran, else `name`.
+pub fn peer_head(name: &str, run: &PeerRun) -> String {
+    match run {
+        Ok(v) => format!("{name} {v}"),
+        Err(_) => name.to_string(),
+    }
 }
