@@ -144,7 +144,14 @@ fn run_game<G: GameSupport>(
         let search_all = |eval: &dyn Evaluator<G>| -> Result<Duration> {
             let t = Instant::now();
             for (i, p) in positions.iter().enumerate() {
-                run_search(&Node::default(), p, &mcts, Some(eval), opts.seed + i as u64)?;
+                run_search(
+                    &Node::default(),
+                    p,
+                    &mcts,
+                    Some(eval),
+                    opts.seed + i as u64,
+                    None,
+                )?;
             }
             Ok(t.elapsed())
         };

@@ -376,23 +376,7 @@ mod tests {
 
     /// The per-step scan the line words replace.
     fn makes_five_slow(g: &Gomoku, cell: usize, side: Side) -> bool {
-        let n = g.size() as i32;
-        let (r, c) = (cell as i32 / n, cell as i32 % n);
-        [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dr, dc)| {
-            let mut len = 1;
-            for s in [1, -1] {
-                let (mut rr, mut cc) = (r + s * dr, c + s * dc);
-                while (0..n).contains(&rr)
-                    && (0..n).contains(&cc)
-                    && g.cell((rr * n + cc) as usize) == Some(side)
-                {
-                    len += 1;
-                    rr += s * dr;
-                    cc += s * dc;
-                }
-            }
-            len >= 5
-        })
+        crate::game::longest_line_through(g.size(), cell, |i| g.cell(i) == Some(side)) >= 5
     }
 
     #[test]

@@ -156,6 +156,32 @@ impl StoneBoard {
     }
 }
 
+/// The longest line (row, column or diagonal) through `cell` on an `n x n`
+/// board of cells `owned` says are one side's, counting `cell` itself
+/// whatever it holds: the step-by-step scan, for boards outside a game's
+/// fast line tables.
+pub fn longest_line_through(n: usize, cell: usize, owned: impl Fn(usize) -> bool) -> usize {
+    let n = n as i64;
+    let (r, c) = (cell as i64 / n, cell as i64 % n);
+    [(0, 1), (1, 0), (1, 1), (1, -1)]
+        .iter()
+        .map(|&(dr, dc)| {
+            let mut len = 1;
+            for s in [1, -1] {
+                let (mut rr, mut cc) = (r + s * dr, c + s * dc);
+                while (0..n).contains(&rr) && (0..n).contains(&cc) && owned((rr * n + cc) as usize)
+                {
+                    len += 1;
+                    rr += s * dr;
+                    cc += s * dc;
+                }
+            }
+            len
+        })
+        .max()
+        .unwrap_or(1)
+}
+
 /// Who holds cell `i` of a board kept as one bitmask per side.
 pub fn bit_owner(masks: [u64; 2], i: usize) -> Option<Side> {
     if masks[0] >> i & 1 == 1 {

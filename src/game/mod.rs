@@ -35,6 +35,7 @@ pub use atari_go::{AtariGo, AtariGoMove};
 pub use connect_four::{ConnectFour, ConnectFourMove};
 pub use error::GameError;
 pub use gomoku::{Gomoku, GomokuMove};
+pub use grid::longest_line_through;
 pub use outcome::{Outcome, Side};
 pub use pentago::{Pentago, PentagoMove};
 pub use tictactoe::{TicTacToe, TttMove};

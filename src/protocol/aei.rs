@@ -25,6 +25,7 @@
 //! ```
 
 use super::aei_spec::{centi_rabbits, EngineSpec};
+use super::line::write_line;
 use super::timecontrol::TimeControl;
 use crate::game::arimaa::notation::parse_position_line;
 use crate::game::arimaa::{side_name, Arimaa, Piece, Position, Setup};
@@ -107,13 +108,7 @@ impl<W: Write> Out<W> {
 
     fn write_locked(w: &mut W, lines: &[String]) -> io::Result<()> {
         for l in lines {
-            // One message per line, whatever the text holds.
-            let clean: String = l
-                .chars()
-                .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-                .collect();
-            w.write_all(clean.as_bytes())?;
-            w.write_all(b"\n")?;
+            write_line(w, l)?;
         }
         w.flush()
     }
@@ -204,10 +199,10 @@ pub fn run_aei<R: BufRead, W: Write + Send>(
     let player = match config.player() {
         Ok(p) => p,
         Err(e) => {
-            let line = format!("log Error: cannot start the engine: {e}");
-            let clean: String = line.chars().filter(|c| !matches!(c, '\n' | '\r')).collect();
-            output.write_all(clean.as_bytes())?;
-            output.write_all(b"\n")?;
+            write_line(
+                &mut output,
+                &format!("log Error: cannot start the engine: {e}"),
+            )?;
             output.flush()?;
             return Err(io::Error::new(io::ErrorKind::InvalidInput, e.to_string()));
         }

@@ -41,7 +41,7 @@
 //! ```
 
 use crate::game::gomoku::MAX_SIZE;
-use crate::game::{Game, Gomoku, GomokuMove};
+use crate::game::{longest_line_through, Game, Gomoku, GomokuMove};
 use crate::search::game_player::{build_player_in, GamePlayerSpec, PlayerContext};
 use crate::search::{tighter, Budget, Player, SearchError};
 use crate::util::{seeded_rng, SeededRng};
@@ -130,23 +130,7 @@ impl Board {
 
     /// Whether a `code` stone on `cell` would be part of five or more.
     fn makes_five(&self, cell: usize, code: u8) -> bool {
-        let n = self.n as i64;
-        let (r, c) = (cell as i64 / n, cell as i64 % n);
-        [(0, 1), (1, 0), (1, 1), (1, -1)].iter().any(|&(dr, dc)| {
-            let mut len = 1;
-            for s in [1, -1] {
-                let (mut rr, mut cc) = (r + s * dr, c + s * dc);
-                while (0..n).contains(&rr)
-                    && (0..n).contains(&cc)
-                    && self.cells[(rr * n + cc) as usize] == code
-                {
-                    len += 1;
-                    rr += s * dr;
-                    cc += s * dc;
-                }
-            }
-            len >= 5
-        })
+        longest_line_through(self.n, cell, |i| self.cells[i] == code) >= 5
     }
 
     /// The position as a [`Gomoku`] with this brain to move, when the stone
@@ -399,12 +383,7 @@ fn about() -> String {
 
 /// Writes one answer line and flushes (the manager waits on it).
 fn say<W: Write>(out: &mut W, line: &str) -> io::Result<()> {
-    let clean: String = line
-        .chars()
-        .map(|c| if c == '\n' || c == '\r' { ' ' } else { c })
-        .collect();
-    out.write_all(clean.as_bytes())?;
-    out.write_all(b"\n")?;
+    super::line::write_line(out, line)?;
     out.flush()
 }
 

@@ -9,6 +9,7 @@
 pub mod aei;
 pub mod aei_spec;
 pub mod gomocup;
+mod line;
 #[cfg(test)]
 mod tests;
 pub mod timecontrol;

@@ -35,8 +35,8 @@ use super::mcts::{MctsConfig, MctsPlayer};
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{
-    pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, SearchError,
-    SearchInfo, Searched, Watch,
+    pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, RandomPlayer,
+    SearchError, SearchInfo, Searched, Watch,
 };
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
@@ -65,7 +65,7 @@ const GREEDY_CHUNK: usize = 256;
 /// A parsed player spec (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub enum GamePlayerSpec {
-    /// Uniform over the legal moves ([`Game::random_move`]).
+    /// Uniform over the legal moves ([`RandomPlayer`]).
     Random,
     /// Wins at once, avoids losing at once, else random ([`NaivePlayer`]).
     Naive,
@@ -396,7 +396,7 @@ pub fn build_player_in<G: GameSupport>(
     ctx: &PlayerContext,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     Ok(match spec {
-        GamePlayerSpec::Random => Arc::new(UniformPlayer),
+        GamePlayerSpec::Random => Arc::new(RandomPlayer),
         GamePlayerSpec::Naive => Arc::new(NaivePlayer),
         GamePlayerSpec::AlphaBeta {
             depth,
@@ -495,21 +495,6 @@ pub fn player_from_spec_in<G: GameSupport>(
     ctx: &PlayerContext,
 ) -> Result<Arc<dyn Player<G>>, SearchError> {
     build_player_in(&text.parse()?, ctx)
-}
-
-/// `random`: [`Game::random_move`], the game's uniform sampler.
-pub struct UniformPlayer;
-
-impl<G: Game> Player<G> for UniformPlayer {
-    fn name(&self) -> String {
-        "random".into()
-    }
-
-    fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
-        state
-            .random_move(rng, &mut Vec::new())
-            .ok_or(SearchError::NoMoves)
-    }
 }
 
 /// `alphabeta`: iterative deepening negamax; the root moves are shuffled

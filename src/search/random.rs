@@ -1,9 +1,10 @@
-use super::{pick, Budget, Player};
+use super::{Budget, Player, SearchError};
 use crate::game::Game;
-use crate::search::{legal_or_none, Chosen};
+use crate::search::Chosen;
 use crate::util::SeededRng;
 
-/// RANDOM: a uniformly random legal move.
+/// RANDOM: a uniformly random legal move, drawn by the game's own sampler
+/// ([`Game::random_move`], which may skip building the move list).
 pub struct RandomPlayer;
 
 impl<G: Game> Player<G> for RandomPlayer {
@@ -12,7 +13,8 @@ impl<G: Game> Player<G> for RandomPlayer {
     }
 
     fn choose_within(&self, state: &G, _budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
-        let moves = legal_or_none(state)?;
-        Ok(pick(&moves, rng))
+        state
+            .random_move(rng, &mut Vec::new())
+            .ok_or(SearchError::NoMoves)
     }
 }

@@ -88,11 +88,11 @@ impl<G: Game> GameSession<G> for TimedSession<'_, G> {
 mod tests {
     use super::*;
     use crate::game::TicTacToe;
-    use crate::search::game_player::UniformPlayer;
+    use crate::search::RandomPlayer;
 
     #[test]
     fn counts_moves_through_sessions_and_direct_calls() {
-        let p = TimedPlayer::new(Arc::new(UniformPlayer));
+        let p = TimedPlayer::new(Arc::new(RandomPlayer));
         let mut rng = crate::util::seeded_rng(1, 0);
         let g = TicTacToe::new();
         p.choose(&g, &mut rng).unwrap();

@@ -25,7 +25,7 @@ mod search_tests;
 mod tree;
 
 pub use player::{MctsPlayer, MctsSession};
-pub use search::{best_move, run_search, run_search_until, SearchStats};
+pub use search::{best_move, run_search, SearchStats};
 pub use tree::{Edge, Node};
 
 use crate::search::OptionError;

@@ -1,7 +1,7 @@
 //! MCTS as a [`Player`]: a fresh tree per call of [`Player::choose`], or,
 //! through a [`MctsSession`], a tree kept across the moves of one game.
 
-use super::search::{best_edge, run_search_until, SearchStats};
+use super::search::{best_edge, run_search, SearchStats};
 use super::tree::Node;
 use super::MctsConfig;
 use crate::games::GameSupport;
@@ -100,7 +100,7 @@ impl<G: GameSupport> MctsPlayer<G> {
             };
             &limited
         };
-        let stats = run_search_until(
+        let stats = run_search(
             root,
             state,
             cfg,

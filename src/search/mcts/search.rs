@@ -63,21 +63,11 @@ fn terminal_value(outcome: Outcome, state_side: crate::game::Side) -> f64 {
 }
 
 /// Runs `cfg`'s simulations from `state` into the tree under `root`
-/// (which may hold a reused subtree). `seed` seeds thread `t`'s stream
-/// `t`; with one thread the search is a function of the seed.
+/// (which may hold a reused subtree), ending early (between simulations)
+/// once `stop` is set; the tree keeps every finished simulation. `seed`
+/// seeds thread `t`'s stream `t`; with one thread the search is a function
+/// of the seed.
 pub fn run_search<G: GameSupport>(
-    root: &Node<G::Move>,
-    state: &G,
-    cfg: &MctsConfig,
-    eval: Option<&dyn Evaluator<G>>,
-    seed: u64,
-) -> Result<SearchStats, SearchError> {
-    run_search_until(root, state, cfg, eval, seed, None)
-}
-
-/// [`run_search`], also ending early (between simulations) once `stop`
-/// is set; the tree keeps every finished simulation.
-pub fn run_search_until<G: GameSupport>(
     root: &Node<G::Move>,
     state: &G,
     cfg: &MctsConfig,

@@ -4,7 +4,7 @@
 use super::*;
 use crate::game::{Amazons, Game, TicTacToe, TttMove};
 use crate::infer::{Evaluation, Evaluator, InferError};
-use crate::search::game_player::UniformPlayer;
+use crate::search::RandomPlayer;
 use crate::search::{GameSession, Player};
 use crate::util::seeded_rng;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -24,7 +24,7 @@ fn one_thread_is_a_function_of_the_seed() {
     let cfg: MctsConfig = "sims=300".parse().unwrap();
     let run = |seed| {
         let root = Node::default();
-        run_search(&root, &g, &cfg, None, seed).unwrap();
+        run_search(&root, &g, &cfg, None, seed, None).unwrap();
         (visits::<TicTacToe>(&root), best_move(&root))
     };
     assert_eq!(run(5), run(5));
@@ -37,7 +37,7 @@ fn many_threads_lose_no_visit_and_leave_no_virtual_loss() {
     for threads in [2, 8, 32] {
         let cfg: MctsConfig = format!("sims=2000,threads={threads}").parse().unwrap();
         let root = Node::default();
-        let stats = run_search(&root, &g, &cfg, None, 1).unwrap();
+        let stats = run_search(&root, &g, &cfg, None, 1, None).unwrap();
         assert_eq!(stats.simulations, 2000);
         assert_eq!(root.visits(), 2000, "threads {threads}");
         let children = root.children().unwrap();
@@ -139,7 +139,7 @@ fn puct_follows_the_policy() {
     let eval = Arc::new(Pointing(7, AtomicUsize::new(0)));
     let cfg: MctsConfig = "sims=50,eval=pointing".parse().unwrap();
     let root = Node::default();
-    let stats = run_search(&root, &TicTacToe::new(), &cfg, Some(eval.as_ref()), 1).unwrap();
+    let stats = run_search(&root, &TicTacToe::new(), &cfg, Some(eval.as_ref()), 1, None).unwrap();
     assert_eq!(best_move(&root), Some(TttMove(7)));
     let on_7 = root
         .children()
@@ -173,7 +173,7 @@ fn an_evaluator_error_ends_the_search_with_that_error() {
             .parse()
             .unwrap();
         let root = Node::default();
-        let err = run_search(&root, &TicTacToe::new(), &cfg, Some(&Failing), 1)
+        let err = run_search(&root, &TicTacToe::new(), &cfg, Some(&Failing), 1, None)
             .unwrap_err()
             .to_string();
         assert!(err.contains("device lost"), "{err}");
@@ -201,7 +201,7 @@ fn against_random<G: crate::games::GameSupport>(
             let mv = if g.side_to_move() == a_side {
                 session.choose(&g, &mut rng).unwrap()
             } else {
-                UniformPlayer.choose(&g, &mut rng).unwrap()
+                RandomPlayer.choose(&g, &mut rng).unwrap()
             };
             session.observe(&g, mv);
             g.play(mv);
