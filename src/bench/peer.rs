@@ -14,18 +14,7 @@ pub fn find_python(arg: Option<PathBuf>, env_var: &str, venv: &str) -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("python3"))
 }
 
-/// `scripts/NAME` from the working directory, else from the source tree
-/// the binary was built from.
-pub fn script_path(name: &str) -> PathBuf {
-    let local = Path::new("scripts").join(name);
-    if local.exists() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scripts")
-            .join(name)
-    }
-}
+pub use crate::util::script_path;
 
 /// Why a Python peer of a benchmark gave no figures (the benchmark goes on
 /// without its column and prints this as a note).

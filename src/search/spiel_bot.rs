@@ -25,7 +25,7 @@
 use super::{Budget, GameSession, OptionError, Player, SearchError};
 use crate::games::GameSupport;
 use crate::search::Chosen;
-use crate::util::SeededRng;
+use crate::util::{script_path, SeededRng};
 use rand::RngExt;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -216,17 +216,9 @@ impl SpielMctsOptions {
     }
 }
 
-/// `scripts/spiel_mcts_bot.py` in the working directory, else in the
-/// source tree the binary was built from.
+/// `scripts/spiel_mcts_bot.py` (see [`script_path`]).
 pub fn spiel_script_path() -> PathBuf {
-    let local = Path::new("scripts").join(SPIEL_SCRIPT);
-    if local.exists() {
-        local
-    } else {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("scripts")
-            .join(SPIEL_SCRIPT)
-    }
+    script_path(SPIEL_SCRIPT)
 }
 
 /// Why a request failed: an error the process answered (it is still fine
