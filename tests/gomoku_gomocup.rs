@@ -209,25 +209,38 @@ fn random_engine_fills_a_small_board() {
     let n = 5;
     let mut e = Engine::spawn("random", 5);
     assert_eq!(e.ask("START 5"), "OK");
-    let mut taken = vec![false; n * n];
+    // 0 empty, 1 the engine's, 2 ours.
+    let mut owner = vec![0u8; n * n];
+    let five = |owner: &[u8], cell: usize| {
+        plies::game::longest_line_through(n, cell, |i| owner[i] == owner[cell]) >= 5
+    };
     let mut rng = Lcg(11);
     let first = cell_of(&e.ask("BEGIN"), n);
-    taken[first] = true;
-    let mut free = n * n - 1;
-    while free > 0 {
-        let empties: Vec<usize> = (0..n * n).filter(|&i| !taken[i]).collect();
+    owner[first] = 1;
+    loop {
+        let empties: Vec<usize> = (0..n * n).filter(|&i| owner[i] == 0).collect();
         let ours = empties[rng.below(empties.len())];
-        taken[ours] = true;
-        free -= 1;
+        owner[ours] = 2;
         let reply = e.ask(&format!("TURN {}", xy(ours, n)));
-        if free == 0 {
+        if five(&owner, ours) {
+            assert!(reply.starts_with("ERROR the game is over"), "{reply}");
+            break;
+        }
+        if empties.len() == 1 {
             assert!(reply.starts_with("ERROR"), "full board: {reply}");
             break;
         }
+        if reply.starts_with("ERROR the game is over") {
+            // Its own last stone made five.
+            assert!(
+                (0..n * n).any(|i| owner[i] == 1 && five(&owner, i)),
+                "{reply}"
+            );
+            break;
+        }
         let c = cell_of(&reply, n);
-        assert!(!taken[c], "{reply} was taken");
-        taken[c] = true;
-        free -= 1;
+        assert_eq!(owner[c], 0, "{reply} was taken");
+        owner[c] = 1;
     }
     // The engine still serves after the full-board error.
     assert_eq!(e.ask("RESTART"), "OK");

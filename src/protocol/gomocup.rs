@@ -16,8 +16,13 @@
 //! (an unsupported size, garbled or off-board coordinates, an occupied
 //! point, a move before `START`) are answered `ERROR message`; a command the
 //! brain does not know is answered `UNKNOWN message`, as the protocol
-//! prescribes. The engine never exits on bad input: only `END` or the end of
-//! the input ends the loop.
+//! prescribes. A BOARD block missing its `DONE` ends at the next command,
+//! which is then served; a board with five in a row already on it is a
+//! finished game, answered `ERROR the game is over: ...` instead of a move;
+//! an `INFO rule` plies does not play (exactly five, renju, caro) is answered
+//! `ERROR` at once (free-style and continuous games are played). The engine
+//! never exits on bad input: only `END` or the end of the input ends the
+//! loop.
 //!
 //! Any player spec of [`crate::search::game_player`] plays (`naive`, the
 //! default; `random`, `expert`, `alphabeta:depth=D`, `mcts:sims=N`,
@@ -128,6 +133,15 @@ impl Board {
             .collect()
     }
 
+    /// The side with five or more in a row already on the board, if any.
+    fn five(&self) -> Option<u8> {
+        (0..self.cells.len()).find_map(|i| {
+            let code = self.cells[i];
+            let owned = matches!(code, OWN | OPP);
+            (owned && self.makes_five(i, code)).then_some(code)
+        })
+    }
+
     /// Whether a `code` stone on `cell` would be part of five or more.
     fn makes_five(&self, cell: usize, code: u8) -> bool {
         longest_line_through(self.n, cell, |i| self.cells[i] == code) >= 5
@@ -196,6 +210,12 @@ pub enum Refusal {
     Twice { x: usize, y: usize },
     #[error("no empty point left")]
     Full,
+    #[error("the game is over: {} five in a row is on the board", if *.0 == OWN { "my" } else { "your" })]
+    Over(u8),
+    #[error("INFO rule {0}: plies plays free-style Gomoku (five or more in a row wins), also as a continuous game (rule 2); exactly five (1), renju (4) and caro (8) are not supported")]
+    Rule(String),
+    #[error("BOARD block ended by '{0}' without DONE")]
+    Unterminated(String),
     #[error(transparent)]
     Player(#[from] SearchError),
 }
@@ -291,9 +311,13 @@ impl Brain {
         format!("{},{}", cell % n, cell / n)
     }
 
-    /// Chooses, plays and names this brain's move.
+    /// Chooses, plays and names this brain's move; a board with five in a
+    /// row already is a finished game, refused.
     fn reply_move(&mut self) -> Answer<String> {
         let board = self.board_mut()?.clone();
+        if let Some(code) = board.five() {
+            return Err(Refusal::Over(code));
+        }
         let empties = board.empties();
         if empties.is_empty() {
             return Err(Refusal::Full);
@@ -305,8 +329,8 @@ impl Brain {
                 let GomokuMove(m) = chosen?;
                 m as usize
             }
-            // Stone counts no alternating game reaches, a blocked point, or
-            // a five already on the board: the same rules, on the raw board.
+            // Stone counts no alternating game reaches or a blocked point:
+            // the same rules, on the raw board.
             _ => self.fallback(&board, &empties),
         };
         debug_assert_eq!(board.cells[cell], EMPTY);
@@ -394,6 +418,33 @@ fn answer<W: Write>(out: &mut W, r: Answer<String>) -> io::Result<()> {
     }
 }
 
+/// The commands a manager sends (besides a BOARD block's `DONE`).
+const COMMANDS: [&str; 10] = [
+    "START",
+    "RECTSTART",
+    "RESTART",
+    "BEGIN",
+    "TURN",
+    "BOARD",
+    "TAKEBACK",
+    "INFO",
+    "ABOUT",
+    "END",
+];
+
+/// Whether `line` starts with a manager command (a BOARD block's stone
+/// lines are numbers).
+fn is_command(line: &str) -> bool {
+    let word = line.split_whitespace().next().unwrap_or("");
+    COMMANDS.iter().any(|c| c.eq_ignore_ascii_case(word))
+}
+
+/// Whether plies plays the `INFO rule` bitmask `value`: free-style (0) and
+/// the continuous game (2), whose finished lines the manager blocks.
+fn supported_rule(value: &str) -> bool {
+    matches!(value.trim().parse::<u32>(), Ok(0 | 2))
+}
+
 /// Reads one line (lossy UTF-8, CR/LF trimmed); `None` at the end.
 fn next_line<R: BufRead>(input: &mut R, buf: &mut Vec<u8>) -> io::Result<Option<String>> {
     loop {
@@ -415,7 +466,16 @@ pub fn run_gomocup<R: BufRead, W: Write>(
 ) -> io::Result<()> {
     let mut brain = Brain::new(config);
     let mut buf = Vec::new();
-    while let Some(line) = next_line(&mut input, &mut buf)? {
+    // A command read while reading a BOARD block, served next.
+    let mut pending: Option<String> = None;
+    loop {
+        let line = match pending.take() {
+            Some(l) => l,
+            None => match next_line(&mut input, &mut buf)? {
+                Some(l) => l,
+                None => break,
+            },
+        };
         if line.is_empty() {
             continue;
         }
@@ -461,29 +521,32 @@ pub fn run_gomocup<R: BufRead, W: Write>(
             }
             "BOARD" => {
                 let fresh = brain.board_mut().map(|b| *b = Board::new(b.n));
-                if let Err(why) = fresh {
-                    // Still read the block, so its lines are not taken for
-                    // commands.
+                if let Err(why) = &fresh {
+                    // The block is still read, so that its stone lines are
+                    // not taken for commands.
                     say(out, &format!("ERROR {why}"))?;
                 }
-                loop {
-                    let Some(l) = next_line(&mut input, &mut buf)? else {
-                        return Ok(());
-                    };
-                    match l.to_ascii_uppercase().as_str() {
-                        "" => {}
-                        "DONE" => break,
-                        "END" => return Ok(()),
-                        _ => {
-                            if brain.board.is_some() {
-                                if let Err(why) = brain.board_line(&l) {
-                                    say(out, &format!("ERROR {why}"))?;
-                                }
-                            }
-                        }
+                let mut done = false;
+                while let Some(l) = next_line(&mut input, &mut buf)? {
+                    if l.eq_ignore_ascii_case("DONE") {
+                        done = true;
+                        break;
+                    }
+                    if is_command(&l) {
+                        // A manager that never sends DONE must not lose
+                        // its next commands: the block ends here.
+                        say(out, &format!("ERROR {}", Refusal::Unterminated(l.clone())))?;
+                        pending = Some(l);
+                        break;
+                    }
+                    if l.is_empty() || fresh.is_err() {
+                        continue;
+                    }
+                    if let Err(why) = brain.board_line(&l) {
+                        say(out, &format!("ERROR {why}"))?;
                     }
                 }
-                if brain.board.is_some() {
+                if done && fresh.is_ok() {
                     let r = brain.reply_move();
                     answer(out, r)?;
                 }
@@ -493,7 +556,11 @@ pub fn run_gomocup<R: BufRead, W: Write>(
                 match parts.next().filter(|k| !k.is_empty()) {
                     Some(key) => {
                         let value = parts.next().unwrap_or("").trim().to_string();
-                        brain.info.insert(key.to_ascii_lowercase(), value);
+                        let key = key.to_ascii_lowercase();
+                        if key == "rule" && !supported_rule(&value) {
+                            say(out, &format!("ERROR {}", Refusal::Rule(value.clone())))?;
+                        }
+                        brain.info.insert(key, value);
                     }
                     None => say(out, "ERROR INFO wants a key and a value")?,
                 }
@@ -501,7 +568,10 @@ pub fn run_gomocup<R: BufRead, W: Write>(
             "ABOUT" => say(out, &about())?,
             _ => say(
                 out,
-                &format!("UNKNOWN command '{cmd}' (plies knows START, RECTSTART, RESTART, BEGIN, TURN, BOARD, TAKEBACK, INFO, ABOUT, END)"),
+                &format!(
+                    "UNKNOWN command '{cmd}' (plies knows {})",
+                    COMMANDS.join(", ")
+                ),
             )?,
         }
     }
@@ -530,6 +600,67 @@ mod tests {
     fn xy(line: &str) -> (usize, usize) {
         let v = parse_numbers(line, 2).unwrap_or_else(|e| panic!("{line}: {e}"));
         (v[0], v[1])
+    }
+
+    #[test]
+    fn a_board_before_start_does_not_swallow_the_commands_after_it() {
+        // No DONE: the block ends at the next command, which is served.
+        let out = run("BOARD\n7,7,1\nSTART 9\nTURN 4,4\nEND\n", "naive", 1);
+        assert!(out[0].starts_with("ERROR no board yet"), "{out:?}");
+        assert_eq!(
+            out[1], "ERROR BOARD block ended by 'START 9' without DONE",
+            "{out:?}"
+        );
+        assert_eq!(out[2], "OK");
+        let (x, y) = xy(&out[3]);
+        assert!(x < 9 && y < 9 && (x, y) != (4, 4), "{out:?}");
+        assert_eq!(out.len(), 4, "{out:?}");
+        // With DONE the block is read and dropped, then play goes on.
+        let out = run("BOARD\n7,7,1\nDONE\nSTART 9\nBEGIN\n", "naive", 1);
+        assert!(out[0].starts_with("ERROR no board yet"), "{out:?}");
+        assert_eq!(out[1], "OK");
+        assert_eq!(out.len(), 3, "{out:?}");
+    }
+
+    #[test]
+    fn a_five_already_on_the_board_ends_the_game() {
+        let mine =
+            "START 9\nBOARD\n0,0,1\n1,0,1\n2,0,1\n3,0,1\n4,0,1\n0,8,2\n2,8,2\n4,8,2\n6,8,2\nDONE\n";
+        let out = run(mine, "naive", 1);
+        assert_eq!(
+            out,
+            [
+                "OK",
+                "ERROR the game is over: my five in a row is on the board"
+            ]
+        );
+        // The opponent's fifth stone arrives by TURN.
+        let mut brain = Brain::new(&GomocupConfig::new("naive", 1));
+        brain.start(9).unwrap();
+        for line in [
+            "0,0,2", "1,0,2", "2,0,2", "3,0,2", "0,8,1", "2,8,1", "4,8,1",
+        ] {
+            brain.board_line(line).unwrap();
+        }
+        let err = brain.turn("4,0").unwrap_err().to_string();
+        assert_eq!(err, "the game is over: your five in a row is on the board");
+    }
+
+    #[test]
+    fn unsupported_rules_are_said() {
+        let out = run(
+            "INFO rule 0\nINFO rule 2\nINFO rule 1\nINFO rule 4\nINFO rule x\nSTART 9\n",
+            "naive",
+            1,
+        );
+        assert_eq!(out.len(), 4, "{out:?}");
+        for (line, value) in out.iter().zip(["1", "4", "x"]) {
+            assert!(
+                line.starts_with(&format!("ERROR INFO rule {value}: plies plays free-style")),
+                "{line}"
+            );
+        }
+        assert_eq!(out[3], "OK");
     }
 
     #[test]
@@ -618,16 +749,20 @@ mod tests {
 
     #[test]
     fn random_fills_a_small_board_and_then_errors() {
-        // 5x5: 25 points; TURN from us and BEGIN replies, never a taken one.
+        // 5x5: 25 points; BEGIN replies, never a taken one.
         for player in ["naive", "random"] {
             let mut brain = Brain::new(&GomocupConfig::new(player, 9));
             brain.start(5).unwrap();
             let mut seen = std::collections::HashSet::new();
-            for _ in 0..25 {
-                let m = brain.reply_move().unwrap();
-                assert!(seen.insert(m.clone()), "{m} twice");
-            }
-            assert!(brain.reply_move().is_err());
+            // Our own stones only: five in a row ends it, else a full board.
+            let end = loop {
+                match brain.reply_move() {
+                    Ok(m) => assert!(seen.insert(m.clone()), "{m} twice"),
+                    Err(e) => break e,
+                }
+            };
+            assert!(seen.len() <= 25);
+            assert!(matches!(end, Refusal::Over(OWN) | Refusal::Full), "{end}");
         }
     }
 
