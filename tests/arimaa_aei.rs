@@ -216,3 +216,46 @@ fn a_bad_checkpoint_is_refused_before_the_engine_answers() {
         );
     }
 }
+
+/// The setup the engine answers a new game with.
+fn engine_setup(seed: Option<u64>) -> String {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_plies"));
+    cmd.args(["engine", "aei", "--player", "random"]);
+    if let Some(s) = seed {
+        cmd.args(["--seed", &s.to_string()]);
+    }
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"aei\nnewgame\ngo\nquit\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        seed.is_none(),
+        stderr.contains("replays this session"),
+        "{stderr}"
+    );
+    stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .unwrap_or_else(|| panic!("no bestmove: {stdout}"))
+        .to_string()
+}
+
+#[test]
+fn each_session_without_a_seed_gets_its_own_random_setup() {
+    let drawn: std::collections::HashSet<String> = (0..4).map(|_| engine_setup(None)).collect();
+    // Four uniform setups out of 64,864,800 all equal by chance: never.
+    assert!(drawn.len() > 1, "{drawn:?}");
+    assert_eq!(engine_setup(Some(5)), engine_setup(Some(5)));
+}

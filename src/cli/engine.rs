@@ -2,6 +2,7 @@
 
 use clap::{Args, Subcommand};
 use plies::protocol::{run_aei_with, run_gomocup, AeiConfig, EngineSpec, GomocupConfig};
+use plies::util::fresh_seed;
 use std::io::BufReader;
 use std::net::TcpStream;
 use std::process::ExitCode;
@@ -31,9 +32,11 @@ pub struct GomocupArgs {
     /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
-    /// Seed of the random choices.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of the random choices (default: drawn afresh and printed on
+    /// stderr, so that every session plays differently and any can be
+    /// replayed).
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 #[derive(Args)]
@@ -53,9 +56,11 @@ pub struct AeiArgs {
     /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
-    /// Seed of the random setups, random moves and tie-breaks.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
+    /// Seed of the random setups, random moves and tie-breaks (default:
+    /// drawn afresh and printed on stderr, so that every game gets its own
+    /// setup and any can be replayed).
+    #[arg(long)]
+    seed: Option<u64>,
     /// Connect to a controller at this address instead of using stdio
     /// (pyrimaa's "socket" communication method passes it).
     #[arg(long, requires = "port")]
@@ -64,10 +69,20 @@ pub struct AeiArgs {
     port: Option<u16>,
 }
 
+/// The seed of one engine session: the user's, or a fresh one said on
+/// stderr (the protocols' stdout belongs to the controller).
+fn session_seed(engine: &str, seed: Option<u64>) -> u64 {
+    seed.unwrap_or_else(|| {
+        let seed = fresh_seed();
+        eprintln!("plies engine {engine}: seed {seed} (--seed {seed} replays this session)");
+        seed
+    })
+}
+
 pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         EngineCmd::Gomocup(a) => {
-            let mut config = GomocupConfig::new(&a.player, a.seed);
+            let mut config = GomocupConfig::new(&a.player, session_seed("gomocup", a.seed));
             config.context = super::matches::player_context(15, &a.device)?;
             // A spec that cannot be read is refused before the engine
             // answers anything.
@@ -81,7 +96,7 @@ pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
             }
         }
         EngineCmd::Aei(a) => {
-            let mut config = AeiConfig::new(a.player, a.seed);
+            let mut config = AeiConfig::new(a.player, session_seed("aei", a.seed));
             config.context = super::matches::player_context(8, &a.device)?;
             // A checkpoint that cannot play is refused before the engine
             // answers anything (the controller sees it exit).

@@ -12,4 +12,4 @@ pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
 pub use digest::legal_digest;
 pub use scripts::script_path;
-pub use seed::{derive_seed, seeded_rng, SeededRng};
+pub use seed::{derive_seed, fresh_seed, seeded_rng, SeededRng};

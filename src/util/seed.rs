@@ -17,6 +17,12 @@ pub fn derive_seed(seed: u64, stream: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A seed drawn from the operating system, for sessions the user gave no
+/// seed: an engine then says which it drew, so the session can be replayed.
+pub fn fresh_seed() -> u64 {
+    rand::random()
+}
+
 /// A generator for stream `stream` of run `seed`.
 pub fn seeded_rng(seed: u64, stream: u64) -> SeededRng {
     SeededRng::seed_from_u64(derive_seed(seed, stream))
