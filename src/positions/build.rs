@@ -330,9 +330,9 @@ pub fn first_record_info(
         board_size: Option<usize>,
     }
     for path in files {
-        let file = File::open(path).map_err(PositionsError::io(path, "open the record file"))?;
+        let file = File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
         for line in BufReader::new(file).lines() {
-            let line = line.map_err(PositionsError::io(path, "read the record file"))?;
+            let line = line.map_err(DatasetError::io(path, "read the record file"))?;
             if let Ok(head) = serde_json::from_str::<Head>(&line) {
                 return Ok(Some((head.game, head.board_size)));
             }
@@ -401,7 +401,7 @@ pub fn build_dataset<G: GameSupport>(
     let mut total_bytes = 0u64;
     for path in records {
         let meta =
-            std::fs::metadata(path).map_err(PositionsError::io(path, "open the record file"))?;
+            std::fs::metadata(path).map_err(DatasetError::io(path, "open the record file"))?;
         total_bytes += meta.len();
     }
     let writer = if options.force {
@@ -470,7 +470,7 @@ pub fn build_dataset<G: GameSupport>(
         let result = (|| -> Result<(), PositionsError> {
             for (fi, path) in records.iter().enumerate() {
                 let file =
-                    File::open(path).map_err(PositionsError::io(path, "open the record file"))?;
+                    File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
                 let mut reader = BufReader::with_capacity(1 << 20, file);
                 let mut line_no = 0usize;
                 loop {
@@ -480,7 +480,7 @@ pub fn build_dataset<G: GameSupport>(
                         let mut text = String::new();
                         let n = reader
                             .read_line(&mut text)
-                            .map_err(PositionsError::io(path, "read the record file"))?;
+                            .map_err(DatasetError::io(path, "read the record file"))?;
                         if n == 0 {
                             break;
                         }
@@ -619,6 +619,6 @@ pub fn build_dataset<G: GameSupport>(
     let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
     let path = out.join(BUILD_REPORT_FILE);
     write_atomic_named(&path, TempName::Fixed, json.as_bytes())
-        .map_err(|e| PositionsError::io(&path, "write the build report")(e.source))?;
+        .map_err(|e| DatasetError::io(&path, "write the build report")(e.source))?;
     Ok(report)
 }
