@@ -208,6 +208,25 @@ enum Processed {
     },
 }
 
+impl Processed {
+    /// The game id, unless the line did not parse.
+    fn id(&self) -> Option<&str> {
+        match self {
+            Processed::Kept { id, .. } | Processed::Dropped { id, .. } => Some(id),
+            Processed::Bad { id, .. } => id.as_deref(),
+        }
+    }
+
+    /// Positions read from the record, kept or not.
+    fn positions(&self) -> u64 {
+        match *self {
+            Processed::Kept { positions, .. }
+            | Processed::Dropped { positions, .. }
+            | Processed::Bad { positions, .. } => positions,
+        }
+    }
+}
+
 /// One record line's text and where it is.
 struct Line {
     file: usize,
@@ -515,17 +534,22 @@ pub fn build_dataset<G: GameSupport>(
                         times.add(&t);
                         parse_ns += p;
                         let at = (line.file, line.line);
+                        tally.report.games_read += 1;
+                        // With --strict a bad record stops the build before
+                        // its id is checked.
+                        let processed = match processed {
+                            Processed::Bad { error, .. } if options.strict => return Err(error),
+                            p => p,
+                        };
+                        if let Some(id) = processed.id() {
+                            tally.first_sighting(records, id, at)?;
+                        }
                         let r = &mut tally.report;
-                        r.games_read += 1;
+                        r.positions_read += processed.positions();
                         match processed {
                             Processed::Kept {
-                                id,
-                                rows,
-                                positions,
+                                rows, positions, ..
                             } => {
-                                tally.first_sighting(records, &id, at)?;
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 r.games_kept += 1;
                                 let cut = positions - rows.len() as u64;
                                 if cut > 0 {
@@ -535,13 +559,8 @@ pub fn build_dataset<G: GameSupport>(
                                 chunk.push(*rows);
                             }
                             Processed::Dropped {
-                                id,
-                                reason,
-                                positions,
+                                reason, positions, ..
                             } => {
-                                tally.first_sighting(records, &id, at)?;
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 let d = &mut r.dropped;
                                 match reason {
                                     DropReason::Termination => d.termination.add(positions),
@@ -550,18 +569,8 @@ pub fn build_dataset<G: GameSupport>(
                                 }
                             }
                             Processed::Bad {
-                                id,
-                                positions,
-                                error,
+                                positions, error, ..
                             } => {
-                                if options.strict {
-                                    return Err(error);
-                                }
-                                if let Some(id) = &id {
-                                    tally.first_sighting(records, id, at)?;
-                                }
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 r.dropped.bad_record.add(positions);
                                 tracing::warn!("skipped a bad record: {error}");
                                 if let Some(pb) = progress {
