@@ -60,11 +60,7 @@ impl Scripted {
 
 impl Evaluator<TicTacToe> for Scripted {
     fn evaluate(&self, states: &[TicTacToe]) -> Result<Vec<f32>, InferError> {
-        Ok(self
-            .evaluate_full(states)?
-            .into_iter()
-            .map(|e| e.value)
-            .collect())
+        self.evaluate_full(states).map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[TicTacToe]) -> Result<Vec<Evaluation>, InferError> {
