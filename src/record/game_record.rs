@@ -321,8 +321,7 @@ mod tests {
         let recs = vec![sample("1"), sample("2")];
         assert_eq!(write_records(&path, &recs, false).unwrap(), 2);
         assert_eq!(read_records(&path).unwrap(), recs);
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
+        crate::util::atomic::assert_only_file(&path);
         let err = write_records(&path, &recs, false).unwrap_err().to_string();
         assert!(
             err.contains("games.jsonl") && err.contains("already exists"),
@@ -339,7 +338,7 @@ mod tests {
         let mut w = RecordWriter::create(&path, false).unwrap();
         w.write(&sample("1")).unwrap();
         drop(w);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert!(crate::util::atomic::file_names(dir.path()).is_empty());
     }
 
     #[test]

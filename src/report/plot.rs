@@ -497,6 +497,7 @@ fn clip_polyline(points: &[(f64, f64)], lo: f64, hi: f64) -> Vec<Vec<(f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::atomic::{assert_only_file, file_names};
 
     fn example() -> LineChart {
         LineChart::new(
@@ -516,15 +517,6 @@ mod tests {
         .with_y_range(0.0, 1.0)
     }
 
-    fn only_file(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
     #[test]
     fn png_is_written_atomically_and_valid() {
         let dir = tempfile::tempdir().unwrap();
@@ -537,7 +529,7 @@ mod tests {
         assert_eq!(&bytes[12..16], b"IHDR");
         assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 800);
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 500);
-        assert_eq!(only_file(dir.path()), vec!["curve.png"]);
+        assert_only_file(&path);
     }
 
     #[test]
@@ -556,7 +548,7 @@ mod tests {
         ] {
             assert!(svg.contains(needle), "svg lacks {needle:?}");
         }
-        assert_eq!(only_file(dir.path()), vec!["curve.svg"]);
+        assert_only_file(&path);
     }
 
     #[test]
@@ -578,7 +570,7 @@ mod tests {
             assert!(err.to_string().contains("bad.png"), "{err}");
             assert!(chart.write_svg(dir.path().join("bad.svg")).is_err());
         }
-        assert!(only_file(dir.path()).is_empty());
+        assert!(file_names(dir.path()).is_empty());
     }
 
     #[test]
