@@ -113,8 +113,9 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        // Each case breaks one field of the defaults.
-        let cases: [(fn(&mut BatchOptions), &str); 4] = [
+        /// Sets one field of the defaults out of range.
+        type Break = fn(&mut BatchOptions);
+        let cases: [(Break, &str); 4] = [
             (|o| o.max_batch = 0, "max_batch"),
             (|o| o.max_batch = MAX_BATCH_LIMIT + 1, "max_batch"),
             (|o| o.max_wait = Duration::from_secs(2), "max_wait"),
