@@ -32,6 +32,15 @@ mod tests {
     use super::*;
     use crate::game::{Amazons, TicTacToe};
 
+    /// The error of building `specs` for `G`, player `i` labelled `label(i)`.
+    fn build_error<G: GameSupport>(specs: &[&str], label: impl Fn(usize) -> String) -> String {
+        let specs: Vec<String> = specs.iter().map(|s| s.to_string()).collect();
+        build_players::<G>(&specs, &PlayerContext::default_for::<G>(), label)
+            .err()
+            .unwrap()
+            .to_string()
+    }
+
     #[test]
     fn tictactoe_takes_the_network_and_expert_specs() {
         let ctx = PlayerContext::default_for::<TicTacToe>();
@@ -47,35 +56,21 @@ mod tests {
             names(&["expert", "naive", "random"]),
             ["expert", "naive", "random"]
         );
-        let specs = vec!["greedy:/nonexistent/ck".to_string()];
-        let e = build_players::<TicTacToe>(&specs, &ctx, |_| "--a".into())
-            .err()
-            .unwrap()
-            .to_string();
+        let e = build_error::<TicTacToe>(&["greedy:/nonexistent/ck"], |_| "--a".into());
         assert!(e.contains("/nonexistent/ck") && e.contains("--a"), "{e}");
     }
 
     #[test]
     fn expert_is_refused_where_immediate_wins_are_not_defined() {
-        let specs = vec!["expert".to_string()];
-        let e = build_players::<Amazons>(&specs, &PlayerContext::default_for::<Amazons>(), |_| {
-            "--b".into()
-        })
-        .err()
-        .unwrap()
-        .to_string();
+        let e = build_error::<Amazons>(&["expert"], |_| "--b".into());
         assert!(e.contains("expert") && e.contains("amazons"), "{e}");
     }
 
     #[test]
     fn errors_name_the_place_and_the_key() {
-        let specs = vec!["random".to_string(), "alphabeta:depth=2,width=3".into()];
-        let e = build_players::<Amazons>(&specs, &PlayerContext::default_for::<Amazons>(), |i| {
+        let e = build_error::<Amazons>(&["random", "alphabeta:depth=2,width=3"], |i| {
             format!("player {} of --players", i + 1)
-        })
-        .err()
-        .unwrap()
-        .to_string();
+        });
         assert!(
             e.contains("player 2 of --players") && e.contains("'width'"),
             "{e}"

@@ -147,8 +147,7 @@ mod tests {
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 3000);
-        let files: Vec<_> = std::fs::read_dir(path.parent().unwrap()).unwrap().collect();
-        assert_eq!(files.len(), 1, "a temporary file was left behind");
+        crate::util::atomic::assert_only_file(&path);
         write_ratings_png(&path, "one player", &bars[1..]).unwrap();
         let mut bad = bars.clone();
         bad[0].hi = f64::INFINITY;

@@ -341,6 +341,17 @@ mod tests {
         }
     }
 
+    /// Three players, each pair playing `games` games; `points_a` are the
+    /// first player's points in pairs (0, 1), (0, 2) and (1, 2).
+    fn three_players(games: f64, points_a: [f64; 3]) -> [PairScore; 3] {
+        let [p01, p02, p12] = points_a;
+        [
+            pair(0, 1, games, p01),
+            pair(0, 2, games, p02),
+            pair(1, 2, games, p12),
+        ]
+    }
+
     #[test]
     fn a_75_percent_score_is_191_elo() {
         let r = fit_ratings(2, &[pair(0, 1, 400.0, 300.0)], &plain(Anchor::First)).unwrap();
@@ -395,11 +406,7 @@ mod tests {
 
     #[test]
     fn perfect_scores_need_a_prior() {
-        let pairs = [
-            pair(0, 1, 10.0, 10.0),
-            pair(0, 2, 10.0, 10.0),
-            pair(1, 2, 10.0, 6.0),
-        ];
+        let pairs = three_players(10.0, [10.0, 10.0, 6.0]);
         let e = fit_ratings(3, &pairs, &plain(Anchor::First)).unwrap_err();
         assert!(matches!(e, FitError::NoFiniteMaximum { .. }), "{e}");
         let opts = FitOptions {
@@ -432,11 +439,7 @@ mod tests {
 
     #[test]
     fn even_scores_rate_everyone_equal() {
-        let pairs = [
-            pair(0, 1, 20.0, 10.0),
-            pair(0, 2, 20.0, 10.0),
-            pair(1, 2, 20.0, 10.0),
-        ];
+        let pairs = three_players(20.0, [10.0; 3]);
         for anchor in [Anchor::First, Anchor::Mean] {
             let r = fit_ratings(3, &pairs, &plain(anchor)).unwrap();
             assert!(r.iter().all(|x| x.elo.abs() < 1e-9), "{r:?}");

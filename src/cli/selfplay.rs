@@ -9,8 +9,8 @@ use plies::games::{GameKind, GameSupport, Openings};
 use plies::report::Table;
 use plies::selfplay::chunks::{chunk_count, chunk_path, GAMES_DIR};
 use plies::selfplay::run::{
-    build_players, execute, prepare, summarise, SelfplayConfig, SelfplaySummary, Wdl, CONFIG_FILE,
-    DEFAULT_CHUNK_GAMES, FORMAT, SUMMARY_FILE,
+    build_players, execute, prepare, summarise, Matchup, SelfplayConfig, SelfplaySummary, Wdl,
+    CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT, SUMMARY_FILE,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -96,11 +96,13 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let (openings, setups_sha256) = (choice.openings, choice.file_sha256);
     let cfg = SelfplayConfig {
         format: FORMAT,
-        game: G::NAME.to_string(),
-        board_size: size,
-        white: players.white.name(),
-        black: players.black.name(),
-        alternate: a.alternate,
+        matchup: Matchup {
+            game: G::NAME.to_string(),
+            board_size: size,
+            white: players.white.name(),
+            black: players.black.name(),
+            alternate: a.alternate,
+        },
         games: a.games,
         seed: a.seed,
         epsilon: a.epsilon,
@@ -193,16 +195,17 @@ fn wdl_row(name: &str, player: &str, r: &Wdl) -> Vec<String> {
 /// colours alternate), then lengths and speed.
 fn render(s: &SelfplaySummary, [first, second]: [&str; 2]) -> String {
     let mut t = Table::with_headers(["", "player", "wins", "draws", "losses", "unfinished"]);
-    let (p1, p2) = if s.alternate {
+    let m = &s.matchup;
+    let (p1, p2) = if m.alternate {
         ("(alternating)", "(alternating)")
     } else {
-        (s.white.as_str(), s.black.as_str())
+        (m.white.as_str(), m.black.as_str())
     };
     t.push_row(wdl_row(first, p1, &s.first));
     t.push_row(wdl_row(second, p2, &s.second));
-    if s.alternate {
-        t.push_row(wdl_row("--white", &s.white, &s.white_player));
-        t.push_row(wdl_row("--black", &s.black, &s.black_player));
+    if m.alternate {
+        t.push_row(wdl_row("--white", &m.white, &s.white_player));
+        t.push_row(wdl_row("--black", &m.black, &s.black_player));
     }
     let terms: Vec<String> = s
         .terminations
@@ -211,7 +214,7 @@ fn render(s: &SelfplaySummary, [first, second]: [&str; 2]) -> String {
         .collect();
     let mut out = format!(
         "{}: {} games, average {:.1} plies ({} positions); {}\n\n{t}\n",
-        s.game,
+        m.game,
         s.games,
         s.average_plies,
         s.plies,

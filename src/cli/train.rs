@@ -9,9 +9,9 @@ use plies::game::{Game, TicTacToe};
 use plies::games::GameKind;
 use plies::infer::NativeEvaluator;
 use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
-use plies::optim::{MomentumConfig, OptimizerConfig, RmsPropConfig};
 use plies::report::Table;
 use plies::search::{ExpertPlayer, GreedyPlayer};
+use plies::train::grid::Rule;
 use plies::train::{rows_to_td_game, train_supervised, SupervisedConfig, TdConfig, TdLearner};
 use plies::util::{derive_seed, seeded_rng};
 use rand::seq::SliceRandom;
@@ -225,22 +225,13 @@ fn run_supervised(a: SupervisedArgs) -> anyhow::Result<ExitCode> {
     let (ds, enc) = open(c)?;
     let inputs = enc.plane_len() + enc.spec().globals;
     let cfg = mlp(c, inputs);
-    let optimizer = match a.optimizer {
-        OptKind::Sgd => OptimizerConfig::Sgd { lr: a.lr },
-        OptKind::Momentum | OptKind::Nesterov => OptimizerConfig::Momentum(MomentumConfig {
-            lr: a.lr,
-            momentum: a.momentum,
-            dampening: 0.0,
-            weight_decay: a.weight_decay,
-            nesterov: matches!(a.optimizer, OptKind::Nesterov),
-        }),
-        OptKind::Rmsprop => OptimizerConfig::RmsProp(RmsPropConfig {
-            lr: a.lr,
-            momentum: a.momentum,
-            weight_decay: a.weight_decay,
-            ..Default::default()
-        }),
+    let rule = match a.optimizer {
+        OptKind::Sgd => Rule::Sgd,
+        OptKind::Momentum => Rule::Momentum,
+        OptKind::Nesterov => Rule::Nesterov,
+        OptKind::Rmsprop => Rule::Rmsprop,
     };
+    let optimizer = rule.optimizer(a.lr, a.momentum, a.weight_decay);
     let scfg = SupervisedConfig {
         model: ModelConfig::Mlp(cfg.clone().into()),
         optimizer,

@@ -310,19 +310,13 @@ mod tests {
         for g in 0..10 {
             for p in 0..5u32 {
                 w.push(PositionRow {
-                    game_id: format!("g{g}"),
-                    ply: p,
-                    plies_to_end: 4 - p,
-                    side_to_move: (p % 2) as u8,
                     position: "x".repeat(p as usize),
                     planes: vec![p as i8, -1, 0, 1],
-                    globals: vec![],
                     label: if p % 2 == 0 { 1.0 } else { 0.0 },
                     move_played: (p < 4).then(|| format!("m{p}")),
-                    source: "unit".into(),
                     termination: Some("normal".into()),
                     white_rating: Some(1000 + g),
-                    black_rating: None,
+                    ..PositionRow::for_tests(format!("g{g}"), p, 5)
                 })
                 .unwrap();
             }

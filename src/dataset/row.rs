@@ -35,6 +35,29 @@ pub struct PositionRow {
     pub black_rating: Option<u32>,
 }
 
+impl PositionRow {
+    /// A row for unit tests: position `ply` of a `len`-ply game, source
+    /// `unit`, label 0.5, no planes, globals, move or game details.
+    #[cfg(test)]
+    pub(crate) fn for_tests(game_id: String, ply: u32, len: u32) -> Self {
+        PositionRow {
+            game_id,
+            ply,
+            plies_to_end: len - 1 - ply,
+            side_to_move: (ply % 2) as u8,
+            position: String::new(),
+            planes: Vec::new(),
+            globals: Vec::new(),
+            label: 0.5,
+            move_played: None,
+            source: "unit".into(),
+            termination: None,
+            white_rating: None,
+            black_rating: None,
+        }
+    }
+}
+
 /// The rows of one game in columnar form: the game's fields once, the
 /// per-position fields as flat vectors. [`DatasetWriter::push_game`](super::DatasetWriter::push_game)
 /// takes it without a heap allocation per position.

@@ -747,19 +747,11 @@ mod tests {
         for g in 0..40 {
             for p in 0..10u32 {
                 w.push(PositionRow {
-                    game_id: format!("game-{g}"),
-                    ply: p,
-                    plies_to_end: 9 - p,
-                    side_to_move: (p % 2) as u8,
                     position: format!("pos {r}"),
                     planes: vec![(r % 100) as i8, -((r / 100) as i8), 1, 0],
                     globals: vec![r as f32],
                     label: (r % 3) as f32 / 2.0,
-                    move_played: None,
-                    source: "unit".into(),
-                    termination: None,
-                    white_rating: None,
-                    black_rating: None,
+                    ..PositionRow::for_tests(format!("game-{g}"), p, 10)
                 })
                 .unwrap();
                 r += 1;

@@ -600,19 +600,13 @@ mod tests {
 
     fn row(game: &str, ply: u32) -> PositionRow {
         PositionRow {
-            game_id: game.into(),
-            ply,
-            plies_to_end: 9 - ply,
-            side_to_move: (ply % 2) as u8,
             position: format!("pos{ply}"),
             planes: vec![ply as i8; 18],
             globals: vec![0.5],
-            label: 0.5,
             move_played: Some("a1".into()),
             source: "test".into(),
-            termination: None,
-            white_rating: None,
             black_rating: Some(1500),
+            ..PositionRow::for_tests(game.into(), ply, 10)
         }
     }
 

@@ -85,11 +85,7 @@ impl<G: Game> CandleEvaluator<G> {
 
 impl<G: Game> Evaluator<G> for CandleEvaluator<G> {
     fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        Ok(self
-            .run(states, false)?
-            .into_iter()
-            .map(|e| e.value)
-            .collect())
+        self.run(states, false).map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {

@@ -31,6 +31,14 @@ pub struct Evaluation {
     pub policy: Option<Vec<f32>>,
 }
 
+impl Evaluation {
+    /// The values of `evals`, for evaluators whose values come with their
+    /// full evaluations.
+    pub fn values(evals: Vec<Evaluation>) -> Vec<f32> {
+        evals.into_iter().map(|e| e.value).collect()
+    }
+}
+
 /// Values of positions for their side to move.
 pub trait Evaluator<G: Game>: Send + Sync {
     /// One value on `[-1, 1]` per position, for its side to move.

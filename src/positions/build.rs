@@ -208,6 +208,25 @@ enum Processed {
     },
 }
 
+impl Processed {
+    /// The game id, unless the line did not parse.
+    fn id(&self) -> Option<&str> {
+        match self {
+            Processed::Kept { id, .. } | Processed::Dropped { id, .. } => Some(id),
+            Processed::Bad { id, .. } => id.as_deref(),
+        }
+    }
+
+    /// Positions read from the record, kept or not.
+    fn positions(&self) -> u64 {
+        match *self {
+            Processed::Kept { positions, .. }
+            | Processed::Dropped { positions, .. }
+            | Processed::Bad { positions, .. } => positions,
+        }
+    }
+}
+
 /// One record line's text and where it is.
 struct Line {
     file: usize,
@@ -330,9 +349,9 @@ pub fn first_record_info(
         board_size: Option<usize>,
     }
     for path in files {
-        let file = File::open(path).map_err(PositionsError::io(path, "open the record file"))?;
+        let file = File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
         for line in BufReader::new(file).lines() {
-            let line = line.map_err(PositionsError::io(path, "read the record file"))?;
+            let line = line.map_err(DatasetError::io(path, "read the record file"))?;
             if let Ok(head) = serde_json::from_str::<Head>(&line) {
                 return Ok(Some((head.game, head.board_size)));
             }
@@ -401,7 +420,7 @@ pub fn build_dataset<G: GameSupport>(
     let mut total_bytes = 0u64;
     for path in records {
         let meta =
-            std::fs::metadata(path).map_err(PositionsError::io(path, "open the record file"))?;
+            std::fs::metadata(path).map_err(DatasetError::io(path, "open the record file"))?;
         total_bytes += meta.len();
     }
     let writer = if options.force {
@@ -470,7 +489,7 @@ pub fn build_dataset<G: GameSupport>(
         let result = (|| -> Result<(), PositionsError> {
             for (fi, path) in records.iter().enumerate() {
                 let file =
-                    File::open(path).map_err(PositionsError::io(path, "open the record file"))?;
+                    File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
                 let mut reader = BufReader::with_capacity(1 << 20, file);
                 let mut line_no = 0usize;
                 loop {
@@ -480,7 +499,7 @@ pub fn build_dataset<G: GameSupport>(
                         let mut text = String::new();
                         let n = reader
                             .read_line(&mut text)
-                            .map_err(PositionsError::io(path, "read the record file"))?;
+                            .map_err(DatasetError::io(path, "read the record file"))?;
                         if n == 0 {
                             break;
                         }
@@ -515,17 +534,22 @@ pub fn build_dataset<G: GameSupport>(
                         times.add(&t);
                         parse_ns += p;
                         let at = (line.file, line.line);
+                        tally.report.games_read += 1;
+                        // With --strict a bad record stops the build before
+                        // its id is checked.
+                        let processed = match processed {
+                            Processed::Bad { error, .. } if options.strict => return Err(error),
+                            p => p,
+                        };
+                        if let Some(id) = processed.id() {
+                            tally.first_sighting(records, id, at)?;
+                        }
                         let r = &mut tally.report;
-                        r.games_read += 1;
+                        r.positions_read += processed.positions();
                         match processed {
                             Processed::Kept {
-                                id,
-                                rows,
-                                positions,
+                                rows, positions, ..
                             } => {
-                                tally.first_sighting(records, &id, at)?;
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 r.games_kept += 1;
                                 let cut = positions - rows.len() as u64;
                                 if cut > 0 {
@@ -535,13 +559,8 @@ pub fn build_dataset<G: GameSupport>(
                                 chunk.push(*rows);
                             }
                             Processed::Dropped {
-                                id,
-                                reason,
-                                positions,
+                                reason, positions, ..
                             } => {
-                                tally.first_sighting(records, &id, at)?;
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 let d = &mut r.dropped;
                                 match reason {
                                     DropReason::Termination => d.termination.add(positions),
@@ -550,18 +569,8 @@ pub fn build_dataset<G: GameSupport>(
                                 }
                             }
                             Processed::Bad {
-                                id,
-                                positions,
-                                error,
+                                positions, error, ..
                             } => {
-                                if options.strict {
-                                    return Err(error);
-                                }
-                                if let Some(id) = &id {
-                                    tally.first_sighting(records, id, at)?;
-                                }
-                                let r = &mut tally.report;
-                                r.positions_read += positions;
                                 r.dropped.bad_record.add(positions);
                                 tracing::warn!("skipped a bad record: {error}");
                                 if let Some(pb) = progress {
@@ -619,6 +628,6 @@ pub fn build_dataset<G: GameSupport>(
     let json = serde_json::to_string_pretty(&report).unwrap_or_default() + "\n";
     let path = out.join(BUILD_REPORT_FILE);
     write_atomic_named(&path, TempName::Fixed, json.as_bytes())
-        .map_err(|e| PositionsError::io(&path, "write the build report")(e.source))?;
+        .map_err(|e| DatasetError::io(&path, "write the build report")(e.source))?;
     Ok(report)
 }

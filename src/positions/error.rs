@@ -7,15 +7,6 @@ use crate::dataset::DatasetError;
 /// What can go wrong turning game records into positions and a dataset.
 #[derive(Debug, thiserror::Error)]
 pub enum PositionsError {
-    /// A record file could not be opened or read.
-    #[error("{path}: could not {action}: {source}")]
-    Io {
-        path: PathBuf,
-        action: &'static str,
-        #[source]
-        source: std::io::Error,
-    },
-
     /// A record line is not a valid record, or its game does not replay
     /// (fatal only with `--strict`; otherwise it is skipped and counted).
     #[error("{path}:{line}: game {id}: {why}")]
@@ -72,22 +63,8 @@ pub enum PositionsError {
     #[error("{0}")]
     Game(String),
 
-    /// Writing the dataset failed.
+    /// Writing the dataset failed, or a record file or the report could not
+    /// be read or written ([`DatasetError::Io`] names the file and the step).
     #[error(transparent)]
     Dataset(#[from] DatasetError),
-}
-
-impl PositionsError {
-    /// Shorthand for [`PositionsError::Io`].
-    pub(crate) fn io(
-        path: impl Into<PathBuf>,
-        action: &'static str,
-    ) -> impl FnOnce(std::io::Error) -> PositionsError {
-        let path = path.into();
-        move |source| PositionsError::Io {
-            path,
-            action,
-            source,
-        }
-    }
 }

@@ -177,10 +177,7 @@ impl AmazonsRecord {
 
 /// Writes records, one per line.
 pub fn write_amazons_records(path: &Path, records: &[AmazonsRecord]) -> Result<(), RecordError> {
-    let io = |source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = RecordError::io(path);
     let mut w = BufWriter::new(std::fs::File::create(path).map_err(io)?);
     for r in records {
         writeln!(w, "{}", r.to_line()).map_err(io)?;
@@ -191,10 +188,7 @@ pub fn write_amazons_records(path: &Path, records: &[AmazonsRecord]) -> Result<(
 /// Reads every record of `path` and replays it (every move's legality and
 /// the stated result); errors name the line, ply and token.
 pub fn read_amazons_records(path: &Path) -> Result<Vec<AmazonsRecord>, RecordError> {
-    let io = |source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = RecordError::io(path);
     let file = std::fs::File::open(path).map_err(io)?;
     let mut out = Vec::new();
     for (i, line) in BufReader::new(file).lines().enumerate() {

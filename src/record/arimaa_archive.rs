@@ -662,10 +662,7 @@ pub fn import_archive<R: BufRead>(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
-    let io = |source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
+    let io = RecordError::io(path);
     let mut buf = Vec::new();
     let mut read_line = |buf: &mut Vec<u8>| -> Result<Option<String>, RecordError> {
         buf.clear();
@@ -733,10 +730,7 @@ pub fn import_file(
     opts: &ImportOptions,
 ) -> Result<(Vec<GameRecord>, FileSummary), RecordError> {
     let path = path.as_ref();
-    let file = std::fs::File::open(path).map_err(|source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let file = std::fs::File::open(path).map_err(RecordError::io(path))?;
     import_all(std::io::BufReader::new(file), path, opts)
 }
 

@@ -3,12 +3,11 @@
 //! record line is compared, and the engine's own end-of-game detection must
 //! give the recorded winner and reason.
 
-use super::replay::ReplaySummary;
+use super::replay::{for_each_json_line, ReplaySummary};
 use super::RecordError;
 use crate::game::arimaa::{Arimaa, Setup};
 use crate::game::{Game, Outcome, Side};
 use serde::Deserialize;
-use std::io::{BufRead, BufReader};
 use std::path::Path;
 
 /// One line of `arimaa_oracle.py games`.
@@ -23,26 +22,12 @@ pub struct OracleArimaaGame {
 
 /// Replays every game in `path`, stopping at the first difference.
 pub fn replay_oracle_games(path: &Path) -> Result<ReplaySummary, RecordError> {
-    let io = |source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let file = std::fs::File::open(path).map_err(io)?;
     let mut summary = ReplaySummary::default();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line = line.map_err(io)?;
-        if line.trim().is_empty() {
-            continue;
-        }
-        let rec: OracleArimaaGame =
-            serde_json::from_str(&line).map_err(|e| RecordError::Parse {
-                path: path.to_path_buf(),
-                line: i + 1,
-                why: e.to_string(),
-            })?;
-        replay_game(&rec, path, i + 1, &mut summary)?;
+    for_each_json_line(path, |rec: OracleArimaaGame, line| {
+        replay_game(&rec, path, line, &mut summary)?;
         summary.games += 1;
-    }
+        Ok(())
+    })?;
     Ok(summary)
 }
 

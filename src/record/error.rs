@@ -1,4 +1,4 @@
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 /// Errors from reading and replaying game records.
@@ -34,6 +34,16 @@ pub enum RecordError {
         expected: String,
         actual: String,
     },
+}
+
+impl RecordError {
+    /// Shorthand for [`RecordError::Io`] about `path`.
+    pub(crate) fn io(path: &Path) -> impl Fn(std::io::Error) -> RecordError + Copy + '_ {
+        move |source| RecordError::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
 }
 
 /// A failed atomic write is an I/O error about its target.

@@ -170,10 +170,7 @@ pub struct RecordReader {
 impl RecordReader {
     pub fn open(path: impl AsRef<Path>) -> Result<RecordReader, RecordError> {
         let path = path.as_ref().to_path_buf();
-        let file = File::open(&path).map_err(|source| RecordError::Io {
-            path: path.clone(),
-            source,
-        })?;
+        let file = File::open(&path).map_err(RecordError::io(&path))?;
         Ok(RecordReader {
             path,
             lines: BufReader::new(file).lines(),
@@ -191,12 +188,7 @@ impl Iterator for RecordReader {
             self.line_no += 1;
             let line = match line {
                 Ok(l) => l,
-                Err(source) => {
-                    return Some(Err(RecordError::Io {
-                        path: self.path.clone(),
-                        source,
-                    }))
-                }
+                Err(source) => return Some(Err(RecordError::io(&self.path)(source))),
             };
             if line.trim().is_empty() {
                 continue;
@@ -222,26 +214,16 @@ pub struct RecordWriter {
     count: usize,
 }
 
-fn io_err(path: &Path, source: io::Error) -> RecordError {
-    RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    }
-}
-
 impl RecordWriter {
     /// Starts writing `path`; refuses an existing `path` unless `overwrite`.
     /// A missing parent directory is created.
     pub fn create(path: impl AsRef<Path>, overwrite: bool) -> Result<RecordWriter, RecordError> {
         let target = path.as_ref();
         if !overwrite && target.exists() {
-            return Err(io_err(
-                target,
-                io::Error::new(
-                    io::ErrorKind::AlreadyExists,
-                    "already exists; refusing to overwrite it",
-                ),
-            ));
+            return Err(RecordError::io(target)(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "already exists; refusing to overwrite it",
+            )));
         }
         Ok(RecordWriter {
             out: BufWriter::new(AtomicFile::create(target)?),
@@ -255,7 +237,7 @@ impl RecordWriter {
         serde_json::to_writer(&mut self.out, rec)
             .map_err(io::Error::from)
             .and_then(|()| self.out.write_all(b"\n"))
-            .map_err(|e| io_err(self.out.get_ref().target(), e))?;
+            .map_err(RecordError::io(self.out.get_ref().target()))?;
         self.count += 1;
         Ok(())
     }
@@ -271,7 +253,7 @@ impl RecordWriter {
     pub fn finish(self) -> Result<usize, RecordError> {
         let file = self.out.into_inner().map_err(|e| {
             let (source, out) = e.into_parts();
-            io_err(out.get_ref().target(), source)
+            RecordError::io(out.get_ref().target())(source)
         })?;
         if self.overwrite {
             file.commit()?;
@@ -339,8 +321,7 @@ mod tests {
         let recs = vec![sample("1"), sample("2")];
         assert_eq!(write_records(&path, &recs, false).unwrap(), 2);
         assert_eq!(read_records(&path).unwrap(), recs);
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1);
+        crate::util::atomic::assert_only_file(&path);
         let err = write_records(&path, &recs, false).unwrap_err().to_string();
         assert!(
             err.contains("games.jsonl") && err.contains("already exists"),
@@ -357,7 +338,7 @@ mod tests {
         let mut w = RecordWriter::create(&path, false).unwrap();
         w.write(&sample("1")).unwrap();
         drop(w);
-        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+        assert!(crate::util::atomic::file_names(dir.path()).is_empty());
     }
 
     #[test]

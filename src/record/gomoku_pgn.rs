@@ -46,10 +46,7 @@ pub struct PlayokImport {
 
 /// Reads every game of a PlayOK Gomoku file.
 pub fn import_playok_gomoku(path: &Path) -> Result<PlayokImport, RecordError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
     parse_playok_gomoku(&text, path)
 }
 

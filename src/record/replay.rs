@@ -4,6 +4,7 @@
 use super::oracle_jsonl::{legal_digest, OracleGame};
 use super::RecordError;
 use crate::game::Game;
+use serde::de::DeserializeOwned;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 
@@ -15,30 +16,37 @@ pub struct ReplaySummary {
     pub legal_moves_compared: usize,
 }
 
-/// Replays every record in `path` (one JSON game per line) through `G`.
-pub fn replay_file<G: Game>(path: &Path) -> Result<ReplaySummary, RecordError> {
-    let file = std::fs::File::open(path).map_err(|source| RecordError::Io {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    let mut summary = ReplaySummary::default();
+/// Reads `path` as one JSON value per line, skipping blank lines, and hands
+/// each value to `f` with its line number (from 1).
+pub(crate) fn for_each_json_line<T: DeserializeOwned>(
+    path: &Path,
+    mut f: impl FnMut(T, usize) -> Result<(), RecordError>,
+) -> Result<(), RecordError> {
+    let io = RecordError::io(path);
+    let file = std::fs::File::open(path).map_err(io)?;
     for (i, line) in BufReader::new(file).lines().enumerate() {
-        let line_no = i + 1;
-        let line = line.map_err(|source| RecordError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let line = line.map_err(io)?;
         if line.trim().is_empty() {
             continue;
         }
-        let rec: OracleGame = serde_json::from_str(&line).map_err(|e| RecordError::Parse {
+        let value = serde_json::from_str(&line).map_err(|e| RecordError::Parse {
             path: path.to_path_buf(),
-            line: line_no,
+            line: i + 1,
             why: e.to_string(),
         })?;
-        replay_game::<G>(&rec, path, line_no, &mut summary)?;
-        summary.games += 1;
+        f(value, i + 1)?;
     }
+    Ok(())
+}
+
+/// Replays every record in `path` (one JSON game per line) through `G`.
+pub fn replay_file<G: Game>(path: &Path) -> Result<ReplaySummary, RecordError> {
+    let mut summary = ReplaySummary::default();
+    for_each_json_line(path, |rec: OracleGame, line| {
+        replay_game::<G>(&rec, path, line, &mut summary)?;
+        summary.games += 1;
+        Ok(())
+    })?;
     Ok(summary)
 }
 

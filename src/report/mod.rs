@@ -78,11 +78,7 @@ mod tests {
         write_json(&path, &m).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, "{\n  \"games\": 10.0,\n  \"win_rate\": 0.5\n}\n");
-        let names: Vec<_> = std::fs::read_dir(path.parent().unwrap())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("metrics.json")]);
+        crate::util::atomic::assert_only_file(&path);
     }
 
     #[test]

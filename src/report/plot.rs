@@ -497,6 +497,8 @@ fn clip_polyline(points: &[(f64, f64)], lo: f64, hi: f64) -> Vec<Vec<(f64, f64)>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::util::atomic::{assert_only_file, file_names};
+    use std::path::PathBuf;
 
     fn example() -> LineChart {
         LineChart::new(
@@ -516,20 +518,23 @@ mod tests {
         .with_y_range(0.0, 1.0)
     }
 
-    fn only_file(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
+    /// Writes the example chart to `name` in a fresh directory with `write`,
+    /// checks that no temporary file is left, and returns the directory
+    /// (removed when dropped) and the file.
+    fn write_example(
+        name: &str,
+        write: impl Fn(&LineChart, &Path) -> Result<(), ReportError>,
+    ) -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        write(&example(), &path).unwrap();
+        assert_only_file(&path);
+        (dir, path)
     }
 
     #[test]
     fn png_is_written_atomically_and_valid() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("curve.png");
-        example().write_png(&path).unwrap();
+        let (_dir, path) = write_example("curve.png", |c, p| c.write_png(p));
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
         assert!(bytes.len() > 5_000, "png only {} bytes", bytes.len());
@@ -537,14 +542,11 @@ mod tests {
         assert_eq!(&bytes[12..16], b"IHDR");
         assert_eq!(u32::from_be_bytes(bytes[16..20].try_into().unwrap()), 800);
         assert_eq!(u32::from_be_bytes(bytes[20..24].try_into().unwrap()), 500);
-        assert_eq!(only_file(dir.path()), vec!["curve.png"]);
     }
 
     #[test]
     fn svg_contains_series_names_and_reference_label() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("curve.svg");
-        example().write_svg(&path).unwrap();
+        let (_dir, path) = write_example("curve.svg", |c, p| c.write_svg(p));
         let svg = std::fs::read_to_string(&path).unwrap();
         assert!(svg.starts_with("<svg"), "{}", &svg[..svg.len().min(80)]);
         assert!(svg.contains("width=\"800\"") && svg.contains("height=\"500\""));
@@ -556,7 +558,6 @@ mod tests {
         ] {
             assert!(svg.contains(needle), "svg lacks {needle:?}");
         }
-        assert_eq!(only_file(dir.path()), vec!["curve.svg"]);
     }
 
     #[test]
@@ -578,7 +579,7 @@ mod tests {
             assert!(err.to_string().contains("bad.png"), "{err}");
             assert!(chart.write_svg(dir.path().join("bad.svg")).is_err());
         }
-        assert!(only_file(dir.path()).is_empty());
+        assert!(file_names(dir.path()).is_empty());
     }
 
     #[test]

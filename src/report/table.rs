@@ -218,10 +218,6 @@ random             7        5%
         let path = dir.path().join("results.csv");
         sample().write_csv(&path).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), sample().to_csv());
-        let names: Vec<_> = std::fs::read_dir(dir.path())
-            .unwrap()
-            .map(|e| e.unwrap().file_name())
-            .collect();
-        assert_eq!(names, vec![std::ffi::OsString::from("results.csv")]);
+        crate::util::atomic::assert_only_file(&path);
     }
 }

@@ -120,12 +120,10 @@ fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SelfplayError + '_ {
     }
 }
 
-/// Everything that decides a run's records. Two runs with equal
-/// configurations write identical files.
+/// The game, its board and the two players: set by a run's configuration,
+/// repeated in its summary.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SelfplayConfig {
-    /// [`FORMAT`].
-    pub format: u32,
+pub struct Matchup {
     /// The game's machine name.
     pub game: String,
     /// Board side length.
@@ -136,6 +134,16 @@ pub struct SelfplayConfig {
     pub black: String,
     /// Whether `white` and `black` swap colours in odd games.
     pub alternate: bool,
+}
+
+/// Everything that decides a run's records. Two runs with equal
+/// configurations write identical files.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SelfplayConfig {
+    /// [`FORMAT`].
+    pub format: u32,
+    #[serde(flatten)]
+    pub matchup: Matchup,
     pub games: u64,
     pub seed: u64,
     /// Chance that a move is replaced by a random one (Arimaa: a
@@ -196,10 +204,11 @@ impl SelfplayConfig {
     /// The player specs of game `index`: (first, second), and whether
     /// `white` plays second.
     pub fn sides(&self, index: u64) -> (&str, &str, bool) {
-        if self.alternate && index % 2 == 1 {
-            (&self.black, &self.white, true)
+        let m = &self.matchup;
+        if m.alternate && index % 2 == 1 {
+            (&m.black, &m.white, true)
         } else {
-            (&self.white, &self.black, false)
+            (&m.white, &m.black, false)
         }
     }
 }
@@ -244,7 +253,7 @@ pub fn play_game<G: GameSupport>(
         (&players.white, &players.black)
     };
     let (mut g, setups) =
-        G::start(cfg.board_size, openings, &mut rng).map_err(|e| SelfplayError::Start {
+        G::start(cfg.matchup.board_size, openings, &mut rng).map_err(|e| SelfplayError::Start {
             game: index,
             why: e.to_string(),
         })?;
@@ -296,7 +305,7 @@ pub fn play_game<G: GameSupport>(
         termination: g.termination_name().to_string(),
         rated: None,
         start_time: None,
-        board_size: (cfg.board_size != G::DEFAULT_SIZE).then_some(cfg.board_size),
+        board_size: (cfg.matchup.board_size != G::DEFAULT_SIZE).then_some(cfg.matchup.board_size),
     })
 }
 
@@ -462,7 +471,7 @@ pub fn execute<G: GameSupport>(
     threads: usize,
     on_game: &(dyn Fn(u32) + Sync),
 ) -> Result<Played, SelfplayError> {
-    let players = build_players::<G>(&cfg.white, &cfg.black)?;
+    let players = build_players::<G>(&cfg.matchup.white, &cfg.matchup.black)?;
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -522,11 +531,8 @@ impl Wdl {
 /// All the games of a run directory, and the speed of the last run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SelfplaySummary {
-    pub game: String,
-    pub board_size: usize,
-    pub white: String,
-    pub black: String,
-    pub alternate: bool,
+    #[serde(flatten)]
+    pub matchup: Matchup,
     pub games: u64,
     /// Results by colour: the first player's (Arimaa: gold) and the second's.
     pub first: Wdl,
@@ -561,11 +567,7 @@ pub fn summarise(
 ) -> Result<SelfplaySummary, SelfplayError> {
     let games_dir = dir.join(GAMES_DIR);
     let mut s = SelfplaySummary {
-        game: cfg.game.clone(),
-        board_size: cfg.board_size,
-        white: cfg.white.clone(),
-        black: cfg.black.clone(),
-        alternate: cfg.alternate,
+        matchup: cfg.matchup.clone(),
         games: 0,
         first: Wdl::default(),
         second: Wdl::default(),
@@ -649,11 +651,13 @@ mod tests {
     fn config(game: &str, size: usize, white: &str, black: &str, games: u64) -> SelfplayConfig {
         SelfplayConfig {
             format: FORMAT,
-            game: game.into(),
-            board_size: size,
-            white: white.into(),
-            black: black.into(),
-            alternate: false,
+            matchup: Matchup {
+                game: game.into(),
+                board_size: size,
+                white: white.into(),
+                black: black.into(),
+                alternate: false,
+            },
             games,
             seed: 7,
             epsilon: 0.0,
@@ -705,7 +709,7 @@ mod tests {
         let a = tempfile::tempdir().unwrap();
         let b = tempfile::tempdir().unwrap();
         let mut cfg = config("gomoku", 7, "random", "naive", 10);
-        cfg.alternate = true;
+        cfg.matchup.alternate = true;
         cfg.epsilon = 0.2;
         let s1 = run::<Gomoku>(a.path(), &cfg, &Openings::Standard, 1, false, &|_| {}).unwrap();
         run::<Gomoku>(b.path(), &cfg, &Openings::Standard, 2, false, &|_| {}).unwrap();

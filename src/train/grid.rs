@@ -106,6 +106,9 @@ pub enum Rule {
 }
 
 impl Regularizer {
+    /// Every penalty, in the order the grid lists them.
+    pub const ALL: [Regularizer; 3] = [Regularizer::L1, Regularizer::L2, Regularizer::None];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Regularizer::L1 => "l1",
@@ -116,6 +119,30 @@ impl Regularizer {
 }
 
 impl Rule {
+    /// Every rule, in the order the grid lists them.
+    pub const ALL: [Rule; 4] = [Rule::Sgd, Rule::Rmsprop, Rule::Momentum, Rule::Nesterov];
+
+    /// The optimizer of this rule; `momentum` and `weight_decay` are those
+    /// of the rules that take them.
+    pub fn optimizer(self, lr: f64, momentum: f64, weight_decay: f64) -> OptimizerConfig {
+        match self {
+            Rule::Sgd => OptimizerConfig::Sgd { lr },
+            Rule::Momentum | Rule::Nesterov => OptimizerConfig::Momentum(MomentumConfig {
+                lr,
+                momentum,
+                dampening: 0.0,
+                weight_decay,
+                nesterov: self == Rule::Nesterov,
+            }),
+            Rule::Rmsprop => OptimizerConfig::RmsProp(RmsPropConfig {
+                lr,
+                momentum,
+                weight_decay,
+                ..RmsPropConfig::default()
+            }),
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Rule::Sgd => "sgd",
@@ -146,17 +173,18 @@ pub const PAPER_KERNEL: &str = "2x2,3x3,4x4,5x5,6x6,1x4,1x8,3x1,6x1";
 fn keywords<T: Copy>(
     flag: &'static str,
     s: &str,
-    choices: &[(&str, T)],
+    choices: &[T],
+    name: fn(T) -> &'static str,
 ) -> Result<Vec<T>, GridError> {
     items(flag, s)?
         .into_iter()
         .map(|t| {
             choices
                 .iter()
-                .find(|(name, _)| *name == t)
-                .map(|&(_, v)| v)
+                .copied()
+                .find(|&v| name(v) == t)
                 .ok_or_else(|| {
-                    let names: Vec<&str> = choices.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = choices.iter().map(|&v| name(v)).collect();
                     let (last, rest) = names.split_last().expect("choices");
                     GridError::Axis {
                         flag,
@@ -208,22 +236,10 @@ impl GridAxes {
         let regularizer = keywords(
             "regularizer",
             regularizer,
-            &[
-                ("l1", Regularizer::L1),
-                ("l2", Regularizer::L2),
-                ("none", Regularizer::None),
-            ],
+            &Regularizer::ALL,
+            Regularizer::as_str,
         )?;
-        let optimizer = keywords(
-            "optimizer",
-            optimizer,
-            &[
-                ("sgd", Rule::Sgd),
-                ("rmsprop", Rule::Rmsprop),
-                ("momentum", Rule::Momentum),
-                ("nesterov", Rule::Nesterov),
-            ],
-        )?;
+        let optimizer = keywords("optimizer", optimizer, &Rule::ALL, Rule::as_str)?;
         let kernel = items("kernel", kernel)?
             .into_iter()
             .map(|t| {
@@ -520,20 +536,13 @@ impl GridConfig {
         let mut net = self.base.net.clone();
         net.kernel = p.kernel;
         net.dropout = p.dropout;
-        let optimizer = match p.optimizer {
-            Rule::Sgd => OptimizerConfig::Sgd { lr: self.lr },
-            Rule::Momentum | Rule::Nesterov => OptimizerConfig::Momentum(MomentumConfig {
-                lr: self.lr,
-                momentum: self.momentum,
-                dampening: 0.0,
-                weight_decay: 0.0,
-                nesterov: p.optimizer == Rule::Nesterov,
-            }),
-            Rule::Rmsprop => OptimizerConfig::RmsProp(RmsPropConfig {
-                lr: self.lr,
-                ..RmsPropConfig::default()
-            }),
+        // The grid's RMSprop is the plain one: no momentum.
+        let momentum = if p.optimizer == Rule::Rmsprop {
+            0.0
+        } else {
+            self.momentum
         };
+        let optimizer = p.optimizer.optimizer(self.lr, momentum, 0.0);
         FitConfig {
             data: self.data.clone(),
             out,

@@ -365,17 +365,34 @@ pub fn replace_dir(staged: &Path, target: &Path, old: &Path) -> Result<(), Atomi
     remove_old()
 }
 
+/// The names of the files in `dir`, sorted. Tests of atomic writes check
+/// with it that no temporary file is left behind.
+#[cfg(test)]
+pub(crate) fn file_names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// Asserts that `path` is the only file in its directory: a write left no
+/// temporary file beside it.
+#[cfg(test)]
+pub(crate) fn assert_only_file(path: &Path) {
+    let name = path.file_name().unwrap().to_string_lossy();
+    assert_eq!(file_names(path.parent().unwrap()), vec![name]);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn names(dir: &Path) -> Vec<String> {
-        let mut names: Vec<String> = fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .collect();
-        names.sort();
-        names
+    /// `path` holds `text`, alone in its directory.
+    fn assert_alone_with(path: &Path, text: &str) {
+        assert_eq!(fs::read_to_string(path).unwrap(), text);
+        assert_only_file(path);
     }
 
     #[test]
@@ -384,11 +401,9 @@ mod tests {
         let path = dir.path().join("sub").join("out.txt");
         write_atomic(&path, b"first").unwrap();
         write_atomic(&path, b"second").unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "second");
-        assert_eq!(names(path.parent().unwrap()), vec!["out.txt"]);
+        assert_alone_with(&path, "second");
         write_atomic_named(&path, TempName::Fixed, b"third").unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "third");
-        assert_eq!(names(path.parent().unwrap()), vec!["out.txt"]);
+        assert_alone_with(&path, "third");
     }
 
     #[test]
@@ -406,8 +421,7 @@ mod tests {
         })
         .unwrap_err();
         assert_eq!(err.step, AtomicStep::Write);
-        assert_eq!(fs::read_to_string(&path).unwrap(), "old");
-        assert_eq!(names(dir.path()), vec!["keep.txt"]);
+        assert_alone_with(&path, "old");
     }
 
     #[test]
@@ -418,12 +432,12 @@ mod tests {
         f.write_all(b"half").unwrap();
         assert!(f.temp_path().exists() && !path.exists());
         drop(f);
-        assert!(names(dir.path()).is_empty());
+        assert!(file_names(dir.path()).is_empty());
 
         let mut f = AtomicFile::create(&path).unwrap();
         f.write_all(b"whole").unwrap();
         f.commit().unwrap();
-        assert_eq!(fs::read_to_string(&path).unwrap(), "whole");
+        assert_alone_with(&path, "whole");
 
         let mut f = AtomicFile::create(&path).unwrap();
         f.write_all(b"again").unwrap();
@@ -431,8 +445,7 @@ mod tests {
         assert_eq!(err.step, AtomicStep::Exists);
         assert_eq!(err.path, path);
         assert!(err.to_string().contains("games.jsonl"), "{err}");
-        assert_eq!(fs::read_to_string(&path).unwrap(), "whole");
-        assert_eq!(names(dir.path()), vec!["games.jsonl"]);
+        assert_alone_with(&path, "whole");
     }
 
     #[test]
@@ -475,7 +488,7 @@ mod tests {
             fs::write(staged.join("a.txt"), contents).unwrap();
             replace_dir(&staged, &target, &old).unwrap();
             assert_eq!(fs::read_to_string(target.join("a.txt")).unwrap(), contents);
-            assert_eq!(names(dir.path()), vec!["ckpt"]);
+            assert_eq!(file_names(dir.path()), vec!["ckpt"]);
         }
     }
 }

@@ -113,37 +113,20 @@ mod tests {
 
     #[test]
     fn errors_name_the_field() {
-        let cases = [
+        /// Sets one field of the defaults out of range.
+        type Break = fn(&mut BatchOptions);
+        let cases: [(Break, &str); 4] = [
+            (|o| o.max_batch = 0, "max_batch"),
+            (|o| o.max_batch = MAX_BATCH_LIMIT + 1, "max_batch"),
+            (|o| o.max_wait = Duration::from_secs(2), "max_wait"),
             (
-                BatchOptions {
-                    max_batch: 0,
-                    ..Default::default()
-                },
-                "max_batch",
-            ),
-            (
-                BatchOptions {
-                    max_batch: MAX_BATCH_LIMIT + 1,
-                    ..Default::default()
-                },
-                "max_batch",
-            ),
-            (
-                BatchOptions {
-                    max_wait: Duration::from_secs(2),
-                    ..Default::default()
-                },
-                "max_wait",
-            ),
-            (
-                BatchOptions {
-                    cache_entries: CACHE_ENTRIES_LIMIT + 1,
-                    ..Default::default()
-                },
+                |o| o.cache_entries = CACHE_ENTRIES_LIMIT + 1,
                 "cache_entries",
             ),
         ];
-        for (o, field) in cases {
+        for (set, field) in cases {
+            let mut o = BatchOptions::default();
+            set(&mut o);
             let e = o.validate().unwrap_err();
             assert_eq!(e.field(), Some(field));
             assert!(e.to_string().contains(&format!("`{field}`")), "{e}");

@@ -213,11 +213,7 @@ impl<G: Game> BatchedEvaluator<G> {
 
 impl<G: Game> Evaluator<G> for BatchedEvaluator<G> {
     fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        Ok(self
-            .evaluate_full(states)?
-            .into_iter()
-            .map(|e| e.value)
-            .collect())
+        self.evaluate_full(states).map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {

@@ -60,11 +60,7 @@ impl Scripted {
 
 impl Evaluator<TicTacToe> for Scripted {
     fn evaluate(&self, states: &[TicTacToe]) -> Result<Vec<f32>, InferError> {
-        Ok(self
-            .evaluate_full(states)?
-            .into_iter()
-            .map(|e| e.value)
-            .collect())
+        self.evaluate_full(states).map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[TicTacToe]) -> Result<Vec<Evaluation>, InferError> {
@@ -135,7 +131,10 @@ fn service(
     .unwrap()
 }
 
-fn check_counts(s: &BatchStats) {
+/// The service's statistics, after checking that they add up: every
+/// position is answered one way, every batch and request is counted.
+fn checked_stats(svc: &BatchedEvaluator<TicTacToe>) -> BatchStats {
+    let s = svc.stats();
     assert_eq!(
         s.positions,
         s.cache_hits + s.deduplicated + s.evaluated + s.dropped,
@@ -146,6 +145,7 @@ fn check_counts(s: &BatchStats) {
         s.batches
     );
     assert_eq!(s.latency.count, s.requests);
+    s
 }
 
 #[test]
@@ -176,8 +176,7 @@ fn batches_never_exceed_max_batch_and_answers_are_the_callers_own() {
     let asked: usize = threads.into_iter().map(|t| t.join().unwrap()).sum();
     let batches = inner.batches();
     assert!(batches.iter().all(|&b| (1..=4).contains(&b)), "{batches:?}");
-    let s = svc.stats();
-    check_counts(&s);
+    let s = checked_stats(&svc);
     assert_eq!(s.requests, 12 * 40);
     assert_eq!(s.positions, asked as u64);
     assert_eq!(s.batches, batches.len() as u64);
@@ -253,7 +252,7 @@ fn large_requests_are_split_into_pieces_of_max_batch() {
     let b = inner.batches();
     assert_eq!(b.iter().sum::<usize>(), 10);
     assert!(b.iter().all(|&n| n <= 3), "{b:?}");
-    check_counts(&svc.stats());
+    checked_stats(&svc);
 }
 
 #[test]
@@ -265,9 +264,8 @@ fn duplicates_in_a_batch_are_evaluated_once() {
     let got = svc.evaluate_full(&req).unwrap();
     assert_eq!(got, req.iter().map(eval_of).collect::<Vec<_>>());
     assert_eq!(inner.batches(), vec![3]);
-    let s = svc.stats();
+    let s = checked_stats(&svc);
     assert_eq!((s.positions, s.deduplicated, s.evaluated), (6, 3, 3));
-    check_counts(&s);
 }
 
 #[test]
@@ -280,10 +278,9 @@ fn cache_hits_never_reach_the_worker() {
     assert_eq!(inner.batches(), vec![6]);
     assert_eq!(svc.evaluate_full(&p).unwrap(), want);
     assert_eq!(inner.batches(), vec![6], "all hits: no batch");
-    let s = svc.stats();
+    let s = checked_stats(&svc);
     assert_eq!((s.cache_hits, s.positions, s.cache_entries), (6, 12, 6));
     assert_eq!(s.cache_hit_rate, 0.5);
-    check_counts(&s);
     // Even with the worker gone, hits are answered.
     svc.shutdown();
     assert!(!svc.is_running());
@@ -292,9 +289,8 @@ fn cache_hits_never_reach_the_worker() {
     let q = positions(7);
     let e = svc.evaluate(&q[6..]).unwrap_err();
     assert!(e.to_string().contains("stopped"), "{e}");
-    let s = svc.stats();
+    let s = checked_stats(&svc);
     assert_eq!((s.dropped, s.failed_requests), (1, 1));
-    check_counts(&s);
 }
 
 #[test]
@@ -337,12 +333,11 @@ fn failing_batch_reaches_every_caller(mode: u8, needle: &'static str) {
             assert!(e.to_string().contains(needle), "{e}");
             assert!(e.to_string().contains("scripted"), "{e}");
         }
-        let s = svc.stats();
+        let s = checked_stats(&svc);
         assert!(s.failed_batches >= 1);
         assert_eq!(s.failed_batches, s.batches);
         assert_eq!(s.failed_requests, 8);
         assert_eq!(s.cache_entries, 0, "no failed answer is cached");
-        check_counts(&s);
         // The worker goes on.
         inner.mode.store(OK, Ordering::SeqCst);
         assert_eq!(
@@ -413,9 +408,8 @@ fn shutdown_answers_waiting_callers_with_an_error() {
             assert!(e.to_string().contains("stopped"), "{e}");
         }
         assert_eq!(inner.batches(), vec![1]);
-        let s = svc.stats();
+        let s = checked_stats(&svc);
         assert_eq!((s.dropped, s.failed_requests, s.evaluated), (3, 3, 1));
-        check_counts(&s);
     });
 }
 
