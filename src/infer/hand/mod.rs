@@ -3,7 +3,7 @@
 //! A [`HandEvaluator`] is a formula: the value of a position for its side
 //! to move in its own units (positive is good for the mover). A game
 //! offers its formulas by name as [`HandEval`]s
-//! ([`crate::games::GameSupport::hand_eval`]): an integer score for
+//! (`GameSupport::hand_eval` in `games`): an integer score for
 //! alpha-beta, and an [`Evaluator`] like any model, its score squashed to
 //! `[-1, 1]` here and nowhere else, so every player that takes an
 //! evaluator (greedy, alpha-beta, MCTS) can use it.
