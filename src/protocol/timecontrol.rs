@@ -52,6 +52,8 @@ impl Default for TimeControl {
 const SAFETY: f64 = 0.1;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
+/// The longest think, seconds, whatever the clock says.
+const MAX_THINK: f64 = 86_400.0;
 
 impl TimeControl {
     /// Sets a time option by its AEI name (the protocol-0 names `wreserve`,
@@ -119,7 +121,13 @@ impl TimeControl {
         if target <= 0.0 {
             target = hard;
         }
-        let think = (target.min(0.5 * hard) - SAFETY).max(MIN_THINK);
+        let think = target.min(0.5 * hard) - SAFETY;
+        // Absurd clocks (1e308 seconds, sums that overflow) think a day.
+        let think = if think.is_nan() {
+            MIN_THINK
+        } else {
+            think.clamp(MIN_THINK, MAX_THINK)
+        };
         Some(Duration::from_secs_f64(think))
     }
 }
@@ -161,6 +169,23 @@ mod tests {
         assert_eq!(tc.reserve, [None, None]);
         assert_eq!(tc.moveused, 0.0);
         assert_eq!(tc.tcmove, 2.0);
+    }
+
+    #[test]
+    fn absurd_clocks_give_a_bounded_think() {
+        for (name, value) in [
+            ("tcmove", 1e308),
+            ("tcreserve", f64::MAX),
+            ("greserve", 1e300),
+        ] {
+            let mut tc = TimeControl::default();
+            tc.set(name, value);
+            tc.set("tcmove", value);
+            assert_eq!(
+                tc.budget(Side::First),
+                Some(Duration::from_secs_f64(MAX_THINK))
+            );
+        }
     }
 
     #[test]
