@@ -208,13 +208,8 @@ fn gomocup_line(rng: &mut SeededRng) -> Vec<u8> {
         "max_memory",
         "bogus",
     ];
-    let coords = |rng: &mut SeededRng| {
-        format!(
-            "{},{}",
-            rng.random_range(0..22).to_string(),
-            rng.random_range(0..22).to_string()
-        )
-    };
+    let coords =
+        |rng: &mut SeededRng| format!("{},{}", rng.random_range(0..22), rng.random_range(0..22));
     let text = match rng.random_range(0..14) {
         0 => format!("START {}", rng.random_range(3..22)),
         1 => format!(
