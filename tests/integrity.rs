@@ -185,3 +185,74 @@ fn a_checkpoint_with_a_nan_weight_is_refused_naming_the_tensor() {
     let err = load_error(&dir);
     assert!(err.contains(&name) && err.contains("inf"), "{err}");
 }
+
+fn train(data: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    let mut args = vec![
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "linear",
+        "--out",
+        out.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--batch",
+        "32",
+        "--seed",
+        "2",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    plies(&args)
+}
+
+/// The files of a run, by relative path.
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn train_overwrite_with_a_bad_dataset_leaves_the_old_run_intact() {
+    let tmp = tempfile::tempdir().unwrap();
+    let good = dataset(tmp.path(), "good", "40");
+    let run = tmp.path().join("run");
+    let o = train(&good, &run, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = files(&run);
+    assert!(before.iter().any(|(p, _)| p.ends_with("metrics.jsonl")));
+
+    let bad = dataset(tmp.path(), "bad", "30");
+    let (file, _, _) = corrupt_first_shard(&bad);
+    let o = train(&bad, &run, &["--overwrite"]);
+    assert!(!o.status.success());
+    assert!(text(&o).contains(&file), "{}", text(&o));
+    assert_eq!(files(&run), before, "the old run was touched");
+
+    // A good overwrite replaces it and leaves nothing beside it.
+    let o = train(&good, &run, &["--overwrite", "--lr", "0.5"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_ne!(files(&run), before);
+    let mut names: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["bad", "good", "run"]);
+}

@@ -304,6 +304,15 @@ impl Dataset {
         self.decode_shard(index, bytes)
     }
 
+    /// Checks every shard's size and sha256 against the manifest without
+    /// decoding: for callers that must know the data is good before they
+    /// give up something (e.g. an old training run being replaced).
+    pub fn check_shards(&self) -> Result<()> {
+        (0..self.manifest.shards.len())
+            .into_par_iter()
+            .try_for_each(|i| self.shard_bytes(i, true).map(drop))
+    }
+
     /// The record batches of shard `index` as stored, every column
     /// included (size and sha256 checked, then decoded): for tools that
     /// export rows.
