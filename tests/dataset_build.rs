@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{plies, text};
-use plies::dataset::{fold_of, Dataset, STAGING_DIR};
+use plies::dataset::{fold_of, staging_dir, Dataset, STAGING_DIR};
 use plies::game::{Amazons, AtariGo, Game, Gomoku, Outcome, Pentago, Side, TicTacToe};
 use plies::record::{GameRecord, PerSide};
 use plies::util::seeded_rng;
@@ -461,7 +461,7 @@ fn bad_records_are_reported_with_file_and_line_and_strict_stops() {
 
     // The failed overwrite left the old dataset as it was, and no staging folder.
     assert_eq!(Dataset::open(&out).unwrap().num_rows(None), 3);
-    assert!(!out.join(STAGING_DIR).exists());
+    assert!(!staging_dir(&out).exists());
 }
 
 #[test]
@@ -582,7 +582,7 @@ fn amazons_and_stone_encoders_go_through_the_same_command() {
 }
 
 fn staged_shards(dir: &Path) -> usize {
-    std::fs::read_dir(dir.join(STAGING_DIR))
+    std::fs::read_dir(staging_dir(dir))
         .map(|e| e.flatten().count())
         .unwrap_or(0)
 }
@@ -633,6 +633,23 @@ fn an_interrupted_overwrite_keeps_the_old_dataset_and_is_reported() {
         assert!(start.elapsed() < Duration::from_secs(60), "no shard staged");
         std::thread::sleep(Duration::from_millis(2));
     }
+    // One writer per directory: a second build is refused, naming the first.
+    let o = plies(&[
+        "dataset",
+        "build",
+        "--quiet",
+        "--force",
+        "--records",
+        small.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let all = text(&o);
+    assert!(!o.status.success(), "{all}");
+    assert!(
+        all.contains(&format!("pid {}", child.id())) && all.contains("dataset build"),
+        "{all}"
+    );
     child.kill().unwrap();
     child.wait().unwrap();
 
@@ -679,7 +696,7 @@ fn an_interrupted_overwrite_keeps_the_old_dataset_and_is_reported() {
         "--force",
     ]);
     assert_eq!(r["positions"].as_u64().unwrap(), old_rows);
-    assert!(!out.join(STAGING_DIR).exists());
+    assert!(!staging_dir(&out).exists());
     assert!(Dataset::open(&out)
         .unwrap()
         .verify()

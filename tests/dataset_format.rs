@@ -4,8 +4,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use plies::dataset::{
-    Dataset, DatasetError, DatasetSpec, DatasetWriter, EncoderInfo, Loader, Manifest, PositionRow,
-    Split, SplitRule, MANIFEST_FILE, STAGING_DIR,
+    staging_dir, Dataset, DatasetError, DatasetSpec, DatasetWriter, EncoderInfo, Loader, Manifest,
+    PositionRow, Split, SplitRule, MANIFEST_FILE,
 };
 
 const SHAPE: [usize; 3] = [2, 3, 3];
@@ -400,7 +400,7 @@ fn overwrite_replaces_only_when_complete() {
     let report = ds.verify().unwrap();
     assert_eq!(report.rows, 6);
     assert!(report.stray_files.is_empty(), "{:?}", report.stray_files);
-    assert!(!dir.path().join(STAGING_DIR).exists());
+    assert!(!staging_dir(dir.path()).exists());
     assert!(!shard(dir.path(), 2).exists());
     assert_eq!(ds.rows(None).unwrap().len(), 6);
 }

@@ -61,6 +61,16 @@ pub enum CheckpointError {
         name: String,
         found: String,
     },
+    /// A weight is NaN or infinite: a diverged run's output, which would
+    /// give NaN predictions everywhere it is used.
+    #[error("{path}: tensor '{name}' holds {value} at flat index {index}; weights must be finite")]
+    NonFinite {
+        path: PathBuf,
+        name: String,
+        /// `NaN`, `inf` or `-inf`.
+        value: String,
+        index: usize,
+    },
     #[error("model: {0}")]
     Model(#[from] crate::model::ModelError),
     #[error(transparent)]

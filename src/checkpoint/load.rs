@@ -77,12 +77,32 @@ pub fn load(
     let tensors = candle_core::safetensors::load_buffer(&bytes, &Device::Cpu)?
         .into_iter()
         .map(|(k, t)| Ok((k, t.to_dtype(DType::F32)?)))
-        .collect::<Result<_, candle_core::Error>>()?;
+        .collect::<Result<HashMap<String, Tensor>, candle_core::Error>>()?;
+    check_finite(&weights_path, &tensors)?;
     Ok(Checkpoint {
         dir: dir.to_path_buf(),
         config,
         tensors,
     })
+}
+
+/// Refuses a NaN or infinite weight, naming the tensor (in name order, so
+/// the same file always names the same one).
+fn check_finite(path: &Path, tensors: &HashMap<String, Tensor>) -> Result<(), CheckpointError> {
+    let mut names: Vec<&String> = tensors.keys().collect();
+    names.sort();
+    for name in names {
+        let values = tensors[name].flatten_all()?.to_vec1::<f32>()?;
+        if let Some((index, v)) = values.iter().enumerate().find(|(_, v)| !v.is_finite()) {
+            return Err(CheckpointError::NonFinite {
+                path: path.to_path_buf(),
+                name: name.clone(),
+                value: format!("{v}"),
+                index,
+            });
+        }
+    }
+    Ok(())
 }
 
 fn validate_weights(path: &Path, bytes: &[u8], model: &ModelConfig) -> Result<(), CheckpointError> {

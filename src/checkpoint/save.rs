@@ -2,7 +2,7 @@
 //! directory that replaces the target only once complete.
 
 use super::{model_card, CheckpointConfig, CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
-use crate::util::atomic::replace_dir;
+use crate::util::replace::swap_in;
 use candle_core::Tensor;
 use std::collections::HashMap;
 use std::path::Path;
@@ -28,6 +28,7 @@ pub fn save(
         _ => Path::new(".").to_path_buf(),
     };
     std::fs::create_dir_all(&parent).map_err(io(&parent))?;
+    remove_stale(&parent, &name);
     let tmp = parent.join(format!(".{name}.tmp-{}", std::process::id()));
     if tmp.exists() {
         std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
@@ -52,9 +53,47 @@ pub fn save(
     std::fs::write(&config, json + "\n").map_err(io(&config))?;
     let card = tmp.join(CARD_FILE);
     std::fs::write(&card, model_card(cfg)).map_err(io(&card))?;
-    let old = parent.join(format!(".{name}.old-{}", std::process::id()));
-    replace_dir(&tmp, dir, &old)?;
+    // Swapped in whole: `dir` names a complete checkpoint at every instant.
+    swap_in(&tmp, dir)?;
     Ok(())
+}
+
+/// Removes the staging directories (`.NAME.tmp-PID`, and `.NAME.old-PID` of
+/// earlier versions) that killed savers of `name` left in `parent`; a
+/// living process's are its own business.
+fn remove_stale(parent: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(parent) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let file = entry.file_name();
+        let Some(file) = file.to_str() else { continue };
+        let Some(rest) = file.strip_prefix(&format!(".{name}.")) else {
+            continue;
+        };
+        let pid = rest
+            .strip_prefix("tmp-")
+            .or_else(|| rest.strip_prefix("old-"))
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| p != std::process::id() && !alive(p)) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(unix)]
+fn alive(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: signal 0 only asks whether the process exists.
+    let rc = unsafe { libc::kill(pid, 0) };
+    rc == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+#[cfg(not(unix))]
+fn alive(_: u32) -> bool {
+    true
 }
 
 fn check_tensors(

@@ -261,12 +261,15 @@ fn import_game<G: GameSupport>(a: ImportArgs) -> anyhow::Result<ExitCode> {
 struct OutFiles {
     games: PathBuf,
     summary: PathBuf,
+    /// Held while the files are written: one import per output directory.
+    _lock: plies::util::DirLock,
 }
 
 fn prepare_out(a: &ImportArgs) -> anyhow::Result<OutFiles> {
     let out = OutFiles {
         games: a.out.join(GAMES_FILE),
         summary: a.out.join(SUMMARY_FILE),
+        _lock: plies::util::DirLock::acquire(&a.out)?,
     };
     if !a.force {
         for p in [&out.games, &out.summary] {
@@ -323,7 +326,7 @@ fn import_archive_files(a: ImportArgs, format: &str) -> anyhow::Result<ExitCode>
         expected += count_games(f)?;
     }
     let out = prepare_out(&a)?;
-    let (games_path, summary_path) = (out.games, out.summary);
+    let (games_path, summary_path) = (out.games.clone(), out.summary.clone());
     let mut writer = RecordWriter::create(&games_path, a.force)?;
     let pb = progress(expected, "import", a.quiet);
     let mut files = Vec::with_capacity(a.files.len());

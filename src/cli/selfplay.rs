@@ -115,6 +115,8 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
             .unwrap_or_else(|| SelfplayConfig::default_id_prefix(a.seed)),
         chunk_games: a.chunk_games,
     };
+    // One writer per output directory, held to the end of the run.
+    let _lock = plies::util::DirLock::acquire(&a.out)?;
     let plan = prepare(&a.out, &cfg, a.force)?;
     let threads = if a.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())

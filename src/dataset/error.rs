@@ -143,6 +143,10 @@ pub enum DatasetError {
         found: u64,
     },
 
+    /// Another writer holds the dataset directory.
+    #[error(transparent)]
+    Locked(#[from] crate::util::LockError),
+
     /// Building or writing an Arrow batch failed.
     #[error("{path}: could not write Arrow data: {source}")]
     ArrowWrite {

@@ -1,7 +1,7 @@
 //! Directory syncs and sha256 of what is written or read (the crash-safe
 //! writes themselves are [`crate::util::atomic`]'s).
 
-use std::io::{self, Write};
+use std::io::{self, Read, Write};
 use std::path::Path;
 
 use sha2::{Digest, Sha256};
@@ -53,6 +53,35 @@ impl<W: Write> Write for HashingWriter<W> {
     }
 }
 
+/// A reader that hashes what passes through it, so a file's sha256 is
+/// checked in the same pass that reads it.
+pub(crate) struct HashingReader<R> {
+    inner: R,
+    hasher: Sha256,
+}
+
+impl<R: Read> HashingReader<R> {
+    pub fn new(inner: R) -> Self {
+        HashingReader {
+            inner,
+            hasher: Sha256::new(),
+        }
+    }
+
+    /// The hex sha256 of all bytes read.
+    pub fn finish(self) -> String {
+        hex(&self.hasher.finalize())
+    }
+}
+
+impl<R: Read> Read for HashingReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.hasher.update(&buf[..n]);
+        Ok(n)
+    }
+}
+
 /// Makes a directory's entries (creations, renames, removals) durable.
 pub(crate) fn sync_dir(dir: &Path) -> Result<()> {
     crate::util::atomic::sync_dir(dir).map_err(DatasetError::io(dir, "fsync the directory"))
@@ -71,6 +100,10 @@ mod tests {
         assert_eq!(inner, b"hello world");
         assert_eq!(n, 11);
         assert_eq!(hash, sha256_hex(b"hello world"));
+        let mut r = HashingReader::new(&b"hello world"[..]);
+        let mut read = Vec::new();
+        r.read_to_end(&mut read).unwrap();
+        assert_eq!(r.finish(), sha256_hex(&read));
         assert_eq!(
             sha256_hex(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"

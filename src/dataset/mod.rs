@@ -17,7 +17,9 @@
 //! game's fold for k-fold cross-validation, by another stable hash of the
 //! game id ([`fold`]; `k` is in the manifest). Shards and then the manifest are
 //! written under temporary names, fsynced and renamed ([`writer`]): a
-//! directory with a manifest always holds a complete dataset.
+//! directory with a manifest always holds a complete dataset, and a
+//! replaced one is swapped in whole. Every read checks each shard's sha256
+//! against the manifest as it reads the shard.
 //!
 //! The shards are plain Arrow IPC files (checked with pyarrow 26, polars 2.1
 //! and DuckDB 2.0):
@@ -102,4 +104,4 @@ pub use split::{
 pub use stats::{HeightBucket, LabelCounts, PliesPerGame, SideCounts, Stats, HEIGHT_BUCKET};
 pub use stream::{StreamBatch, StreamConfig, StreamEpoch, StreamError, StreamLoader, TensorBatch};
 pub use verify::{ShardReport, VerifyReport, BUILD_REPORT_FILE};
-pub use writer::{DatasetWriter, STAGING_DIR};
+pub use writer::{staging_dir, DatasetWriter, STAGING_DIR};

@@ -4,7 +4,7 @@
 //! so corrupt bytes are reported as such and never reach the Arrow decoder.
 
 use std::collections::HashMap;
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,7 +14,7 @@ use arrow_schema::{ArrowError, SchemaRef};
 use rayon::prelude::*;
 
 use super::error::{DatasetError, Result};
-use super::fsio::sha256_hex;
+use super::fsio::{sha256_hex, HashingReader};
 use super::ipc_guard::{check_ipc_file, Expected};
 use super::manifest::{Manifest, MANIFEST_FILE};
 use super::row::PositionRow;
@@ -151,31 +151,43 @@ impl Dataset {
     }
 
     /// The bytes of shard `index`, checked against the manifest's size and
-    /// (with `verify_sha256`) sha256.
+    /// (with `verify_sha256`) sha256, hashed as they are read: a shard whose
+    /// bytes differ from the manifest's digest never reaches the decoder.
     fn shard_bytes(&self, index: usize, verify_sha256: bool) -> Result<Vec<u8>> {
         let path = self.shard_path(index);
         let Some(info) = self.manifest.shards.get(index) else {
             return Err(DatasetError::MissingShard { path, shard: index });
         };
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(DatasetError::MissingShard { path, shard: index })
             }
             Err(e) => return Err(DatasetError::io(&path, "read the shard")(e)),
         };
-        if bytes.len() as u64 != info.bytes {
+        // The manifest's size bounds the allocation; one byte more tells a
+        // longer file apart.
+        let mut reader = HashingReader::new(file).take(info.bytes.saturating_add(1));
+        let mut bytes = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
+        reader
+            .read_to_end(&mut bytes)
+            .map_err(DatasetError::io(&path, "read the shard"))?;
+        let found = match std::fs::metadata(&path) {
+            Ok(m) if m.len() > bytes.len() as u64 => m.len(),
+            _ => bytes.len() as u64,
+        };
+        if found != info.bytes {
             return Err(DatasetError::ShardSize {
                 path,
                 shard: index,
                 expected: info.bytes,
-                found: bytes.len() as u64,
+                found,
             });
         }
         if !verify_sha256 {
             return Ok(bytes);
         }
-        let sha = sha256_hex(&bytes);
+        let sha = reader.into_inner().finish();
         if sha != info.sha256 {
             return Err(DatasetError::ShardHash {
                 path,
@@ -290,6 +302,15 @@ impl Dataset {
     ) -> Result<Vec<RecordBatch>> {
         let bytes = self.shard_bytes(index, verify_sha256)?;
         self.decode_shard(index, bytes)
+    }
+
+    /// Checks every shard's size and sha256 against the manifest without
+    /// decoding: for callers that must know the data is good before they
+    /// give up something (e.g. an old training run being replaced).
+    pub fn check_shards(&self) -> Result<()> {
+        (0..self.manifest.shards.len())
+            .into_par_iter()
+            .try_for_each(|i| self.shard_bytes(i, true).map(drop))
     }
 
     /// The record batches of shard `index` as stored, every column

@@ -5,8 +5,8 @@
 //!
 //! ```text
 //! shard order of epoch e (shuffled by (seed, e))
-//!   -> decoder threads (shard k on thread k % T): read, check size (and
-//!      sha256 with `verify_sha256`), decode Arrow IPC + zstd, keep the
+//!   -> decoder threads (shard k on thread k % T): read whole while
+//!      hashing, check size and sha256, decode Arrow IPC + zstd, keep the
 //!      split's rows, cut them into chunks of `chunk_rows`
 //!   -> one bounded channel per decoder (`prefetch_chunks` chunks each)
 //!   -> the assembler: takes chunks in shard order into a shuffle buffer of
@@ -112,8 +112,9 @@ pub struct StreamConfig {
     pub prefetch_batches: usize,
     /// Rows per decoded chunk (default 4096).
     pub chunk_rows: usize,
-    /// Check each shard's sha256 against the manifest while reading
-    /// (default false; the size and row counts are always checked).
+    /// Check each shard's sha256 against the manifest while reading it,
+    /// before decoding (default true; the size and row counts are always
+    /// checked). Turning it off is for measuring what the check costs.
     pub verify_sha256: bool,
 }
 
@@ -148,7 +149,7 @@ impl Default for StreamConfig {
             prefetch_chunks: 4,
             prefetch_batches: 4,
             chunk_rows: 4096,
-            verify_sha256: false,
+            verify_sha256: true,
         }
     }
 }

@@ -24,6 +24,8 @@ pub const BUILD_REPORT_FILE: &str = "build-report.json";
 pub(crate) struct Leftovers {
     /// Shards inside the staging folder, when there is one.
     pub staging_shards: Option<usize>,
+    /// The staging directory beside the dataset, when there is one.
+    pub staging_dir: Option<PathBuf>,
     /// Temporary shard and manifest files (`.part-NNNNN.arrow.tmp`, ...).
     pub temp_files: Vec<String>,
     /// Finished shard files (`part-NNNNN.arrow`).
@@ -35,8 +37,12 @@ impl Leftovers {
     pub fn describe(&self) -> Vec<String> {
         let mut out = Vec::new();
         if let Some(n) = self.staging_shards {
+            let name = self
+                .staging_dir
+                .as_deref()
+                .map_or_else(|| STAGING_DIR.to_string(), |p| p.display().to_string());
             out.push(format!(
-                "a staging folder {STAGING_DIR}/ holding {n} shard(s) of an unfinished overwrite"
+                "a staging folder {name}/ holding {n} shard(s) of an unfinished overwrite"
             ));
         }
         if !self.temp_files.is_empty() {
@@ -73,6 +79,19 @@ pub(crate) fn leftovers(dir: &Path) -> Result<Leftovers> {
         } else if is_shard_file(&name) {
             left.shards.push(name);
         }
+    }
+    let staging = super::writer::staging_dir(dir);
+    if let Ok(entries) = std::fs::read_dir(&staging) {
+        let staged = entries
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_str()
+                    .is_some_and(|n| is_shard_file(n) || is_temp_file(n))
+            })
+            .count();
+        left.staging_dir = Some(staging);
+        left.staging_shards = Some(left.staging_shards.unwrap_or(0) + staged);
     }
     left.temp_files.sort();
     left.shards.sort();

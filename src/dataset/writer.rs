@@ -7,14 +7,17 @@
 //!
 //! [`DatasetWriter::create`] refuses a directory that already holds a
 //! manifest, shards or a staging folder. [`DatasetWriter::create_overwrite`]
-//! writes the new shards into `DIR/.plies-staging/` and only at
-//! [`DatasetWriter::finish`], once they are all on disk, removes the old
-//! manifest (from then on the directory reads as "no dataset"), removes the
-//! old shards, moves the new ones in and writes the new manifest. The old
-//! dataset stays readable until the new one is complete; a crash during the
-//! swap leaves no dataset, never a mixed one.
+//! writes the whole new dataset into a staging directory beside `DIR`
+//! (`.DIR.plies-staging/`, see [`staging_dir`]) and only at
+//! [`DatasetWriter::finish`], once it is complete on disk, swaps it in for
+//! `DIR` ([`crate::util::replace::swap_in`]): at every instant `DIR` holds
+//! the old dataset or the new one, whole. Other files in `DIR` are carried
+//! over. What a crash leaves (the staging directory, an old version put
+//! aside) is cleaned up by the next writer of `DIR`.
 //!
-//! One writer per directory: two writers on the same directory are not detected.
+//! One writer per directory: a writer holds `DIR`'s lock
+//! ([`crate::util::DirLock`]) from `create` until it is dropped, and a second
+//! one is refused naming the holder.
 
 use std::collections::{HashMap, HashSet};
 use std::io::BufWriter;
@@ -38,9 +41,17 @@ use super::schema::{dataset_schema, BatchBuilder, RowRef};
 use super::spec::DatasetSpec;
 use super::split::SplitCounts;
 use crate::util::atomic::{temp_target, write_atomic_named, AtomicFile, TempName};
+use crate::util::{replace, DirLock};
 
-/// Folder inside the dataset directory where `create_overwrite` stages shards.
+/// Name ending of the directory beside a dataset where `create_overwrite`
+/// stages the new one (`.DIR.plies-staging`); earlier versions staged in a
+/// folder of this name inside the dataset, still recognised and removed.
 pub const STAGING_DIR: &str = ".plies-staging";
+
+/// Where `create_overwrite` stages a new version of the dataset in `dir`.
+pub fn staging_dir(dir: &Path) -> PathBuf {
+    replace::staging_path(dir).unwrap_or_else(|_| dir.join(STAGING_DIR))
+}
 
 /// Rows per Arrow record batch inside a shard (a shard may hold several).
 const BATCH_ROWS: usize = 16_384;
@@ -68,6 +79,8 @@ pub struct DatasetWriter {
     games: HashMap<String, HashSet<u32>>,
     rows: u64,
     finished: bool,
+    /// Held until the writer is dropped: one writer per directory.
+    _lock: DirLock,
 }
 
 pub(crate) fn is_shard_file(name: &str) -> bool {
@@ -116,6 +129,8 @@ impl DatasetWriter {
     pub fn create(dir: impl AsRef<Path>, spec: DatasetSpec) -> Result<Self> {
         let dir = dir.as_ref();
         spec.validate()?;
+        let lock = DirLock::acquire(dir)?;
+        replace::recover(dir)?;
         std::fs::create_dir_all(dir)
             .map_err(DatasetError::io(dir, "create the dataset directory"))?;
         let already = |found: String| DatasetError::AlreadyExists {
@@ -139,7 +154,7 @@ impl DatasetWriter {
                 "a staging folder {STAGING_DIR} from an interrupted overwrite is there"
             )));
         }
-        Ok(Self::new(dir, dir.to_path_buf(), false, spec))
+        Ok(Self::new(dir, dir.to_path_buf(), false, spec, lock))
     }
 
     /// Starts a dataset that replaces whatever is in `dir` once it is
@@ -148,18 +163,25 @@ impl DatasetWriter {
     pub fn create_overwrite(dir: impl AsRef<Path>, spec: DatasetSpec) -> Result<Self> {
         let dir = dir.as_ref();
         spec.validate()?;
-        let staging = dir.join(STAGING_DIR);
-        if staging.exists() {
-            // Left by an interrupted overwrite; never part of a dataset.
-            std::fs::remove_dir_all(&staging)
-                .map_err(DatasetError::io(&staging, "remove the old staging folder"))?;
-        }
+        let lock = DirLock::acquire(dir)?;
+        // Left by an interrupted overwrite; never part of a dataset.
+        replace::recover(dir)?;
+        let legacy = dir.join(STAGING_DIR);
+        replace::remove_if_there(&legacy)
+            .map_err(DatasetError::io(&legacy, "remove the old staging folder"))?;
+        let staging = staging_dir(dir);
         std::fs::create_dir_all(&staging)
             .map_err(DatasetError::io(&staging, "create the staging folder"))?;
-        Ok(Self::new(dir, staging, true, spec))
+        Ok(Self::new(dir, staging, true, spec, lock))
     }
 
-    fn new(dir: &Path, out_dir: PathBuf, overwrite: bool, spec: DatasetSpec) -> Self {
+    fn new(
+        dir: &Path,
+        out_dir: PathBuf,
+        overwrite: bool,
+        spec: DatasetSpec,
+        lock: DirLock,
+    ) -> Self {
         let schema = Arc::new(dataset_schema(&spec.game, &spec.encoder));
         DatasetWriter {
             dir: dir.to_path_buf(),
@@ -179,6 +201,7 @@ impl DatasetWriter {
             games: HashMap::new(),
             rows: 0,
             finished: false,
+            _lock: lock,
         }
     }
 
@@ -497,19 +520,15 @@ impl DatasetWriter {
             created_by: created_by(),
             provenance,
         };
-        let manifest_path = self.dir.join(MANIFEST_FILE);
-        manifest.validate(&manifest_path)?;
-        if self.overwrite {
-            self.swap_in()?;
-        }
+        manifest.validate(&self.dir.join(MANIFEST_FILE))?;
         write_atomic_named(
-            &manifest_path,
+            &self.out_dir.join(MANIFEST_FILE),
             TempName::Fixed,
             manifest.to_json_pretty().as_bytes(),
         )?;
         if self.overwrite {
-            std::fs::remove_dir(&self.out_dir)
-                .map_err(DatasetError::io(&self.out_dir, "remove the staging folder"))?;
+            self.carry_over()?;
+            replace::swap_in(&self.out_dir, &self.dir)?;
         }
         self.finished = true;
         tracing::info!(
@@ -544,24 +563,27 @@ impl DatasetWriter {
         sync_dir(&self.out_dir)
     }
 
-    /// Overwrite mode: replaces the old dataset in `dir` by the staged shards
-    /// (old manifest first, so no moment shows a mixed dataset).
-    fn swap_in(&self) -> Result<()> {
-        let manifest = self.dir.join(MANIFEST_FILE);
-        if manifest.exists() {
-            std::fs::remove_file(&manifest)
-                .map_err(DatasetError::io(&manifest, "remove the old manifest"))?;
-            sync_dir(&self.dir)?;
+    /// Overwrite mode: brings the files of `dir` that are not part of the
+    /// old dataset (reports, notes) into the staged one, so the swap keeps
+    /// them: files as hard links (copies where links fail), folders moved.
+    fn carry_over(&self) -> Result<()> {
+        if !self.dir.is_dir() {
+            return Ok(());
         }
-        let old = list(&self.dir, |n| is_shard_file(n) || is_temp_file(n))?;
-        remove_files(&self.dir, &old, "remove an old shard")?;
-        for name in list(&self.out_dir, is_shard_file)? {
-            let from = self.out_dir.join(&name);
-            let to = self.dir.join(&name);
-            std::fs::rename(&from, &to)
-                .map_err(DatasetError::io(&to, "move a staged shard into place"))?;
+        let others = list(&self.dir, |n| {
+            n != MANIFEST_FILE && n != STAGING_DIR && !is_shard_file(n) && !is_temp_file(n)
+        })?;
+        for name in others {
+            let (from, to) = (self.dir.join(&name), self.out_dir.join(&name));
+            if from.is_dir() {
+                std::fs::rename(&from, &to)
+                    .map_err(DatasetError::io(&to, "move a folder into the new dataset"))?;
+            } else if std::fs::hard_link(&from, &to).is_err() {
+                std::fs::copy(&from, &to)
+                    .map_err(DatasetError::io(&to, "copy a file into the new dataset"))?;
+            }
         }
-        sync_dir(&self.dir)
+        Ok(())
     }
 }
 

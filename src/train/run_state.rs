@@ -137,6 +137,14 @@ pub fn find(out: &Path) -> Option<PathBuf> {
         .find(|d| d.join(STATE_FILE).is_file())
 }
 
+/// Whether `out` holds a finished run (its latest run state says so).
+pub fn finished(out: &Path) -> bool {
+    find(out)
+        .and_then(|d| std::fs::read_to_string(d.join(STATE_FILE)).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v["finished"].as_bool() == Some(true))
+}
+
 /// Removes every run-state directory of `out`.
 pub fn remove(out: &Path) -> Result<(), RunStateError> {
     for d in [RUN_STATE_DIR, TMP_DIR, OLD_DIR] {

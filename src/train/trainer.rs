@@ -45,7 +45,7 @@ use crate::model::{
     MdrnnConfig, MlpNetConfig, ModelConfig, ModelError, OutputActivation, ResNetConfig, WeightInit,
 };
 use crate::optim::{clip_grad_norm, AnyOptimizer, LrSchedule, OptimizerConfig};
-use crate::util::seeded_rng;
+use crate::util::{replace, seeded_rng, AtomicWriteError, DirLock, LockError};
 
 /// Errors of the training engine; each names the file or field at fault.
 #[derive(Debug, thiserror::Error)]
@@ -90,6 +90,18 @@ pub enum FitError {
     ModelBuild(Box<ModelError>),
     #[error(transparent)]
     Candle(Box<candle_core::Error>),
+    /// Another writer holds the run directory.
+    #[error(transparent)]
+    Locked(#[from] LockError),
+}
+
+impl From<AtomicWriteError> for FitError {
+    fn from(e: AtomicWriteError) -> Self {
+        FitError::Io {
+            path: e.path,
+            source: e.source,
+        }
+    }
 }
 
 macro_rules! boxed_from {
@@ -555,6 +567,31 @@ fn save_final(
     Ok(())
 }
 
+/// `--overwrite`: moves the old run in `out` aside whole (one rename), to
+/// `.OUT.plies-old` beside it, where it stays until the new run finishes.
+/// When an interrupted overwrite already put a run there, that one is the
+/// last complete run: it stays, and the unfinished one in `out` goes.
+fn set_aside(out: &Path) -> Result<(), FitError> {
+    let old = replace::old_path(out).map_err(io_err(out))?;
+    if old.exists() {
+        replace::remove_if_there(out).map_err(io_err(out))?;
+    } else {
+        std::fs::rename(out, &old).map_err(io_err(out))?;
+    }
+    crate::util::atomic::sync_dir(old.parent().unwrap_or(Path::new("."))).map_err(io_err(&old))?;
+    Ok(())
+}
+
+/// Removes the run an overwrite set aside once the run in `out` has
+/// finished; until then the old run is the complete one.
+fn tidy_replaced(out: &Path) -> Result<(), FitError> {
+    let old = replace::old_path(out).map_err(io_err(out))?;
+    if old.exists() && run_state::finished(out) {
+        replace::remove_if_there(&old).map_err(io_err(&old))?;
+    }
+    Ok(())
+}
+
 fn labels_for(
     b: &crate::dataset::TensorBatch,
     perspective: Perspective,
@@ -610,6 +647,8 @@ pub fn fit_cv(
         obj.insert("cv".into(), serde_json::json!(cv));
     }
     let out = &cfg.out;
+    let _lock = DirLock::acquire(out)?;
+    tidy_replaced(out)?;
 
     // Where to start.
     let saved = if cfg.resume {
@@ -626,6 +665,11 @@ pub fn fit_cv(
             || out.join(metrics::METRICS_CSV).exists();
         if used && !cfg.overwrite && !cfg.resume {
             return Err(FitError::Exists { dir: out.clone() });
+        }
+        if used && cfg.overwrite {
+            // The old run goes only once the new one's inputs are known good.
+            dataset.check_shards()?;
+            set_aside(out)?;
         }
         run_state::remove(out)?;
         for f in [metrics::METRICS_CSV, metrics::METRICS_JSONL] {
@@ -877,6 +921,9 @@ pub fn fit_cv(
         }
         save_final(out, &ck_config(&st, false), &tensors)?;
         save_state(&st, &opt)?;
+        if st.finished {
+            tidy_replaced(out)?;
+        }
         if st.stopped_early {
             break;
         }

@@ -1,15 +1,19 @@
-//! Small shared helpers: crash-safe file writing, seeded random numbers,
+//! Small shared helpers: crash-safe file writing and directory
+//! replacement, one writer per output directory, seeded random numbers,
 //! device names, the move-list digest of the rules oracles, where the
 //! Python scripts are.
 
 pub mod atomic;
 mod device;
 mod digest;
+pub mod lock;
+pub mod replace;
 mod scripts;
 mod seed;
 
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
 pub use digest::legal_digest;
+pub use lock::{DirLock, LockError};
 pub use scripts::script_path;
 pub use seed::{derive_seed, fresh_seed, seeded_rng, SeededRng};

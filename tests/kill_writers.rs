@@ -1,0 +1,205 @@
+//! Writers SIGKILLed at seeded random instants and rerun end with exactly
+//! the output of an uninterrupted run, and a replaced output stays whole
+//! (the old or the new version) at every kill.
+#![cfg(unix)]
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::text;
+use plies::dataset::Dataset;
+
+/// Seeded delays in milliseconds below `max` (SplitMix64).
+fn delays(seed: u64, n: usize, max: u64) -> Vec<u64> {
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (x ^ (x >> 31)) % max
+        })
+        .collect()
+}
+
+fn plies() -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_plies"));
+    c.env("RAYON_NUM_THREADS", "2")
+        .env("CANDLE_NUM_THREADS", "1");
+    c
+}
+
+fn run(args: &[String]) {
+    let o = plies().args(args).output().unwrap();
+    assert!(o.status.success(), "{args:?}: {}", text(&o));
+}
+
+/// Starts `args`, SIGKILLs it after `ms` milliseconds (if still running).
+fn kill_after(args: &[String], ms: u64) {
+    let mut child = plies()
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(ms));
+    let _ = child.kill();
+    child.wait().unwrap();
+}
+
+fn strings(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+/// Every file under `dir` whose name satisfies `keep`, with its bytes.
+fn files(dir: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if keep(&name) {
+                out.push((
+                    p.strip_prefix(dir).unwrap().to_path_buf(),
+                    std::fs::read(&p).unwrap(),
+                ));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+fn selfplay_args(out: &Path) -> Vec<String> {
+    let mut a = strings(&[
+        "selfplay",
+        "--game",
+        "arimaa",
+        "--white",
+        "random-steps",
+        "--black",
+        "random-steps",
+        "--games",
+        "120",
+        "--chunk-games",
+        "10",
+        "--seed",
+        "9",
+        "--threads",
+        "2",
+        "--dataset",
+        "arimaa-6x8x8",
+        "--quiet",
+        "--out",
+    ]);
+    a.push(out.display().to_string());
+    a
+}
+
+fn is_output(name: &str) -> bool {
+    name.ends_with(".jsonl") || name.ends_with(".arrow")
+}
+
+#[test]
+fn selfplay_dataset_build_and_train_survive_kills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+
+    // Self-play: killed, rerun, the same games and shards.
+    let reference = root.join("sp-ref");
+    run(&selfplay_args(&reference));
+    let want = files(&reference, &is_output);
+    assert!(want
+        .iter()
+        .any(|(p, _)| p.to_string_lossy().ends_with(".arrow")));
+    let out = root.join("sp");
+    for ms in delays(1, 3, 400) {
+        kill_after(&selfplay_args(&out), ms);
+    }
+    run(&selfplay_args(&out));
+    assert_eq!(files(&out, &is_output), want, "self-play after kills");
+
+    // Dataset build --force over an existing dataset: whole at every kill,
+    // the same shards at the end.
+    let games = reference.join("games").display().to_string();
+    let build = |out: &Path, shard_rows: &str| {
+        let mut a = strings(&[
+            "dataset",
+            "build",
+            "--quiet",
+            "--force",
+            "--threads",
+            "1",
+            "--shard-rows",
+        ]);
+        a.extend([
+            shard_rows.to_string(),
+            "--records".into(),
+            games.clone(),
+            "--out".into(),
+        ]);
+        a.push(out.display().to_string());
+        a
+    };
+    let ds_ref = root.join("ds-ref");
+    run(&build(&ds_ref, "300"));
+    let shards = |d: &Path| files(d, &|n: &str| n.ends_with(".arrow"));
+    let ds = root.join("ds");
+    run(&build(&ds, "1000"));
+    for ms in delays(2, 4, 300) {
+        kill_after(&build(&ds, "300"), ms);
+        let opened = Dataset::open(&ds).expect("a whole dataset after a kill");
+        opened.verify().expect("a whole dataset after a kill");
+    }
+    run(&build(&ds, "300"));
+    assert_eq!(shards(&ds), shards(&ds_ref), "dataset after kills");
+    let beside: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".ds."))
+        .collect();
+    assert!(beside.is_empty(), "left beside the dataset: {beside:?}");
+
+    // Training killed and resumed: the weights of an uninterrupted run.
+    let train = |out: &Path| {
+        let mut a = strings(&[
+            "train",
+            "--model",
+            "linear",
+            "--epochs",
+            "2",
+            "--batch",
+            "16",
+            "--save-every",
+            "5",
+            "--seed",
+            "4",
+            "--quiet",
+            "--resume",
+            "--data",
+        ]);
+        a.push(ds_ref.display().to_string());
+        a.push("--out".into());
+        a.push(out.display().to_string());
+        a
+    };
+    let run_ref = root.join("run-ref");
+    run(&train(&run_ref));
+    let run_dir = root.join("run");
+    for ms in delays(3, 3, 600) {
+        kill_after(&train(&run_dir), ms);
+    }
+    run(&train(&run_dir));
+    assert_eq!(
+        std::fs::read(run_dir.join("model.safetensors")).unwrap(),
+        std::fs::read(run_ref.join("model.safetensors")).unwrap(),
+        "weights after kills"
+    );
+}
