@@ -135,7 +135,12 @@ fn inputs(seeds: Vec<Vec<u8>>) -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// `cases`, unless `PROPTEST_CASES` asks for another number (longer runs).
 fn config(cases: u32) -> Config {
+    let cases = std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(cases);
     Config {
         cases,
         failure_persistence: None,
@@ -265,4 +270,24 @@ fn write_generated_seeds() {
         &position::<ConnectFour>(4),
     );
     write("game_text", "position-amazons", &position::<Amazons>(5));
+}
+
+/// A time option beyond what `Duration` holds (`tcmove` 1e300 seconds) made
+/// the next `go` panic while computing the think time; it is refused by
+/// name and the search answers.
+#[test]
+fn aei_refuses_a_time_too_long_for_the_clock() {
+    let position = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/arimaa_positions.txt"),
+    )
+    .expect("read the positions");
+    let position = position.lines().next().expect("a position");
+    let input = format!("aei\nsetoption name tcmove value 1e300\nsetposition {position}\ngo\n");
+    entry::aei(input.as_bytes());
+    let config = plies::protocol::AeiConfig::new("random".parse().expect("a spec"), 1);
+    let mut out = Vec::new();
+    plies::protocol::run_aei(input.as_bytes(), &mut out, &config).expect("the engine runs");
+    let out = String::from_utf8(out).expect("utf-8 output");
+    assert!(out.contains("log Error: setoption tcmove"), "{out}");
+    assert!(out.contains("bestmove "), "{out}");
 }

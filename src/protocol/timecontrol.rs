@@ -52,6 +52,9 @@ impl Default for TimeControl {
 const SAFETY: f64 = 0.1;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
+/// The longest time a time option may give, in seconds (about 31 years):
+/// longer is no limit in practice, and `Duration` cannot hold every `f64`.
+pub const MAX_SECONDS: f64 = 1e9;
 
 impl TimeControl {
     /// Sets a time option by its AEI name (the protocol-0 names `wreserve`,
@@ -119,8 +122,9 @@ impl TimeControl {
         if target <= 0.0 {
             target = hard;
         }
-        let think = (target.min(0.5 * hard) - SAFETY).max(MIN_THINK);
-        Some(Duration::from_secs_f64(think))
+        let think = (target.min(0.5 * hard) - SAFETY).clamp(MIN_THINK, MAX_SECONDS);
+        // Only a NaN set through `set` fails here: it gets the shortest time.
+        Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
     }
 }
 
