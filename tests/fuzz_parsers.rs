@@ -291,3 +291,28 @@ fn aei_refuses_a_time_too_long_for_the_clock() {
     assert!(out.contains("log Error: setoption tcmove"), "{out}");
     assert!(out.contains("bestmove "), "{out}");
 }
+
+/// A manifest whose per-split counts add up past `u64::MAX` panicked in
+/// debug builds and, wrapping in release builds, could add up to the
+/// stated rows and be accepted; the sum is now checked and the field named.
+#[test]
+fn dataset_manifest_counts_that_overflow_are_refused() {
+    let (manifest, _) = entry::tiny_dataset();
+    let mut value: serde_json::Value = serde_json::from_slice(manifest).expect("the manifest");
+    // u64::MAX + 3 + 3 wraps to 5.
+    let splits = serde_json::json!({ "train": u64::MAX, "valid": 3, "test": 3 });
+    value["shards"][0]["rows"] = 5.into();
+    value["shards"][0]["rows_per_split"] = splits.clone();
+    value["totals"]["rows"] = 5.into();
+    value["totals"]["rows_per_split"] = splits;
+    value["totals"]["games"] = 1.into();
+    value["totals"]["games_per_split"] = serde_json::json!({ "train": 1, "valid": 0, "test": 0 });
+    let bytes = value.to_string().into_bytes();
+    entry::dataset(&[&[0u8][..], &bytes].concat());
+    let err = plies::dataset::Manifest::from_slice(&bytes, Path::new("manifest.json"))
+        .expect_err("counts past u64::MAX");
+    assert!(
+        err.to_string().contains("shards[0].rows_per_split"),
+        "{err}"
+    );
+}
