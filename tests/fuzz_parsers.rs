@@ -316,3 +316,28 @@ fn dataset_manifest_counts_that_overflow_are_refused() {
         "{err}"
     );
 }
+
+/// An encoder shape whose `C*H*W` overflows `usize` panicked in debug
+/// builds and, wrapping to 0 in release builds, let a checkpoint load
+/// with 9 globals standing for the whole input; it is refused by name.
+#[test]
+fn checkpoint_encoder_shapes_that_overflow_are_refused() {
+    let (config, weights) = {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/tictactoe-mlp80-td");
+        let read = |name: &str| std::fs::read(dir.join(name)).expect("the shipped checkpoint");
+        (read("config.json"), read("model.safetensors"))
+    };
+    let mut value: serde_json::Value = serde_json::from_slice(&config).expect("the config");
+    value["encoder"]["shape"] = serde_json::json!([1u64 << 32, 1u64 << 32, 1]);
+    value["encoder"]["globals"] = 9.into();
+    let config = value.to_string().into_bytes();
+    entry::checkpoint(&[&[0u8][..], &config].concat());
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    std::fs::write(dir.path().join("config.json"), &config).expect("write the config");
+    std::fs::write(dir.path().join("model.safetensors"), &weights).expect("write the weights");
+    let err = match plies::checkpoint::load(dir.path(), None, None) {
+        Ok(_) => panic!("a checkpoint with an overflowing encoder shape loaded"),
+        Err(e) => e,
+    };
+    assert!(err.to_string().contains("4294967296"), "{err}");
+}
