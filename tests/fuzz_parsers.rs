@@ -341,3 +341,29 @@ fn checkpoint_encoder_shapes_that_overflow_are_refused() {
     };
     assert!(err.to_string().contains("4294967296"), "{err}");
 }
+
+/// A PGN `Date` with a huge day overflowed computing the start time
+/// (a panic in debug builds, a wrapped-around time in release builds);
+/// a date or time out of range now leaves the start time unknown.
+#[test]
+fn gomoku_pgn_dates_out_of_range_are_unknown() {
+    let game = |date: &str, time: &str| {
+        format!(
+            "[Date \"{date}\"]\n[Time \"{time}\"]\n[Black \"a\"]\n[White \"b\"]\n\
+             [Result \"1-0\"]\n[GameType \"61,15\"]\n\n1. h8 h9 2. i8 i9 1-0\n"
+        )
+    };
+    let start = |text: &str| {
+        entry::gomoku_pgn(text.as_bytes());
+        let import = plies::record::gomoku_pgn::parse_playok_gomoku(text, Path::new("d.pgn"))
+            .expect("parses");
+        import.records[0].start_time
+    };
+    assert_eq!(start(&game("2021.07.31", "12:27:40")), Some(1_627_734_460));
+    assert_eq!(
+        start(&game("2020.11.000000005633534067010495355", "07:45:02")),
+        None
+    );
+    assert_eq!(start(&game("2021.13.01", "07:45:02")), None);
+    assert_eq!(start(&game("2021.07.31", "99:00:00")), None);
+}
