@@ -249,6 +249,8 @@ impl Manifest {
             } => err(field.into(), format!("expected {expected}, found {found}")),
             other => other,
         })?;
+        // Counts come from the file: sums past u64::MAX are refused, not wrapped.
+        let overflow = |field: String| err(field, "the counts add up past 2^64".into());
         let mut rows = 0u64;
         let mut rows_per_split = SplitCounts::default();
         for (i, shard) in self.shards.iter().enumerate() {
@@ -274,18 +276,25 @@ impl Manifest {
                     ),
                 ));
             }
-            if shard.rows_per_split.total() != shard.rows {
+            let split_rows = shard
+                .rows_per_split
+                .checked_total()
+                .ok_or_else(|| overflow(field("rows_per_split")))?;
+            if split_rows != shard.rows {
                 return Err(err(
                     field("rows_per_split"),
                     format!(
-                        "expected the splits to add up to rows = {}, they add up to {}",
-                        shard.rows,
-                        shard.rows_per_split.total()
+                        "expected the splits to add up to rows = {}, they add up to {split_rows}",
+                        shard.rows
                     ),
                 ));
             }
-            rows += shard.rows;
-            rows_per_split.add(&shard.rows_per_split);
+            rows = rows
+                .checked_add(shard.rows)
+                .ok_or_else(|| overflow(field("rows")))?;
+            rows_per_split = rows_per_split
+                .checked_sum(&shard.rows_per_split)
+                .ok_or_else(|| overflow(field("rows_per_split")))?;
         }
         let t = &self.totals;
         if t.rows != rows {
@@ -303,13 +312,16 @@ impl Manifest {
                 ),
             ));
         }
-        if t.games_per_split.total() != t.games {
+        let split_games = t
+            .games_per_split
+            .checked_total()
+            .ok_or_else(|| overflow("totals.games_per_split".into()))?;
+        if split_games != t.games {
             return Err(err(
                 "totals.games_per_split".into(),
                 format!(
-                    "expected the splits to add up to games = {}, they add up to {}",
-                    t.games,
-                    t.games_per_split.total()
+                    "expected the splits to add up to games = {}, they add up to {split_games}",
+                    t.games
                 ),
             ));
         }

@@ -202,6 +202,20 @@ impl SplitCounts {
         self.train + self.valid + self.test
     }
 
+    /// [`SplitCounts::total`], `None` past `u64::MAX` (counts read from a file).
+    pub fn checked_total(&self) -> Option<u64> {
+        self.train.checked_add(self.valid)?.checked_add(self.test)
+    }
+
+    /// [`SplitCounts::add`], `None` past `u64::MAX` (counts read from a file).
+    pub fn checked_sum(&self, other: &SplitCounts) -> Option<SplitCounts> {
+        Some(SplitCounts {
+            train: self.train.checked_add(other.train)?,
+            valid: self.valid.checked_add(other.valid)?,
+            test: self.test.checked_add(other.test)?,
+        })
+    }
+
     /// `self += other`, split by split.
     pub fn add(&mut self, other: &SplitCounts) {
         self.train += other.train;

@@ -145,6 +145,16 @@ impl ModelConfig {
             })
         };
         let given = InputShape::new(planes, globals);
+        if given.checked_features().is_none() {
+            return Err(ModelError::field(
+                self.kind(),
+                "input",
+                format!(
+                    "cannot take the encoder's planes {planes:?} and {globals} globals: more \
+                     values than memory can index"
+                ),
+            ));
+        }
         match self {
             ModelConfig::Mlp(c) => {
                 if c.inputs != given.features() {

@@ -32,6 +32,14 @@ impl InputShape {
         self.plane_len() + self.globals
     }
 
+    /// [`InputShape::features`], `None` past `usize::MAX` (shapes read from a file).
+    pub fn checked_features(&self) -> Option<usize> {
+        self.planes
+            .iter()
+            .try_fold(1usize, |n, &d| n.checked_mul(d))?
+            .checked_add(self.globals)
+    }
+
     /// Board points `H*W`: the length of a policy row.
     pub fn points(&self) -> usize {
         self.planes[1] * self.planes[2]
@@ -43,6 +51,16 @@ impl InputShape {
                 model,
                 "input.planes",
                 format!("needs [C, H, W] all > 0, got {:?}", self.planes),
+            ));
+        }
+        if self.checked_features().is_none() {
+            return Err(ModelError::field(
+                model,
+                "input",
+                format!(
+                    "planes {:?} and {} globals: more values than memory can index",
+                    self.planes, self.globals
+                ),
             ));
         }
         Ok(())

@@ -26,7 +26,7 @@
 
 use super::aei_spec::{centi_rabbits, EngineSpec};
 use super::line::write_line;
-use super::timecontrol::TimeControl;
+use super::timecontrol::{TimeControl, MAX_SECONDS};
 use crate::game::arimaa::notation::parse_position_line;
 use crate::game::arimaa::{side_name, Arimaa, Piece, Position, Setup};
 use crate::game::{Game, Outcome, Side};
@@ -477,6 +477,14 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
                 Ok(x) if x < 0.0 => {
                     self.log_error(format!("setoption {name}: a time cannot be negative"))
                 }
+                Ok(x) if x > MAX_SECONDS => self.log_error(format!(
+                    "setoption {name}: {}",
+                    OptionError::bad(
+                        name,
+                        &shorten(value.unwrap_or("")),
+                        format!("at most {MAX_SECONDS} seconds")
+                    )
+                )),
                 Ok(x) => {
                     self.tc.set(n, x);
                 }

@@ -52,8 +52,9 @@ impl Default for TimeControl {
 const SAFETY: f64 = 0.1;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
-/// The longest think, seconds, whatever the clock says.
-const MAX_THINK: f64 = 86_400.0;
+/// The longest time a time option may give, in seconds (about 31 years):
+/// longer is no limit in practice, and `Duration` cannot hold every `f64`.
+pub const MAX_SECONDS: f64 = 1e9;
 
 impl TimeControl {
     /// Sets a time option by its AEI name (the protocol-0 names `wreserve`,
@@ -121,14 +122,9 @@ impl TimeControl {
         if target <= 0.0 {
             target = hard;
         }
-        let think = target.min(0.5 * hard) - SAFETY;
-        // Absurd clocks (1e308 seconds, sums that overflow) think a day.
-        let think = if think.is_nan() {
-            MIN_THINK
-        } else {
-            think.clamp(MIN_THINK, MAX_THINK)
-        };
-        Some(Duration::from_secs_f64(think))
+        let think = (target.min(0.5 * hard) - SAFETY).clamp(MIN_THINK, MAX_SECONDS);
+        // Only a NaN set through `set` fails here: it gets the shortest time.
+        Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
     }
 }
 
@@ -183,7 +179,7 @@ mod tests {
             tc.set("tcmove", value);
             assert_eq!(
                 tc.budget(Side::First),
-                Some(Duration::from_secs_f64(MAX_THINK))
+                Some(Duration::from_secs_f64(MAX_SECONDS))
             );
         }
     }

@@ -150,6 +150,16 @@ fn start_time(date: Option<&String>, time: Option<&String>) -> Option<i64> {
     if d.len() != 3 || t.len() != 3 {
         return None;
     }
+    // A date or time out of range is unknown, not a wrapped-around number.
+    let in_range = (0..=9999).contains(&d[0])
+        && (1..=12).contains(&d[1])
+        && (1..=31).contains(&d[2])
+        && (0..24).contains(&t[0])
+        && (0..60).contains(&t[1])
+        && (0..=60).contains(&t[2]);
+    if !in_range {
+        return None;
+    }
     Some(days_from_civil(d[0], d[1], d[2]) * 86_400 + t[0] * 3600 + t[1] * 60 + t[2])
 }
 
