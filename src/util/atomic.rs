@@ -23,6 +23,8 @@ pub enum AtomicStep {
     CreateTemporary,
     /// Writing the contents.
     Write,
+    /// Giving the written file the mode of a newly created one.
+    Permissions,
     /// Syncing the temporary file (or a staged directory's files) to disk.
     Sync,
     /// Refusing to replace a target that exists ([`AtomicFile::commit_new`]).
@@ -42,6 +44,7 @@ impl AtomicStep {
             AtomicStep::CreateDirectory => "create the directory for",
             AtomicStep::CreateTemporary => "create the temporary file for",
             AtomicStep::Write => "write",
+            AtomicStep::Permissions => "set the permissions of",
             AtomicStep::Sync => "sync",
             AtomicStep::Exists => "replace (it exists)",
             AtomicStep::Rename => "rename the temporary file onto",
@@ -194,7 +197,8 @@ pub fn write_atomic_named(
 /// Runs `write` with a temporary path in the directory of `path` (a
 /// [`TempName::Unique`] name, with the same extension, so extension-sniffing
 /// encoders pick the right format), then syncs the file `write` left there
-/// and renames it onto `path`. Missing parent directories are created.
+/// and renames it onto `path`. Missing parent directories are created. The
+/// file ends with the mode `File::create` gives, whatever `write` did.
 ///
 /// If `write` fails, or syncing or renaming does, the temporary file is
 /// removed.
@@ -204,7 +208,16 @@ pub fn write_atomic_with<E: From<AtomicWriteError>>(
 ) -> Result<(), E> {
     create_parent(path)?;
     let tmp = TempGuard(TempName::Unique.path_for(path)?);
+    // Created here only to learn the mode a new file gets (0666 less the
+    // umask): `write` may replace it with a file of another mode, as
+    // libraries that stage through a private 0600 temporary file do.
+    let mode = File::create(&tmp.0)
+        .and_then(|f| f.metadata())
+        .map_err(AtomicWriteError::at(path, AtomicStep::CreateTemporary))?
+        .permissions();
     write(&tmp.0)?;
+    fs::set_permissions(&tmp.0, mode)
+        .map_err(AtomicWriteError::at(path, AtomicStep::Permissions))?;
     File::open(&tmp.0)
         .and_then(|f| f.sync_all())
         .map_err(AtomicWriteError::at(path, AtomicStep::Sync))?;
