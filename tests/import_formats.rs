@@ -161,3 +161,44 @@ fn a_selfplay_directory_is_a_record_source() {
         &["no record files"],
     );
 }
+
+/// The PID of a process that has ended.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn import_removes_the_temporary_files_of_dead_writers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("games.txt");
+    std::fs::write(&file, "6 b1-b4/e4 a5-a3/c3 *\n8 c1-c5/f5 1-0\n").unwrap();
+    let out = dir.path().join("amazons");
+    std::fs::create_dir(&out).unwrap();
+    // What a killed import leaves: a hidden temporary file of its target.
+    let stale = out.join(format!(".games.jsonl.plies-tmp-{}-0.jsonl", dead_pid()));
+    std::fs::write(&stale, "half a game\n".repeat(1000)).unwrap();
+    // A writer that is still running (this test) keeps its file.
+    let live = out.join(format!(
+        ".games.jsonl.plies-tmp-{}-0.jsonl",
+        std::process::id()
+    ));
+    std::fs::write(&live, "in progress\n").unwrap();
+    // Another target's temporary file is not this writer's business.
+    let other = out.join(format!(".other.jsonl.plies-tmp-{}-0.jsonl", dead_pid()));
+    std::fs::write(&other, "x").unwrap();
+    run_ok(&[
+        "import",
+        "--game",
+        "amazons",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!stale.exists(), "{} was left", stale.display());
+    assert!(live.exists() && other.exists());
+    let records = plies::record::read_records(out.join("games.jsonl")).unwrap();
+    assert_eq!(records.len(), 2);
+}
