@@ -58,9 +58,7 @@ fn position_lines(file: &PathBuf) -> anyhow::Result<Vec<(usize, String)>> {
     let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::io::BufReader::new(
-            std::fs::File::open(file).with_context(|| format!("{}", file.display()))?,
-        ))
+        Box::new(plies::util::text::open_text(file).with_context(|| format!("{}", file.display()))?)
     };
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {

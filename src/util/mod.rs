@@ -7,6 +7,7 @@ mod device;
 mod digest;
 mod scripts;
 mod seed;
+pub mod text;
 
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
