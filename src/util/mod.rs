@@ -5,6 +5,7 @@
 pub mod atomic;
 mod device;
 mod digest;
+pub mod memory;
 mod scripts;
 mod seed;
 pub mod text;
