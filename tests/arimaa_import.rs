@@ -451,3 +451,47 @@ fn cli_fails_on_a_missing_column_or_file_and_writes_nothing() {
     assert!(!o.status.success());
     assert!(text(&o).contains("nope.txt"), "{}", text(&o));
 }
+
+/// `rel` (or an absolute path) copied to `DIR/plain/NAME` and, behind a UTF-8 byte-order mark, to
+/// `DIR/bom/NAME` (one file name, so sources that name the file agree).
+fn plain_and_bom(dir: &Path, rel: &str) -> (PathBuf, PathBuf) {
+    let text = std::fs::read(path(rel)).unwrap();
+    let name = Path::new(rel).file_name().unwrap();
+    let (plain, bom) = (dir.join("plain").join(name), dir.join("bom").join(name));
+    for p in [&plain, &bom] {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    }
+    std::fs::write(&plain, &text).unwrap();
+    std::fs::write(&bom, [b"\xEF\xBB\xBF".as_slice(), &text].concat()).unwrap();
+    (plain, bom)
+}
+
+#[test]
+fn a_byte_order_mark_changes_no_archive_game_record_or_setup() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, bom) = plain_and_bom(dir.path(), FAKE);
+    let opts = ImportOptions::default();
+    let (a, b) = (
+        import_file(&plain, &opts).unwrap(),
+        import_file(&bom, &opts).unwrap(),
+    );
+    assert!(a.1.games_read > 0);
+    assert_eq!(a, b);
+    let text = std::fs::read_to_string(path(FAKE)).unwrap();
+    let with_bom = import_str(&format!("\u{feff}{text}"), "fake", &opts).unwrap();
+    assert_eq!(with_bom, import_str(&text, "fake", &opts).unwrap());
+
+    // The records of the 2002 archive as `plies import` writes them.
+    let jsonl = dir.path().join("games.jsonl");
+    write_records(&jsonl, &import(ALL2002).0, false).unwrap();
+    let (plain, bom) = plain_and_bom(dir.path(), jsonl.to_str().unwrap());
+    let records = read_records(&plain).unwrap();
+    assert!(!records.is_empty());
+    assert_eq!(read_records(&bom).unwrap(), records);
+    // `--setups FILE` reads the same records.
+    let (a, b) = (
+        plies::games::setups_from_file(&plain).unwrap(),
+        plies::games::setups_from_file(&bom).unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+}

@@ -198,3 +198,23 @@ fn saving_refuses_tensors_that_disagree_with_the_config_and_keeps_the_old_checkp
     assert!(checkpoint::save(&dir, &cfg, &bad).is_err());
     assert!(checkpoint::load(&dir, None, None).is_ok());
 }
+
+/// Checkpoint files get the mode `File::create` would give under the
+/// umask, not the private mode of a library's temporary file.
+#[cfg(unix)]
+#[test]
+fn checkpoint_files_get_the_umask_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    // SAFETY: umask only sets the process's file-creation mask; 022 is the
+    // usual default, so tests creating files meanwhile are unaffected.
+    let old = unsafe { libc::umask(0o022) };
+    let dir = tempfile::tempdir().unwrap();
+    let ck = dir.path().join("ck");
+    write(&ck);
+    // SAFETY: as above, restoring the previous mask.
+    unsafe { libc::umask(old) };
+    for f in ["model.safetensors", "config.json", "README.md"] {
+        let mode = std::fs::metadata(ck.join(f)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{f}: {mode:o}");
+    }
+}

@@ -170,3 +170,88 @@ fn bad_player_specs_and_checkpoints_are_named() {
     );
     assert!(!text(&o).contains("panicked"));
 }
+
+/// Runs `plies` under a memory limit of 8 GiB, expecting a refusal that
+/// names `field` and the limit, without a panic or an abort.
+fn refused_over_limit(args: &[&str], field: &str) {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_plies"))
+        .env("PLIES_MEMORY_LIMIT", "8G")
+        .args(args)
+        .output()
+        .unwrap();
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{args:?}: {t}");
+    assert!(t.contains(field), "{args:?}: no `{field}` in {t}");
+    assert!(
+        t.contains("limit") && t.contains("8589934592"),
+        "{args:?}: {t}"
+    );
+    assert!(!t.contains("panicked"), "{args:?}: {t}");
+}
+
+#[test]
+fn absurd_sizes_are_refused_against_the_memory_limit() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = tmp.path().join("db");
+    let d = db.to_str().unwrap();
+    let o = plies(&[
+        "data",
+        "generate",
+        "--game",
+        "tictactoe",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "40",
+        "--out",
+        d,
+        "--seed",
+        "3",
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = tmp.path().join("out");
+    let out = out.to_str().unwrap();
+    let huge = "1000000000000";
+    let train = [
+        "train", "--data", d, "--out", out, "--quiet", "--epochs", "1",
+    ];
+    refused_over_limit(
+        &[&train[..], &["--model", "linear", "--batch", huge]].concat(),
+        "batch",
+    );
+    let model = tmp.path().join("huge.json");
+    std::fs::write(
+        &model,
+        r#"{"kind": "mlp", "hidden": [1000000000000], "activation": {"kind": "tanh"}, "init": {"kind": "fan_in"}}"#,
+    )
+    .unwrap();
+    let model = model.to_str().unwrap();
+    refused_over_limit(&[&train[..], &["--model", model]].concat(), "hidden");
+    for sub in ["td", "supervised"] {
+        refused_over_limit(
+            &[
+                "train", sub, "--data", d, "--out", out, "--hidden", huge, "--quiet",
+            ],
+            "hidden",
+        );
+    }
+    let ck = Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/tictactoe-mlp80-td");
+    refused_over_limit(
+        &[
+            "evaluate",
+            "--checkpoint",
+            ck.to_str().unwrap(),
+            "--data",
+            d,
+            "--split",
+            "all",
+            "--batch",
+            huge,
+        ],
+        "batch",
+    );
+    assert!(!Path::new(out).exists());
+}

@@ -811,3 +811,27 @@ fn arimaa_archive_games_with_the_study_filters() {
     assert!(!o.status.success());
     assert!(text(&o).contains("arimaa game"), "{}", text(&o));
 }
+
+/// A records file behind a UTF-8 byte-order mark builds the same dataset.
+#[test]
+fn a_byte_order_mark_loses_no_record() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plain, bom) = (dir.path().join("plain.jsonl"), dir.path().join("bom.jsonl"));
+    write_jsonl(&plain, &filter_games());
+    let text = std::fs::read(&plain).unwrap();
+    std::fs::write(&bom, [b"\xEF\xBB\xBF".as_slice(), &text].concat()).unwrap();
+    let report = |records: &Path, out: &str| {
+        let out = dir.path().join(out);
+        build(&[
+            "--records",
+            records.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+    };
+    let (a, b) = (report(&plain, "a"), report(&bom, "b"));
+    assert_eq!(a["games_read"], 7);
+    for k in ["games_read", "games_kept", "positions_read", "positions"] {
+        assert_eq!(a[k], b[k], "{k}");
+    }
+}

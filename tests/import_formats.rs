@@ -161,3 +161,93 @@ fn a_selfplay_directory_is_a_record_source() {
         &["no record files"],
     );
 }
+
+/// The PID of a process that has ended.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+#[test]
+fn import_removes_the_temporary_files_of_dead_writers_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("games.txt");
+    std::fs::write(&file, "6 b1-b4/e4 a5-a3/c3 *\n8 c1-c5/f5 1-0\n").unwrap();
+    let out = dir.path().join("amazons");
+    std::fs::create_dir(&out).unwrap();
+    // What a killed import leaves: a hidden temporary file of its target.
+    let stale = out.join(format!(".games.jsonl.plies-tmp-{}-0.jsonl", dead_pid()));
+    std::fs::write(&stale, "half a game\n".repeat(1000)).unwrap();
+    // A writer that is still running (this test) keeps its file.
+    let live = out.join(format!(
+        ".games.jsonl.plies-tmp-{}-0.jsonl",
+        std::process::id()
+    ));
+    std::fs::write(&live, "in progress\n").unwrap();
+    // Another target's temporary file is not this writer's business.
+    let other = out.join(format!(".other.jsonl.plies-tmp-{}-0.jsonl", dead_pid()));
+    std::fs::write(&other, "x").unwrap();
+    run_ok(&[
+        "import",
+        "--game",
+        "amazons",
+        file.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(!stale.exists(), "{} was left", stale.display());
+    assert!(live.exists() && other.exists());
+    let records = plies::record::read_records(out.join("games.jsonl")).unwrap();
+    assert_eq!(records.len(), 2);
+}
+
+/// `text` with a UTF-8 byte-order mark in front, written to `DIR/bom/NAME`
+/// (the same file name as the plain copy, which goes to `DIR/plain/NAME`).
+fn plain_and_bom(dir: &Path, name: &str, text: &[u8]) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (plain, bom) = (dir.join("plain"), dir.join("bom"));
+    std::fs::create_dir_all(&plain).unwrap();
+    std::fs::create_dir_all(&bom).unwrap();
+    std::fs::write(plain.join(name), text).unwrap();
+    std::fs::write(bom.join(name), [b"\xEF\xBB\xBF".as_slice(), text].concat()).unwrap();
+    (plain.join(name), bom.join(name))
+}
+
+#[test]
+fn a_byte_order_mark_changes_no_playok_or_amazons_record() {
+    use plies::record::amazons_text::read_amazons_records;
+    use plies::record::gomoku_pgn::import_playok_gomoku;
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/gomoku/evacoregen6.pgn");
+    let (plain, bom) = plain_and_bom(dir.path(), "g.pgn", &std::fs::read(pgn).unwrap());
+    let (a, b) = (
+        import_playok_gomoku(&plain).unwrap(),
+        import_playok_gomoku(&bom).unwrap(),
+    );
+    assert!(!a.records.is_empty());
+    assert_eq!(a.records.len(), b.records.len());
+    assert_eq!(a.skipped.len(), b.skipped.len());
+    for (x, y) in a.records.iter().zip(&b.records) {
+        assert_eq!(
+            (&x.moves, &x.result, &x.players),
+            (&y.moves, &y.result, &y.players)
+        );
+    }
+    let text = b"6 b1-b4/e4 a5-a3/c3 *\n8 c1-c5/f5 1-0\n";
+    let (plain, bom) = plain_and_bom(dir.path(), "a.txt", text);
+    let a = read_amazons_records(&plain).unwrap();
+    assert_eq!(a.len(), 2);
+    assert_eq!(read_amazons_records(&bom).unwrap(), a);
+    // The command line too.
+    let out = dir.path().join("out");
+    run_ok(&[
+        "import",
+        "--game",
+        "amazons",
+        bom.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(summary(&out)["total"]["kept"], 2);
+}

@@ -2,6 +2,7 @@
 //! directory that replaces the target only once complete.
 
 use super::{model_card, CheckpointConfig, CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
+use crate::util::atomic::write_atomic_with;
 use crate::util::replace::swap_in;
 use candle_core::Tensor;
 use std::collections::HashMap;
@@ -39,11 +40,13 @@ pub fn save(
         .map(|(k, t)| Ok((k.clone(), t.to_dtype(candle_core::DType::F32)?)))
         .collect::<Result<_, candle_core::Error>>()?;
     let weights = tmp.join(WEIGHTS_FILE);
-    candle_core::safetensors::save(&f32_tensors, &weights).map_err(|e| {
-        CheckpointError::Weights {
+    // Through the atomic writer for the file mode: safetensors stages its
+    // file in a private (0600) temporary file.
+    write_atomic_with(&weights, |tmp| {
+        candle_core::safetensors::save(&f32_tensors, tmp).map_err(|e| CheckpointError::Weights {
             path: weights.clone(),
             why: e.to_string(),
-        }
+        })
     })?;
     let config = tmp.join(CONFIG_FILE);
     let json = serde_json::to_string_pretty(cfg).map_err(|e| CheckpointError::Config {

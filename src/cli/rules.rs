@@ -5,7 +5,7 @@ use plies::game::arimaa::notation::parse_position_line;
 use plies::game::arimaa::MoveGen;
 use plies::games::{GameKind, GameSupport};
 use std::io::{BufRead, BufWriter, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 #[derive(Subcommand)]
@@ -54,13 +54,11 @@ fn require_arimaa(game: GameKind) -> anyhow::Result<()> {
 }
 
 /// Non-comment lines with their 1-based line numbers.
-fn position_lines(file: &PathBuf) -> anyhow::Result<Vec<(usize, String)>> {
+fn position_lines(file: &Path) -> anyhow::Result<Vec<(usize, String)>> {
     let reader: Box<dyn BufRead> = if file.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())
     } else {
-        Box::new(std::io::BufReader::new(
-            std::fs::File::open(file).with_context(|| format!("{}", file.display()))?,
-        ))
+        Box::new(plies::util::text::open_text(file).with_context(|| format!("{}", file.display()))?)
     };
     let mut out = Vec::new();
     for (i, line) in reader.lines().enumerate() {

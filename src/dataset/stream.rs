@@ -59,7 +59,9 @@ use rand::RngExt;
 use super::error::DatasetError;
 use super::reader::Dataset;
 use super::schema::Columns;
+use super::spec::EncoderInfo;
 use super::split::Split;
+use crate::util::memory::{bytes_for, MemoryError, MemoryLimit};
 use crate::util::{derive_seed, seeded_rng, SeededRng};
 
 /// Errors of the streaming loader.
@@ -78,6 +80,9 @@ pub enum StreamError {
         expected: String,
         found: String,
     },
+    /// A batch or buffer size that needs more memory than there is.
+    #[error(transparent)]
+    Memory(#[from] MemoryError),
     /// A background thread ended without finishing its work (a bug).
     #[error("the stream loader's {0} thread stopped unexpectedly")]
     Stopped(&'static str),
@@ -251,6 +256,32 @@ pub struct StreamLoader {
     globals_len: usize,
 }
 
+/// Refuses a batch size or shuffle buffer whose rows (of `encoder`'s
+/// planes) need more memory than there is, before a loader allocates them
+/// (the buffer is reserved whole when an epoch starts). [`StreamLoader::new`]
+/// checks this; callers with more to set up first check it earlier.
+pub fn check_memory(cfg: &StreamConfig, encoder: &EncoderInfo) -> Result<(), StreamError> {
+    let (p, g) = (encoder.planes_len() as u64, encoder.globals as u64);
+    // Besides planes and globals: a label (f32), the side to move (u8), the
+    // ply and the plies to the end (u32 each).
+    let extra = 4 + 1 + 8;
+    // In a batch the planes are f32; in the buffer, the stored i8.
+    let batch_row = p.saturating_add(g).saturating_mul(4).saturating_add(extra);
+    let buffer_row = p.saturating_add(g.saturating_mul(4)).saturating_add(extra);
+    // The batches waiting in the queue, the one being built, the one in use.
+    let in_flight = (cfg.prefetch_batches as u64).saturating_add(2);
+    let limit = MemoryLimit::current()?;
+    let batches = bytes_for(cfg.batch_size, batch_row).and_then(|b| b.checked_mul(in_flight));
+    let batches = limit.check("batch_size", cfg.batch_size as u64, batches)?;
+    let buffer = cfg
+        .buffer_rows
+        .checked_add(cfg.chunk_rows)
+        .and_then(|rows| bytes_for(rows, buffer_row))
+        .and_then(|b| b.checked_add(batches));
+    limit.check("buffer_rows", cfg.buffer_rows as u64, buffer)?;
+    Ok(())
+}
+
 impl StreamLoader {
     /// A loader over `dataset` (nothing is read until an epoch starts).
     pub fn new(dataset: &Dataset, cfg: StreamConfig) -> Result<Self, StreamError> {
@@ -277,6 +308,7 @@ impl StreamLoader {
                 found: cfg.buffer_rows.to_string(),
             });
         }
+        check_memory(&cfg, &dataset.manifest().encoder)?;
         let manifest = dataset.manifest();
         if let Some(folds) = &cfg.folds {
             let k = manifest.folds.k;

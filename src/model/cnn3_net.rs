@@ -11,6 +11,7 @@
 
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
+use super::size::{add, input_fields, mul, ParamCount, Sizes};
 use super::{Cnn3, Cnn3Config, ModelError, ValueNet};
 use candle_core::Result;
 use candle_nn::VarBuilder;
@@ -30,7 +31,36 @@ impl Cnn3NetConfig {
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         self.input.validate_planes_only("cnn3")?;
-        self.net.validate(self.input.planes)
+        self.net.validate(self.input.planes)?;
+        self.sizes().check_weights()
+    }
+
+    /// The size fields and the parameter count they give.
+    pub(crate) fn sizes(&self) -> Sizes {
+        let mut fields = input_fields(&self.input);
+        fields.truncate(3);
+        fields.extend([
+            ("filters".to_string(), self.net.filters),
+            ("kernel[0]".into(), self.net.kernel[0]),
+            ("kernel[1]".into(), self.net.kernel[1]),
+            ("hidden".into(), self.net.hidden),
+        ]);
+        Sizes::new("cnn3", fields, |v| {
+            let &[c, h, w, f, kh, kw, hidden] = v else {
+                return None;
+            };
+            let (oh, ow) = ((h + 1).saturating_sub(kh), (w + 1).saturating_sub(kw));
+            Some(ParamCount {
+                trainable: add(&[
+                    mul(&[f, c, kh, kw]),
+                    Some(f),
+                    mul(&[hidden, f, oh, ow]),
+                    mul(&[hidden, 2]),
+                    Some(1),
+                ])?,
+                running: 0,
+            })
+        })
     }
 
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {

@@ -9,9 +9,11 @@
 
 use super::init::TensorInit;
 use super::io::{InputShape, OutputActivation};
+use super::size::{ParamCount, Sizes};
 use super::{
     Cnn3NetConfig, Cnn3Output, LinearConfig, MdrnnConfig, MlpNetConfig, ModelError, ResNetConfig,
 };
+use crate::util::memory::MemoryLimit;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -87,13 +89,52 @@ impl ModelConfig {
         }
     }
 
-    /// Trainable parameters (batch-norm running statistics excluded).
+    /// The size fields and the parameter count they give.
+    fn sizes(&self) -> Sizes {
+        match self {
+            ModelConfig::Linear(c) => c.sizes(),
+            ModelConfig::Mlp(c) => c.shape().sizes(),
+            ModelConfig::Cnn3(c) => c.sizes(),
+            ModelConfig::Resnet(c) => c.sizes(),
+            ModelConfig::Mdrnn(c) => c.sizes(),
+        }
+    }
+
+    /// The parameter count, worked out from the sizes with checked
+    /// arithmetic (no tensor list is built): an error names the field that
+    /// makes it overflow.
+    pub fn param_count(&self) -> Result<ParamCount, ModelError> {
+        self.sizes().count()
+    }
+
+    /// Trainable parameters (batch-norm running statistics excluded);
+    /// `usize::MAX` where the count overflows, which
+    /// [`validate`](Self::validate) refuses.
     pub fn num_params(&self) -> usize {
-        self.expected_tensors()
-            .iter()
-            .filter(|(n, _)| !is_running_stat(n))
-            .map(|(_, s)| s.iter().product::<usize>())
-            .sum()
+        self.param_count()
+            .ok()
+            .and_then(|c| usize::try_from(c.trainable).ok())
+            .unwrap_or(usize::MAX)
+    }
+
+    /// Refuses a model whose parameters, at `bytes_per_param` each (the
+    /// weights, their gradients and the optimizer's state when training),
+    /// need more memory than there is, naming the size field at fault.
+    pub fn check_memory(&self, bytes_per_param: u64) -> Result<(), ModelError> {
+        let limit = MemoryLimit::current().map_err(|error| ModelError::Memory {
+            model: self.kind().into(),
+            error,
+        })?;
+        self.check_memory_under(bytes_per_param, &limit)
+    }
+
+    /// [`check_memory`](Self::check_memory) against `limit`.
+    pub fn check_memory_under(
+        &self,
+        bytes_per_param: u64,
+        limit: &MemoryLimit,
+    ) -> Result<(), ModelError> {
+        self.sizes().check(bytes_per_param, limit)
     }
 
     /// The input geometry, for every kind but `mlp` (which knows only its

@@ -19,6 +19,12 @@ pub enum ModelError {
         model_has: String,
         encoder_gives: String,
     },
+    /// Sizes whose parameters need more memory than the machine has.
+    #[error("{model} config: {error}")]
+    Memory {
+        model: String,
+        error: crate::util::memory::MemoryError,
+    },
     #[error(transparent)]
     Candle(#[from] candle_core::Error),
 }

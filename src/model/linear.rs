@@ -22,6 +22,7 @@
 
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
+use super::size::{add, input_fields, mul, ParamCount, Sizes};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, VarBuilder};
@@ -104,7 +105,17 @@ impl LinearConfig {
                 ));
             }
         }
-        Ok(())
+        self.sizes().check_weights()
+    }
+
+    /// The size fields and the parameter count they give.
+    pub(crate) fn sizes(&self) -> Sizes {
+        Sizes::new("linear", input_fields(&self.input), |v| {
+            Some(ParamCount {
+                trainable: add(&[mul(&v[..3]), Some(1), Some(v[3])])?,
+                running: 0,
+            })
+        })
     }
 
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {

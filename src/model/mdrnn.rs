@@ -35,6 +35,7 @@
 
 use super::init::{Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
+use super::size::{add, mul, ParamCount, Sizes};
 use super::{ModelError, ValueNet};
 use candle_core::{Device, Result, Tensor};
 use candle_nn::{Init, VarBuilder};
@@ -88,7 +89,23 @@ impl MdrnnConfig {
                 format!("must be a finite number >= 0, got {}", self.init_std),
             ));
         }
-        Ok(())
+        self.sizes().check_weights()
+    }
+
+    /// The size fields and the parameter count they give (the board size
+    /// is no part of it: the model runs on any board).
+    pub(crate) fn sizes(&self) -> Sizes {
+        let fields = vec![
+            ("input.planes[0]".to_string(), self.input.planes[0]),
+            ("hidden".into(), self.hidden),
+        ];
+        Sizes::new("mdrnn", fields, |v| {
+            let &[c, k] = v else { return None };
+            Some(ParamCount {
+                trainable: add(&[mul(&[k, c]), mul(&[k, k]), mul(&[2, k])])?,
+                running: 0,
+            })
+        })
     }
 
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {

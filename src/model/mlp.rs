@@ -17,6 +17,7 @@
 use super::dropout::Dropout;
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{Batch, ModelInput, ModelIo, ModelOutput, OutputActivation};
+use super::size::{add, mul, ParamCount, Sizes};
 use super::{Activation, ModelError, ValueNet, WeightInit};
 use candle_core::{Result, Tensor};
 use candle_nn::{Init, Linear, Module, VarBuilder};
@@ -32,6 +33,29 @@ pub struct MlpConfig {
 }
 
 impl MlpConfig {
+    /// The size fields (`inputs`, `hidden[i]`) and the parameter count
+    /// they give.
+    pub(crate) fn sizes(&self) -> Sizes {
+        let mut fields = vec![("inputs".to_string(), self.inputs)];
+        fields.extend(
+            self.hidden
+                .iter()
+                .enumerate()
+                .map(|(i, &h)| (format!("hidden[{i}]"), h)),
+        );
+        Sizes::new("mlp", fields, |v| {
+            let (mut fan_in, mut n) = (v[0], Some(0));
+            for &h in &v[1..] {
+                n = add(&[n, mul(&[h, fan_in]), Some(h)]);
+                fan_in = h;
+            }
+            Some(ParamCount {
+                trainable: add(&[n, Some(fan_in), Some(1)])?,
+                running: 0,
+            })
+        })
+    }
+
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
         let mut v = Vec::new();
         let mut fan_in = self.inputs;
@@ -128,7 +152,7 @@ impl MlpNetConfig {
                 ));
             }
         }
-        Ok(())
+        self.shape().sizes().check_weights()
     }
 
     pub fn init_plan(&self) -> Vec<TensorInit> {

@@ -58,6 +58,7 @@ mod mdrnn;
 mod mlp;
 mod native_mlp;
 mod resnet;
+mod size;
 #[cfg(test)]
 pub(crate) mod test_tensors;
 
@@ -73,6 +74,7 @@ pub use mdrnn::{Mdrnn, MdrnnConfig};
 pub use mlp::{Mlp, MlpConfig, MlpNetConfig};
 pub use native_mlp::NativeMlp;
 pub use resnet::{ResNet, ResNetConfig};
+pub use size::{ParamCount, F32_BYTES};
 
 use candle_core::{Tensor, Var};
 use candle_nn::{VarBuilder, VarMap};

@@ -46,7 +46,10 @@ impl NativeMlp {
 
     fn check(cfg: &MlpConfig) -> Result<usize, ModelError> {
         match cfg.hidden.as_slice() {
-            [h] if *h > 0 && cfg.inputs > 0 => Ok(*h),
+            [h] if *h > 0 && cfg.inputs > 0 => {
+                cfg.sizes().check_weights()?;
+                Ok(*h)
+            }
             _ => Err(ModelError::Config(format!(
                 "the plain-Rust MLP has exactly one hidden layer, got {:?}",
                 cfg.hidden

@@ -46,6 +46,7 @@
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::kernels::{self, Act};
+use super::size::{add, input_fields, mul, ParamCount, Sizes};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
 use candle_nn::{
@@ -116,7 +117,49 @@ impl ResNetConfig {
         if self.value_hidden == 0 {
             return Err(ModelError::field("resnet", "value_hidden", "must be > 0"));
         }
-        Ok(())
+        self.sizes().check_weights()
+    }
+
+    /// The size fields and the parameter count they give (as
+    /// [`init_plan`](Self::init_plan) lays the tensors out).
+    pub(crate) fn sizes(&self) -> Sizes {
+        let mut fields = input_fields(&self.input);
+        fields.extend([
+            ("blocks".to_string(), self.blocks),
+            ("channels".into(), self.channels),
+            ("value_hidden".into(), self.value_hidden),
+        ]);
+        let policy = self.policy;
+        Sizes::new("resnet", fields, move |v| {
+            let &[c, h, w, g, blocks, ch, vh] = v else {
+                return None;
+            };
+            let hw = mul(&[h, w])?;
+            let pf = POLICY_FILTERS as u64;
+            // Per block: two 3x3 convolutions and two batch norms.
+            let block = add(&[mul(&[2, ch, ch, 9]), mul(&[4, ch])]);
+            let mut trainable = add(&[
+                mul(&[ch, c, 9]),
+                mul(&[2, ch]),
+                block.and_then(|b| b.checked_mul(blocks)),
+                Some(ch + 2),
+                mul(&[vh, hw.checked_add(g)?]),
+                mul(&[vh, 2]),
+                Some(1),
+            ])?;
+            let mut running = add(&[mul(&[2, ch]), mul(&[4, ch, blocks]), Some(2)])?;
+            if policy {
+                trainable = add(&[
+                    Some(trainable),
+                    mul(&[pf, ch]),
+                    Some(2 * pf),
+                    mul(&[hw, pf, hw]),
+                    Some(hw),
+                ])?;
+                running = running.checked_add(2 * pf)?;
+            }
+            Some(ParamCount { trainable, running })
+        })
     }
 
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {

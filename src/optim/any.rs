@@ -85,6 +85,17 @@ impl OptimizerConfig {
         self
     }
 
+    /// Values the optimizer keeps per parameter (momentum buffers, moment
+    /// estimates), for sizing a run's memory.
+    pub fn state_per_param(&self) -> u64 {
+        match self {
+            Self::Sgd { .. } => 0,
+            Self::Momentum(c) => u64::from(c.momentum != 0.0),
+            Self::RmsProp(c) => 1 + u64::from(c.momentum != 0.0) + u64::from(c.centered),
+            Self::AdamW(_) => 2,
+        }
+    }
+
     /// The `"kind"` tag this config serializes with.
     pub fn kind(&self) -> &'static str {
         match self {

@@ -31,6 +31,7 @@ use crate::game::Game;
 use crate::games::GameSupport;
 use crate::record::GameRecord;
 use crate::util::atomic::{write_atomic_named, TempName};
+use crate::util::text::{open_text, skip_bom};
 
 /// Games parsed and replayed together (one parallel step).
 const CHUNK_GAMES: usize = 1024;
@@ -349,8 +350,8 @@ pub fn first_record_info(
         board_size: Option<usize>,
     }
     for path in files {
-        let file = File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
-        for line in BufReader::new(file).lines() {
+        let reader = open_text(path).map_err(DatasetError::io(path, "open the record file"))?;
+        for line in reader.lines() {
             let line = line.map_err(DatasetError::io(path, "read the record file"))?;
             if let Ok(head) = serde_json::from_str::<Head>(&line) {
                 return Ok(Some((head.game, head.board_size)));
@@ -491,6 +492,7 @@ pub fn build_dataset<G: GameSupport>(
                 let file =
                     File::open(path).map_err(DatasetError::io(path, "open the record file"))?;
                 let mut reader = BufReader::with_capacity(1 << 20, file);
+                skip_bom(&mut reader).map_err(DatasetError::io(path, "read the record file"))?;
                 let mut line_no = 0usize;
                 loop {
                     let t = Instant::now();

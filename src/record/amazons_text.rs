@@ -25,7 +25,8 @@
 
 use super::RecordError;
 use crate::game::{Amazons, AmazonsMove, Game, GameError, Outcome, Side};
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use crate::util::text::open_text;
+use std::io::{BufRead, BufWriter, Write};
 use std::path::Path;
 
 /// One Amazons game: board size, moves in notation, claimed winner.
@@ -189,9 +190,8 @@ pub fn write_amazons_records(path: &Path, records: &[AmazonsRecord]) -> Result<(
 /// the stated result); errors name the line, ply and token.
 pub fn read_amazons_records(path: &Path) -> Result<Vec<AmazonsRecord>, RecordError> {
     let io = RecordError::io(path);
-    let file = std::fs::File::open(path).map_err(io)?;
     let mut out = Vec::new();
-    for (i, line) in BufReader::new(file).lines().enumerate() {
+    for (i, line) in open_text(path).map_err(io)?.lines().enumerate() {
         let line = line.map_err(io)?;
         let to_record_error = |e: LineError| match e.ply {
             Some(ply) => RecordError::BadMove {

@@ -36,6 +36,7 @@ use super::RecordError;
 use crate::game::arimaa::notation::{parse_turn_label, turn_label};
 use crate::game::arimaa::{Arimaa, Setup, SetupError, Termination};
 use crate::game::{Game, GameError, Outcome, Side};
+use crate::util::text::skip_bom;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
@@ -663,6 +664,7 @@ pub fn import_archive<R: BufRead>(
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string());
     let io = RecordError::io(path);
+    skip_bom(&mut reader).map_err(io)?;
     let mut buf = Vec::new();
     let mut read_line = |buf: &mut Vec<u8>| -> Result<Option<String>, RecordError> {
         buf.clear();

@@ -33,6 +33,7 @@
 
 use super::RecordError;
 use crate::game::Side;
+use crate::util::text::open_text;
 use crate::util::AtomicFile;
 use serde::{Deserialize, Serialize};
 use std::fs::File;
@@ -170,10 +171,10 @@ pub struct RecordReader {
 impl RecordReader {
     pub fn open(path: impl AsRef<Path>) -> Result<RecordReader, RecordError> {
         let path = path.as_ref().to_path_buf();
-        let file = File::open(&path).map_err(RecordError::io(&path))?;
+        let reader = open_text(&path).map_err(RecordError::io(&path))?;
         Ok(RecordReader {
             path,
-            lines: BufReader::new(file).lines(),
+            lines: reader.lines(),
             line_no: 0,
         })
     }

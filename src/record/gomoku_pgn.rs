@@ -32,6 +32,7 @@
 
 use super::{GameRecord, PerSide, RecordError};
 use crate::game::{Game, Gomoku, Outcome, Side};
+use crate::util::text::{read_text, strip_bom};
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -46,7 +47,7 @@ pub struct PlayokImport {
 
 /// Reads every game of a PlayOK Gomoku file.
 pub fn import_playok_gomoku(path: &Path) -> Result<PlayokImport, RecordError> {
-    let text = std::fs::read_to_string(path).map_err(RecordError::io(path))?;
+    let text = read_text(path).map_err(RecordError::io(path))?;
     parse_playok_gomoku(&text, path)
 }
 
@@ -58,7 +59,7 @@ pub fn parse_playok_gomoku(text: &str, path: &Path) -> Result<PlayokImport, Reco
     let mut headers: HashMap<String, String> = HashMap::new();
     let mut body = String::new();
     let mut start_line = 0;
-    for (i, line) in text.lines().enumerate() {
+    for (i, line) in strip_bom(text).lines().enumerate() {
         let t = line.trim();
         if t.starts_with('[') {
             if out.add_game(&headers, &body, path, start_line, &mut number)? {

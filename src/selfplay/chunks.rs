@@ -36,7 +36,7 @@ pub fn parse_chunk_name(name: &str) -> Option<u64> {
 }
 
 /// Whether `name` is a temporary chunk file left by an interrupted writer
-/// (`.part-00012.jsonl.tmp-PID-N.jsonl`, see [`crate::util::atomic`]).
+/// (`.part-00012.jsonl.plies-tmp-PID-N.jsonl`, see [`crate::util::atomic`]).
 pub fn is_temp_chunk(name: &str) -> bool {
     crate::util::atomic::temp_target(name).is_some_and(|target| parse_chunk_name(target).is_some())
 }

@@ -43,6 +43,7 @@ use crate::encode::{EncoderSpec, Perspective};
 use crate::model::{
     build, seeded_init, trainable_vars, Cnn3Config, Cnn3NetConfig, InputShape, LinearConfig,
     MdrnnConfig, MlpNetConfig, ModelConfig, ModelError, OutputActivation, ResNetConfig, WeightInit,
+    F32_BYTES,
 };
 use crate::optim::{clip_grad_norm, AnyOptimizer, LrSchedule, OptimizerConfig};
 use crate::util::{replace, seeded_rng, AtomicWriteError, DirLock, LockError};
@@ -291,6 +292,14 @@ impl FitConfig {
             .check_output(self.model.output())
             .map_err(|e| FitError::Invalid {
                 field: "loss",
+                why: e.to_string(),
+            })?;
+        // Weights, gradients and the optimizer's state, before any is made.
+        let values = 2 + self.optimizer.state_per_param();
+        self.model
+            .check_memory(F32_BYTES * values)
+            .map_err(|e| FitError::Model {
+                source_name: self.model_source.clone(),
                 why: e.to_string(),
             })?;
         Ok(())
@@ -635,6 +644,13 @@ pub fn fit_cv(
     cfg.validate()?;
     let dataset = Dataset::open(&cfg.data)?;
     let spec = dataset.spec();
+    // The loaders' sizes, before the output directory is touched.
+    let sizes = StreamConfig {
+        batch_size: cfg.batch_size,
+        buffer_rows: cfg.buffer_rows.max(cfg.batch_size),
+        ..StreamConfig::default()
+    };
+    crate::dataset::stream::check_memory(&sizes, &spec.encoder)?;
     cfg.model
         .check_input(spec.encoder.shape, spec.encoder.globals)
         .map_err(|e| FitError::Model {

@@ -13,6 +13,7 @@ use std::fs::{self, File};
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 /// The step of an atomic write that failed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,6 +24,8 @@ pub enum AtomicStep {
     CreateTemporary,
     /// Writing the contents.
     Write,
+    /// Giving the written file the mode of a newly created one.
+    Permissions,
     /// Syncing the temporary file (or a staged directory's files) to disk.
     Sync,
     /// Refusing to replace a target that exists ([`AtomicFile::commit_new`]).
@@ -42,6 +45,7 @@ impl AtomicStep {
             AtomicStep::CreateDirectory => "create the directory for",
             AtomicStep::CreateTemporary => "create the temporary file for",
             AtomicStep::Write => "write",
+            AtomicStep::Permissions => "set the permissions of",
             AtomicStep::Sync => "sync",
             AtomicStep::Exists => "replace (it exists)",
             AtomicStep::Rename => "rename the temporary file onto",
@@ -88,9 +92,11 @@ impl AtomicWriteError {
 /// How the temporary file next to a target is named.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TempName {
-    /// `.NAME.tmp-PID-N.EXT`: unique per process and write, so concurrent
-    /// writers of one target never share a temporary file; it keeps the
-    /// target's extension for writers that pick a format by it.
+    /// `.NAME.plies-tmp-PID-N.EXT`: unique per process and write, so
+    /// concurrent writers of one target never share a temporary file; it
+    /// keeps the target's extension for writers that pick a format by it,
+    /// and names its writer, so that the leftovers of a killed one can be
+    /// told from files in progress ([`remove_stale_temps`]).
     #[default]
     Unique,
     /// `.NAME.tmp`: one fixed name, for directories with a single writer
@@ -114,7 +120,7 @@ impl TempName {
         match self {
             TempName::Unique => {
                 let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-                tmp.push(format!(".tmp-{}-{n}", std::process::id()));
+                tmp.push(format!("{UNIQUE_MARK}{}-{n}", std::process::id()));
                 if let Some(ext) = target.extension() {
                     tmp.push(".");
                     tmp.push(ext);
@@ -126,16 +132,80 @@ impl TempName {
     }
 }
 
+/// What follows the target's name in a [`TempName::Unique`] name.
+const UNIQUE_MARK: &str = ".plies-tmp-";
+/// The same in the names that earlier versions wrote, still recognised so
+/// that their leftovers are cleaned up too.
+const LEGACY_UNIQUE_MARK: &str = ".tmp-";
+
+/// A temporary file left this long by a writer whose liveness cannot be
+/// checked (no `/proc`) counts as abandoned: far longer than any one write.
+const STALE_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
 /// The target file name a temporary file name stands for, in either
-/// [`TempName`] form (`.part-1.jsonl.tmp-12-3.jsonl` and `.part-1.jsonl.tmp`
-/// both give `part-1.jsonl`); `None` for any other name.
+/// [`TempName`] form (`.part-1.jsonl.plies-tmp-12-3.jsonl` and
+/// `.part-1.jsonl.tmp` both give `part-1.jsonl`); `None` for any other name.
 pub fn temp_target(name: &str) -> Option<&str> {
-    let rest = name.strip_prefix('.')?;
-    let target = match rest.strip_suffix(".tmp") {
+    let target = match name.strip_prefix('.')?.strip_suffix(".tmp") {
         Some(target) => target,
-        None => rest.split_once(".tmp-")?.0,
+        None => unique_temp_owner(name)?.0,
     };
     (!target.is_empty()).then_some(target)
+}
+
+/// The target and the writer's PID of a [`TempName::Unique`] name.
+fn unique_temp_owner(name: &str) -> Option<(&str, u32)> {
+    let rest = name.strip_prefix('.')?;
+    let (target, owner) = rest
+        .split_once(UNIQUE_MARK)
+        .or_else(|| rest.split_once(LEGACY_UNIQUE_MARK))?;
+    let pid = owner.split_once('-')?.0.parse().ok()?;
+    Some((target, pid))
+}
+
+/// Whether the writer `pid` of a temporary file is gone: by `/proc` where
+/// there is one, else by the file's age.
+fn writer_is_gone(pid: u32, file: &fs::DirEntry) -> bool {
+    let proc = Path::new("/proc");
+    if proc.join("self").exists() {
+        return !proc.join(pid.to_string()).exists();
+    }
+    file.metadata()
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_some_and(|age| age > STALE_AGE)
+}
+
+/// Removes the [`TempName::Unique`] temporary files of `target` whose
+/// writers are no longer running (a killed import's half-written output),
+/// never this process's own. Returns how many were removed. Best effort: a
+/// file that cannot be listed or removed is left, since the write that
+/// follows does not depend on it.
+pub fn remove_stale_temps(target: &Path) -> usize {
+    let (Some(name), Ok(entries)) = (
+        target.file_name().and_then(|n| n.to_str()),
+        fs::read_dir(parent_of(target)),
+    ) else {
+        return 0;
+    };
+    let own = std::process::id();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let file_name = entry.file_name();
+        let Some((of, pid)) = file_name.to_str().and_then(unique_temp_owner) else {
+            continue;
+        };
+        if of == name
+            && pid != own
+            && entry.file_type().is_ok_and(|t| t.is_file())
+            && writer_is_gone(pid, &entry)
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// The directory holding `path` (`.` for a bare file name).
@@ -194,7 +264,8 @@ pub fn write_atomic_named(
 /// Runs `write` with a temporary path in the directory of `path` (a
 /// [`TempName::Unique`] name, with the same extension, so extension-sniffing
 /// encoders pick the right format), then syncs the file `write` left there
-/// and renames it onto `path`. Missing parent directories are created.
+/// and renames it onto `path`. Missing parent directories are created. The
+/// file ends with the mode `File::create` gives, whatever `write` did.
 ///
 /// If `write` fails, or syncing or renaming does, the temporary file is
 /// removed.
@@ -203,8 +274,18 @@ pub fn write_atomic_with<E: From<AtomicWriteError>>(
     write: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<(), E> {
     create_parent(path)?;
+    remove_stale_temps(path);
     let tmp = TempGuard(TempName::Unique.path_for(path)?);
+    // Created here only to learn the mode a new file gets (0666 less the
+    // umask): `write` may replace it with a file of another mode, as
+    // libraries that stage through a private 0600 temporary file do.
+    let mode = File::create(&tmp.0)
+        .and_then(|f| f.metadata())
+        .map_err(AtomicWriteError::at(path, AtomicStep::CreateTemporary))?
+        .permissions();
     write(&tmp.0)?;
+    fs::set_permissions(&tmp.0, mode)
+        .map_err(AtomicWriteError::at(path, AtomicStep::Permissions))?;
     File::open(&tmp.0)
         .and_then(|f| f.sync_all())
         .map_err(AtomicWriteError::at(path, AtomicStep::Sync))?;
@@ -244,9 +325,13 @@ impl AtomicFile {
     }
 
     /// Starts writing `target` through a temporary file named as `name`
-    /// says (a stale one of that name is truncated).
+    /// says (a stale one of that name is truncated; stale
+    /// [`TempName::Unique`] ones of dead writers are removed).
     pub fn create_named(target: &Path, name: TempName) -> Result<AtomicFile, AtomicWriteError> {
         create_parent(target)?;
+        if name == TempName::Unique {
+            remove_stale_temps(target);
+        }
         let tmp = name.path_for(target)?;
         let file = File::create(&tmp)
             .map_err(AtomicWriteError::at(target, AtomicStep::CreateTemporary))?;
@@ -456,17 +541,45 @@ mod tests {
         assert_eq!(unique.parent().unwrap(), dir.path());
         assert_eq!(unique.extension().unwrap(), "png");
         let name = unique.file_name().unwrap().to_str().unwrap();
-        assert!(name.starts_with(".chart.png.tmp-"), "{name}");
+        assert!(name.starts_with(".chart.png.plies-tmp-"), "{name}");
         assert_eq!(temp_target(name), Some("chart.png"));
         let fixed = TempName::Fixed.path_for(&target).unwrap();
         assert_eq!(fixed, dir.path().join(".chart.png.tmp"));
         assert_eq!(temp_target(".chart.png.tmp"), Some("chart.png"));
+        assert_eq!(temp_target(".chart.png.tmp-12-3.png"), Some("chart.png"));
         assert_eq!(temp_target("chart.png"), None);
         assert_eq!(temp_target(".chart.png"), None);
         assert_eq!(
             TempName::Unique.path_for(Path::new("x")).unwrap().parent(),
             Some(Path::new("."))
         );
+    }
+
+    #[test]
+    fn stale_temp_files_of_dead_writers_are_removed_before_writing() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("games.jsonl");
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let dead = child.id();
+        child.wait().unwrap();
+        let own = std::process::id();
+        let files = [
+            format!(".games.jsonl.plies-tmp-{dead}-0.jsonl"),
+            format!(".games.jsonl.tmp-{dead}-1.jsonl"),
+            format!(".games.jsonl.plies-tmp-{own}-7.jsonl"),
+            format!(".other.jsonl.plies-tmp-{dead}-0.jsonl"),
+            ".games.jsonl.tmp".to_string(),
+        ];
+        for f in &files {
+            fs::write(dir.path().join(f), "x").unwrap();
+        }
+        write_atomic(&target, b"whole").unwrap();
+        let mut kept = files[2..].to_vec();
+        kept.push("games.jsonl".into());
+        kept.sort();
+        assert_eq!(file_names(dir.path()), kept);
+        assert_eq!(unique_temp_owner(&files[0]), Some(("games.jsonl", dead)));
+        assert_eq!(unique_temp_owner(".games.jsonl.tmp"), None);
     }
 
     #[test]

@@ -7,9 +7,11 @@ pub mod atomic;
 mod device;
 mod digest;
 pub mod lock;
+pub mod memory;
 pub mod replace;
 mod scripts;
 mod seed;
+pub mod text;
 
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
