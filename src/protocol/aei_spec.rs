@@ -189,7 +189,7 @@ mod tests {
         for (bad, why) in [
             ("minimax", "unknown player 'minimax'"),
             ("random:depth=2", "takes no options"),
-            ("alphabeta:depth=0", "depth 0"),
+            ("alphabeta:depth=0", "depth '0'"),
             ("alphabeta:time=-1", "time '-1'"),
             ("alphabeta:speed=3", "unknown option 'speed'"),
             ("alphabeta:depth", "not key=value"),

@@ -122,6 +122,23 @@ fn bad(spec: &str, why: impl Into<String>) -> SearchError {
     }
 }
 
+/// The value of option `key` (`None` when absent), read by `parse`; a
+/// value `parse` refuses is an error naming the key, the value and what
+/// was `expected`.
+fn option<T>(
+    spec: &str,
+    key: &str,
+    value: Option<&str>,
+    expected: &str,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, SearchError> {
+    value
+        .map(|text| {
+            parse(text).ok_or_else(|| bad(spec, format!("{key} '{text}' is not {expected}")))
+        })
+        .transpose()
+}
+
 /// Names `spec` in an error met while building its player (a bad option,
 /// a checkpoint that cannot be loaded), so that a user with several
 /// players sees which one failed.
@@ -210,45 +227,30 @@ impl FromStr for GamePlayerSpec {
             "naive" => GamePlayerSpec::Naive,
             "expert" => GamePlayerSpec::Expert,
             "alphabeta" => {
-                let depth = match get("depth") {
-                    None => None,
-                    Some(text) => {
-                        let depth: u32 = text
-                            .parse()
-                            .map_err(|_| bad(s, format!("depth '{text}' is not a whole number")))?;
-                        if !(1..=MAX_DEPTH).contains(&depth) {
-                            return Err(bad(
-                                s,
-                                format!("depth {depth} is out of range 1..={MAX_DEPTH}"),
-                            ));
-                        }
-                        Some(depth)
-                    }
-                };
-                let time = match get("time") {
-                    None => None,
-                    Some(text) => match text.parse::<f64>() {
-                        Ok(t) if t > 0.0 && t.is_finite() => Some(Duration::from_secs_f64(t)),
-                        _ => {
-                            return Err(bad(
-                                s,
-                                format!("time '{text}' is not a positive number of seconds"),
-                            ))
-                        }
+                let depth = option(
+                    s,
+                    "depth",
+                    get("depth"),
+                    &format!("a whole number in 1..={MAX_DEPTH}"),
+                    |t| t.parse().ok().filter(|d| (1..=MAX_DEPTH).contains(d)),
+                )?;
+                let time = option(
+                    s,
+                    "time",
+                    get("time"),
+                    "a positive number of seconds",
+                    |t| {
+                        let secs: f64 = t.parse().ok().filter(|&t: &f64| t > 0.0)?;
+                        Duration::try_from_secs_f64(secs).ok()
                     },
-                };
-                let nodes = match get("nodes") {
-                    None => None,
-                    Some(text) => match text.parse::<u64>() {
-                        Ok(n) if n > 0 => Some(n),
-                        _ => {
-                            return Err(bad(
-                                s,
-                                format!("nodes '{text}' is not a whole number of at least 1"),
-                            ))
-                        }
-                    },
-                };
+                )?;
+                let nodes = option(
+                    s,
+                    "nodes",
+                    get("nodes"),
+                    "a whole number of at least 1",
+                    |t| t.parse().ok().filter(|&n: &u64| n > 0),
+                )?;
                 GamePlayerSpec::AlphaBeta {
                     depth,
                     time,
@@ -266,18 +268,10 @@ impl FromStr for GamePlayerSpec {
                     .collect(),
             ),
             _ => {
-                let end = match get("end") {
-                    None => DEFAULT_END_PROB,
-                    Some(text) => {
-                        let p: f64 = text
-                            .parse()
-                            .map_err(|_| bad(s, format!("end '{text}' is not a number")))?;
-                        if !(0.0..=1.0).contains(&p) {
-                            return Err(bad(s, format!("end {p} is not a probability in 0..=1")));
-                        }
-                        p
-                    }
-                };
+                let end = option(s, "end", get("end"), "a probability in 0..=1", |t| {
+                    t.parse().ok().filter(|p: &f64| (0.0..=1.0).contains(p))
+                })?
+                .unwrap_or(DEFAULT_END_PROB);
                 GamePlayerSpec::RandomSteps { end }
             }
         })
@@ -706,10 +700,11 @@ mod tests {
         assert!(err("alphabeta:time=0").contains("time '0'"));
         assert!(err("alphabeta:nodes=0").contains("nodes '0'"));
         assert!(err("alphabeta:depth=x").contains("depth 'x'"));
-        assert!(err("alphabeta:depth=0").contains("depth 0"));
+        assert!(err("alphabeta:depth=0").contains("depth '0'"));
+        assert!(err("alphabeta:time=1e300").contains("time '1e300'"));
         assert!(err("alphabeta:depth=2,width=3").contains("unknown option 'width'"));
         assert!(err("random:depth=2").contains("takes no options"));
-        assert!(err("random-steps:end=2").contains("end 2"));
+        assert!(err("random-steps:end=2").contains("end '2'"));
         assert!(err("greedy:eval").contains("'eval' is not key=value"));
         assert!(err("alphabeta:depth=1,depth=2").contains("'depth' given twice"));
         assert!(err("mcts:sims=10,thread=2").contains("unknown option 'thread'"));

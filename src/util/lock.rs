@@ -133,8 +133,7 @@ mod tests {
 
     #[test]
     fn a_second_lock_is_refused_naming_the_holder_and_freed_on_drop() {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out");
+        let (dir, out) = crate::util::scratch("out");
         let lock = DirLock::acquire(&out).unwrap();
         assert_eq!(lock.path(), dir.path().join(".out.plies.lock"));
         let err = DirLock::acquire(&out).unwrap_err();

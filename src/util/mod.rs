@@ -19,3 +19,12 @@ pub use digest::legal_digest;
 pub use lock::{DirLock, LockError};
 pub use scripts::script_path;
 pub use seed::{derive_seed, fresh_seed, seeded_rng, SeededRng};
+
+/// A fresh temporary directory and the path `name` inside it, for the
+/// tests of writers.
+#[cfg(test)]
+pub(crate) fn scratch(name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(name);
+    (dir, path)
+}

@@ -163,8 +163,7 @@ mod tests {
 
     #[test]
     fn swap_in_replaces_whole_directories_and_recover_restores_the_old_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let target = dir.path().join("ds");
+        let (dir, target) = crate::util::scratch("ds");
         let staged = staging_path(&target).unwrap();
         assert_eq!(staged, dir.path().join(".ds.plies-staging"));
         for contents in ["one", "two"] {
