@@ -203,3 +203,90 @@ fn selfplay_dataset_build_and_train_survive_kills() {
         "weights after kills"
     );
 }
+
+/// Runs `args` to the end and says how long it took, in milliseconds.
+fn timed_run(args: &[String]) -> u64 {
+    let t = std::time::Instant::now();
+    run(args);
+    (t.elapsed().as_millis() as u64).max(5)
+}
+
+/// The files under `dir` that a writer left half-done: none, whatever
+/// instant it was killed at, once a rerun has finished.
+fn temporaries(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    files(dir, &|name| {
+        name.contains(".plies-tmp-") || name.contains(".plies-staging")
+    })
+}
+
+#[test]
+fn import_and_arena_survive_kills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/arimaa");
+
+    // Import: games.jsonl is whole or absent at every kill, and a rerun
+    // writes exactly the uninterrupted run's records.
+    let import = |out: &Path| {
+        let mut a = strings(&["import", "--game", "arimaa", "--force", "--quiet"]);
+        for f in ["allgames2002.txt", "fake_archive.txt"] {
+            a.push(data.join(f).display().to_string());
+        }
+        a.push("--out".into());
+        a.push(out.display().to_string());
+        a
+    };
+    let reference = root.join("import-ref");
+    let took = timed_run(&import(&reference));
+    let want = std::fs::read(reference.join("games.jsonl")).unwrap();
+    let out = root.join("import");
+    for ms in delays(2, 4, took) {
+        kill_after(&import(&out), ms);
+        if let Ok(got) = std::fs::read(out.join("games.jsonl")) {
+            assert_eq!(
+                got, want,
+                "games.jsonl half-written after a kill at {ms} ms"
+            );
+        }
+    }
+    run(&import(&out));
+    assert_eq!(std::fs::read(out.join("games.jsonl")).unwrap(), want);
+    assert!(temporaries(root).is_empty(), "{:?}", temporaries(root));
+
+    // Arena: killed, rerun, the same cross table and ratings.
+    let arena = |out: &Path| {
+        let mut a = strings(&[
+            "arena",
+            "--game",
+            "gomoku",
+            "--size",
+            "9",
+            "--players",
+            "random",
+            "naive",
+            "mcts:sims=30,threads=1",
+            "--games-per-pair",
+            "120",
+            "--seed",
+            "3",
+            "--threads",
+            "2",
+            "--quiet",
+            "--out",
+        ]);
+        a.push(out.display().to_string());
+        a
+    };
+    let tables = |name: &str| name.ends_with(".csv");
+    let reference = root.join("arena-ref");
+    let took = timed_run(&arena(&reference));
+    let want = files(&reference, &tables);
+    assert_eq!(want.len(), 2, "{want:?}");
+    let out = root.join("arena");
+    for ms in delays(3, 3, took) {
+        kill_after(&arena(&out), ms);
+    }
+    run(&arena(&out));
+    assert_eq!(files(&out, &tables), want, "arena after kills");
+    assert!(temporaries(root).is_empty(), "{:?}", temporaries(root));
+}
