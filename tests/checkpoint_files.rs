@@ -218,3 +218,48 @@ fn checkpoint_files_get_the_umask_mode() {
         assert_eq!(mode, 0o644, "{f}: {mode:o}");
     }
 }
+
+/// The run state beside a checkpoint (`run-state/`) gets the umask's mode
+/// too: its tensors are written through a library that stages in 0600.
+#[cfg(unix)]
+#[test]
+fn run_state_files_get_the_umask_mode() {
+    use plies::train::run_state::{self, RunState, RUN_STATE_VERSION};
+    use std::os::unix::fs::PermissionsExt;
+    let state = RunState {
+        version: RUN_STATE_VERSION,
+        args: serde_json::json!({}),
+        epoch: 1,
+        batch: 0,
+        step: 3,
+        train_loss_sum: 0.0,
+        train_batches: 0,
+        train_positions: 0,
+        epoch_seconds: 0.0,
+        best_valid_loss: None,
+        best_epoch: None,
+        bad_epochs: 0,
+        history: Vec::new(),
+        finished: false,
+        stopped_early: false,
+    };
+    let tensors: HashMap<String, Tensor> = [(
+        "w".to_string(),
+        Tensor::ones(4, candle_core::DType::F32, &Device::Cpu).unwrap(),
+    )]
+    .into();
+    // SAFETY: as in `checkpoint_files_get_the_umask_mode`.
+    let old = unsafe { libc::umask(0o022) };
+    let dir = tempfile::tempdir().unwrap();
+    let saved = run_state::save(dir.path(), &state, &tensors, &tensors);
+    // SAFETY: restoring the previous mask.
+    unsafe { libc::umask(old) };
+    saved.unwrap();
+    let rs = run_state::find(dir.path()).expect("a complete run state");
+    for f in ["weights.safetensors", "optimizer.safetensors", "state.json"] {
+        let mode = std::fs::metadata(rs.join(f)).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o644, "{f}: {mode:o}");
+    }
+    let loaded = run_state::load(&rs).unwrap();
+    assert_eq!(loaded.state, state);
+}

@@ -19,7 +19,7 @@ use candle_core::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
 use super::metrics::EpochMetrics;
-use crate::util::atomic::{replace_dir, AtomicWriteError};
+use crate::util::atomic::{replace_dir, write_atomic_with, AtomicWriteError};
 
 pub const RUN_STATE_DIR: &str = "run-state";
 const TMP_DIR: &str = "run-state.tmp";
@@ -106,17 +106,12 @@ pub fn save(
         std::fs::remove_dir_all(&tmp).map_err(io(&tmp))?;
     }
     std::fs::create_dir_all(&tmp).map_err(io(&tmp))?;
-    let bad = |p: &Path, e: candle_core::Error| RunStateError::Bad {
-        path: p.to_path_buf(),
-        why: e.to_string(),
-    };
-    let w = tmp.join(WEIGHTS_FILE);
-    candle_core::safetensors::save(weights, &w).map_err(|e| bad(&w, e))?;
+    save_tensors(&tmp.join(WEIGHTS_FILE), weights)?;
     let o = tmp.join(OPTIMIZER_FILE);
     if optimizer.is_empty() {
         std::fs::write(&o, b"").map_err(io(&o))?;
     } else {
-        candle_core::safetensors::save(optimizer, &o).map_err(|e| bad(&o, e))?;
+        save_tensors(&o, optimizer)?;
     }
     let s = tmp.join(STATE_FILE);
     let json = serde_json::to_string_pretty(state).map_err(|e| RunStateError::Bad {
@@ -126,6 +121,17 @@ pub fn save(
     std::fs::write(&s, json + "\n").map_err(io(&s))?;
     replace_dir(&tmp, &out.join(RUN_STATE_DIR), &out.join(OLD_DIR))?;
     Ok(())
+}
+
+/// Writes `tensors` to `path` with the mode a new file gets under the
+/// umask (safetensors alone stages through a private 0600 file).
+fn save_tensors(path: &Path, tensors: &HashMap<String, Tensor>) -> Result<(), RunStateError> {
+    write_atomic_with(path, |tmp| {
+        candle_core::safetensors::save(tensors, tmp).map_err(|e| RunStateError::Bad {
+            path: path.to_path_buf(),
+            why: e.to_string(),
+        })
+    })
 }
 
 /// The directory holding the latest complete run state, if any
