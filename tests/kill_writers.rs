@@ -202,6 +202,41 @@ fn selfplay_dataset_build_and_train_survive_kills() {
         std::fs::read(run_ref.join("model.safetensors")).unwrap(),
         "weights after kills"
     );
+
+    // Overwriting the finished run with other arguments: the old run whole
+    // at every kill (until the new one swaps in), then --resume --overwrite
+    // finishes the new run with the weights of an uninterrupted one.
+    let overwrite = |out: &Path| {
+        let mut a = train(out);
+        a.extend(strings(&["--overwrite", "--lr", "0.3"]));
+        a
+    };
+    let new_ref = root.join("new-ref");
+    let took = timed_run(&overwrite(&new_ref));
+    let model = |d: &Path| std::fs::read(d.join("model.safetensors")).unwrap();
+    let (old_weights, new_weights) = (model(&run_ref), model(&new_ref));
+    assert_ne!(old_weights, new_weights);
+    for ms in delays(5, 4, took) {
+        kill_after(&overwrite(&run_dir), ms);
+        plies::checkpoint::load(&run_dir, None, None).expect("a whole run after a kill");
+        let now = model(&run_dir);
+        assert!(
+            now == old_weights || now == new_weights,
+            "neither the old run nor the finished new one after a kill at {ms} ms"
+        );
+    }
+    run(&overwrite(&run_dir));
+    assert_eq!(
+        model(&run_dir),
+        new_weights,
+        "weights after killed overwrites"
+    );
+    let beside: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".run."))
+        .collect();
+    assert!(beside.is_empty(), "left beside the run: {beside:?}");
 }
 
 /// Runs `args` to the end and says how long it took, in milliseconds.

@@ -112,11 +112,14 @@ pub struct FitArgs {
     /// Save the run state every this many steps (0: at epoch ends only).
     #[arg(long, default_value_t = 200)]
     save_every: u64,
-    /// Continue the run saved in OUT/run-state (a fresh start if none).
+    /// Continue the run saved in OUT/run-state, or an interrupted
+    /// --overwrite of OUT with the same arguments (a fresh start if none).
     #[arg(long)]
     resume: bool,
-    /// Start over even if OUT holds a run.
-    #[arg(long, conflicts_with = "resume")]
+    /// Start over even if OUT holds a run: the new run trains beside OUT and
+    /// replaces it only when finished. With --resume, a run in OUT with other
+    /// arguments is replaced instead of refused.
+    #[arg(long)]
     overwrite: bool,
     #[arg(long)]
     quiet: bool,

@@ -11,6 +11,11 @@
 //! CKPT/run-state/                                 what --resume continues from
 //! ```
 //!
+//! `--overwrite` of a used `CKPT` trains in `.CKPT.plies-staging` beside it
+//! and swaps the finished run in, so `CKPT` holds the old run, whole, until
+//! then; `--resume` continues an interrupted overwrite with the same
+//! arguments.
+//!
 //! Determinism: the batches depend only on (seed, epoch, batch size, shuffle
 //! buffer); the weights start from a seeded draw; the learning rate is a
 //! function of the step. With the same thread count (`RAYON_NUM_THREADS`)
@@ -576,27 +581,29 @@ fn save_final(
     Ok(())
 }
 
-/// `--overwrite`: moves the old run in `out` aside whole (one rename), to
-/// `.OUT.plies-old` beside it, where it stays until the new run finishes.
-/// When an interrupted overwrite already put a run there, that one is the
-/// last complete run: it stays, and the unfinished one in `out` goes.
-fn set_aside(out: &Path) -> Result<(), FitError> {
+/// Undoes what a kill in the middle of a non-exchanging [`replace::swap_in`]
+/// of `out` left in `.OUT.plies-old`: the complete run wins. That is `out`
+/// once it holds a finished run (the swap got that far); otherwise the old
+/// run goes back into place.
+fn restore_interrupted_swap(out: &Path) -> Result<(), FitError> {
     let old = replace::old_path(out).map_err(io_err(out))?;
-    if old.exists() {
-        replace::remove_if_there(out).map_err(io_err(out))?;
-    } else {
-        std::fs::rename(out, &old).map_err(io_err(out))?;
+    if !old.is_dir() {
+        return Ok(());
     }
-    crate::util::atomic::sync_dir(old.parent().unwrap_or(Path::new("."))).map_err(io_err(&old))?;
-    Ok(())
+    if run_state::finished(out) {
+        return replace::remove_if_there(&old).map_err(io_err(&old));
+    }
+    replace::remove_if_there(out).map_err(io_err(out))?;
+    std::fs::rename(&old, out).map_err(io_err(out))
 }
 
-/// Removes the run an overwrite set aside once the run in `out` has
-/// finished; until then the old run is the complete one.
-fn tidy_replaced(out: &Path) -> Result<(), FitError> {
-    let old = replace::old_path(out).map_err(io_err(out))?;
-    if old.exists() && run_state::finished(out) {
-        replace::remove_if_there(&old).map_err(io_err(&old))?;
+/// Puts the finished run in `work` at `out`: a no-op when the run was
+/// written in place; after an `--overwrite`, the staged run swaps with the
+/// old one in one step ([`replace::swap_in`]), so `out` holds a complete run
+/// at every instant.
+fn publish(work: &Path, out: &Path) -> Result<(), FitError> {
+    if work != out {
+        replace::swap_in(work, out)?;
     }
     Ok(())
 }
@@ -664,17 +671,39 @@ pub fn fit_cv(
     }
     let out = &cfg.out;
     let _lock = DirLock::acquire(out)?;
-    tidy_replaced(out)?;
+    restore_interrupted_swap(out)?;
+    // An `--overwrite` of a used directory trains beside it, in `staged`,
+    // and swaps in only when finished: until then `out` keeps the old run,
+    // whole and readable.
+    let staged = replace::staging_path(out).map_err(io_err(out))?;
 
-    // Where to start.
-    let saved = if cfg.resume {
-        match run_state::find(out) {
-            Some(dir) => Some(run_state::load(&dir)?),
-            None => None,
+    // Where to start, and where this run writes (`work`).
+    let mut work = out.clone();
+    let mut saved = None;
+    if cfg.resume {
+        // An interrupted overwrite with these arguments continues first.
+        if let Some(dir) = run_state::find(&staged) {
+            let s = run_state::load(&dir)?;
+            if first_difference(&s.state.args, &fingerprint, "").is_none() {
+                work = staged.clone();
+                saved = Some(s);
+            }
         }
-    } else {
-        None
-    };
+        if saved.is_none() {
+            if let Some(dir) = run_state::find(out) {
+                let s = run_state::load(&dir)?;
+                // With --overwrite too, a run of other arguments is replaced.
+                let other = first_difference(&s.state.args, &fingerprint, "").is_some();
+                if !(cfg.overwrite && other) {
+                    saved = Some(s);
+                }
+            }
+        }
+    }
+    if work == *out {
+        // An abandoned overwrite, or the old run a swap left behind.
+        replace::remove_if_there(&staged).map_err(io_err(&staged))?;
+    }
     if saved.is_none() {
         let used = run_state::find(out).is_some()
             || out.join(metrics::METRICS_JSONL).exists()
@@ -683,13 +712,14 @@ pub fn fit_cv(
             return Err(FitError::Exists { dir: out.clone() });
         }
         if used && cfg.overwrite {
-            // The old run goes only once the new one's inputs are known good.
+            // The old run is replaced only by a finished new one, and the
+            // new one starts only once its inputs are known good.
             dataset.check_shards()?;
-            set_aside(out)?;
+            work = staged.clone();
         }
-        run_state::remove(out)?;
+        run_state::remove(&work)?;
         for f in [metrics::METRICS_CSV, metrics::METRICS_JSONL] {
-            let p = out.join(f);
+            let p = work.join(f);
             if p.exists() {
                 std::fs::remove_file(&p).map_err(io_err(&p))?;
             }
@@ -704,6 +734,7 @@ pub fn fit_cv(
             });
         }
     }
+    let out = &work;
     std::fs::create_dir_all(out).map_err(io_err(out))?;
 
     // Model and optimizer.
@@ -747,6 +778,7 @@ pub fn fit_cv(
         st = s.state;
         metrics::rewrite(out, &st.history).map_err(io_err(out))?;
         if st.finished {
+            publish(out, &cfg.out)?;
             return Ok(FitReport {
                 history: st.history.clone(),
                 best_epoch: st.best_epoch,
@@ -938,7 +970,7 @@ pub fn fit_cv(
         save_final(out, &ck_config(&st, false), &tensors)?;
         save_state(&st, &opt)?;
         if st.finished {
-            tidy_replaced(out)?;
+            publish(out, &cfg.out)?;
         }
         if st.stopped_early {
             break;
