@@ -223,3 +223,70 @@ fn grid_ranks_sampled_configurations_and_resumes() {
     bad("--regularizer", "l3", &["--regularizer", "l3"]);
     bad("--folds", "9", &["--folds", "9", "5 folds"]);
 }
+
+/// Every run's weights and the ranked table under `out`, for comparing a
+/// grid killed and rerun with an uninterrupted one.
+fn grid_outputs(out: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    fn walk(dir: &Path, root: &Path, found: &mut Vec<(PathBuf, Vec<u8>)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, found);
+            } else if path.ends_with("model.safetensors") || path.ends_with("grid.csv") {
+                let rel = path.strip_prefix(root).unwrap().to_path_buf();
+                found.push((rel, std::fs::read(&path).unwrap()));
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(out, out, &mut found);
+    found.sort();
+    found
+}
+
+/// A grid SIGKILLed at seeded instants over its whole duration and rerun
+/// ends with the weights and table of an uninterrupted grid, and leaves
+/// nothing half-written.
+#[cfg(unix)]
+#[test]
+fn grid_killed_and_rerun_equals_an_uninterrupted_grid() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset(tmp.path());
+    let reference = tmp.path().join("grid-ref");
+    let started = std::time::Instant::now();
+    let o = plies().args(grid_args(&data, &reference)).output().unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    let took = (started.elapsed().as_millis() as u64).max(5);
+    let want = grid_outputs(&reference);
+    assert_eq!(
+        want.iter()
+            .filter(|(p, _)| p.ends_with("model.safetensors"))
+            .count(),
+        6 * 2
+    );
+
+    let out = tmp.path().join("grid");
+    for ms in common::delays(11, 4, took) {
+        let mut c = plies();
+        c.args(grid_args(&data, &out));
+        common::kill_after(c, ms);
+    }
+    let o = plies().args(grid_args(&data, &out)).output().unwrap();
+    assert!(o.status.success(), "{}", common::text(&o));
+    assert_eq!(grid_outputs(&out), want, "grid after kills");
+    let mut left = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            if name.contains(".plies-tmp-") || name.contains(".plies-staging") {
+                left.push(p.clone());
+            }
+            if p.is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    assert!(left.is_empty(), "left half-written: {left:?}");
+}

@@ -6,25 +6,10 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::process::Command;
 
-use common::text;
+use common::{delays, text};
 use plies::dataset::Dataset;
-
-/// Seeded delays in milliseconds below `max` (SplitMix64).
-fn delays(seed: u64, n: usize, max: u64) -> Vec<u64> {
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (x ^ (x >> 31)) % max
-        })
-        .collect()
-}
 
 fn plies() -> Command {
     let mut c = Command::new(env!("CARGO_BIN_EXE_plies"));
@@ -40,15 +25,9 @@ fn run(args: &[String]) {
 
 /// Starts `args`, SIGKILLs it after `ms` milliseconds (if still running).
 fn kill_after(args: &[String], ms: u64) {
-    let mut child = plies()
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(ms));
-    let _ = child.kill();
-    child.wait().unwrap();
+    let mut c = plies();
+    c.args(args);
+    common::kill_after(c, ms);
 }
 
 fn strings(v: &[&str]) -> Vec<String> {

@@ -2,7 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
 
 /// Runs the `plies` binary cargo built.
 pub fn plies(args: &[&str]) -> Output {
@@ -109,4 +110,31 @@ impl PythonEnv {
         }
         found
     }
+}
+
+/// Seeded delays in milliseconds below `max` (SplitMix64).
+pub fn delays(seed: u64, n: usize, max: u64) -> Vec<u64> {
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (x ^ (x >> 31)) % max
+        })
+        .collect()
+}
+
+/// Starts `cmd` with its output discarded and SIGKILLs it after `ms`
+/// milliseconds, if it is still running.
+pub fn kill_after(mut cmd: Command, ms: u64) {
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start plies");
+    std::thread::sleep(Duration::from_millis(ms));
+    let _ = child.kill();
+    child.wait().expect("wait for plies");
 }
