@@ -226,7 +226,7 @@ impl Cnn3 {
     /// The fused kernels run on CPU f32; other devices and types take the
     /// stock path.
     fn fused(x: &Tensor) -> bool {
-        x.device().is_cpu() && x.dtype() == candle_core::DType::F32
+        super::kernels::native(x)
     }
 
     /// Convolution and hidden layer on the fused kernels: `[B, hidden]`.

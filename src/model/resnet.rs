@@ -453,7 +453,7 @@ impl ValueNet for ResNet {
     /// that work again (at batch 1, more than the convolutions took).
     fn freeze(&self) -> Result<()> {
         let w = self.stem.conv.weight();
-        if !w.device().is_cpu() || w.dtype() != candle_core::DType::F32 {
+        if !super::kernels::native(w) {
             // Other devices and dtypes run candle's own ops.
             return Ok(());
         }
@@ -469,7 +469,7 @@ impl ValueNet for ResNet {
     }
 
     fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
-        let path = if !x.planes.device().is_cpu() || x.planes.dtype() != candle_core::DType::F32 {
+        let path = if !super::kernels::native(x.planes) {
             Path::Stock
         } else if x.train {
             Path::Train

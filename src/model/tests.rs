@@ -456,3 +456,62 @@ fn resnet_presets() {
         &[2, 21]
     );
 }
+
+/// The path other devices take (candle's own ops, forced on the CPU) gives
+/// what the fused CPU kernels give: outputs in evaluation and training
+/// mode, and every weight's gradient.
+#[test]
+fn candle_ops_path_matches_the_fused_kernels_for_every_model() {
+    let run = |cfg: &ModelConfig| {
+        let (vm, net) = built(cfg, 6);
+        let (x, g) = inputs(cfg, 5, 6);
+        let eval = net.forward(&x, g.as_ref(), false).unwrap();
+        let train = net.forward(&x, g.as_ref(), true).unwrap();
+        let grads = train
+            .value
+            .sqr()
+            .unwrap()
+            .sum_all()
+            .unwrap()
+            .backward()
+            .unwrap();
+        let data = vm.data().lock().unwrap();
+        let mut names: Vec<&String> = data.keys().collect();
+        names.sort();
+        let grads: Vec<(String, Option<Tensor>)> = names
+            .iter()
+            .map(|n| ((*n).clone(), grads.get(data[*n].as_tensor()).cloned()))
+            .collect();
+        (eval, train, grads)
+    };
+    for cfg in zoo() {
+        let kind = cfg.kind();
+        let (eval, train, grads) = run(&cfg);
+        let (eval_c, train_c, grads_c) = kernels::with_candle_ops(|| run(&cfg));
+        let close = |a: &Tensor, b: &Tensor, what: &str| {
+            let scale = 1.0 + crate::model::test_tensors::max_abs(a);
+            let d = max_diff(a, b);
+            assert!(d <= 1e-4 * scale, "{kind} {what}: differs by {d}");
+        };
+        close(&eval.value, &eval_c.value, "eval value");
+        close(&train.value, &train_c.value, "train value");
+        match (&eval.policy, &eval_c.policy) {
+            (Some(a), Some(b)) => close(a, b, "eval policy"),
+            (None, None) => {}
+            _ => panic!("{kind}: a policy on one path only"),
+        }
+        assert_eq!(grads.len(), grads_c.len());
+        let mut compared = 0;
+        for ((name, a), (_, b)) in grads.iter().zip(&grads_c) {
+            match (a, b) {
+                (Some(a), Some(b)) => {
+                    close(a, b, &format!("gradient of {name}"));
+                    compared += 1;
+                }
+                (None, None) => {}
+                _ => panic!("{kind}: {name} has a gradient on one path only"),
+            }
+        }
+        assert!(compared > 0, "{kind}: no gradient compared");
+    }
+}

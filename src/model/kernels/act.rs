@@ -226,7 +226,7 @@ impl F32Kernel<1> for ActOp {
 /// `act(x)` element-wise with a backward pass: the fast path on CPU f32,
 /// candle's own ops elsewhere.
 pub fn activation(x: &Tensor, act: Act) -> Result<Tensor> {
-    if !x.device().is_cpu() || x.dtype() != candle_core::DType::F32 {
+    if !super::native(x) {
         return stock_activation(x, act);
     }
     x.contiguous()?.apply_op1(F32Op(ActOp(act)))

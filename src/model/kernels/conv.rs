@@ -367,7 +367,7 @@ pub fn conv2d_act(x: &Tensor, w: &Tensor, b: &Tensor, pad: [usize; 4], act: Act)
     if b.dims() != [g.f] {
         candle_core::bail!("conv2d: bias {:?} for {} filters", b.dims(), g.f);
     }
-    if !x.device().is_cpu() || x.dtype() != DType::F32 {
+    if !super::native(x) {
         let xp = x
             .pad_with_zeros(2, pad[0], pad[1])?
             .pad_with_zeros(3, pad[2], pad[3])?;

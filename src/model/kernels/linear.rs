@@ -65,7 +65,7 @@ impl F32Kernel<3> for LinearAct {
 /// `b [out]`, with gradients for all three. CPU f32 takes the fused kernel;
 /// other devices and dtypes take candle's ops.
 pub fn linear_act(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
-    if !x.device().is_cpu() || x.dtype() != DType::F32 {
+    if !super::native(x) {
         let y = x.matmul(&w.t()?)?.broadcast_add(b)?;
         return super::act::activation(&y, act);
     }

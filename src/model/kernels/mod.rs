@@ -15,7 +15,9 @@
 //! convolutions read it directly ([`conv1x1_from_bordered`]).
 //!
 //! They run on CPU f32 tensors; on other devices and dtypes each falls back
-//! to candle's own ops, so callers need no second code path. Matrix products
+//! to candle's own ops, so callers need no second code path. [`native`] is
+//! that one decision; `PLIES_KERNELS=candle` (or [`with_candle_ops`]) forces
+//! the fallback on the CPU, which is how the GPU's path is tested here. Matrix products
 //! go through the `gemm` crate with its AVX-512 kernels enabled (the
 //! `x86-v4` feature; chosen at run time, AVX2 elsewhere).
 //!
@@ -35,6 +37,10 @@ mod residual_block;
 mod simd;
 mod small_batch;
 
+use std::cell::Cell;
+use std::sync::OnceLock;
+
+use candle_core::{DType, Tensor};
 use rayon::prelude::*;
 
 pub use act::{activation, bias_act, tanh, Act};
@@ -45,6 +51,41 @@ pub use conv1x1::conv1x1_from_bordered;
 pub use conv3x3::{conv3x3, conv3x3_infer, conv3x3_pass, Conv3x3Impl, Conv3x3Weights};
 pub use linear::linear_act;
 pub use residual_block::{residual_block, BlockParams};
+
+thread_local! {
+    static CANDLE_OPS_HERE: Cell<bool> = const { Cell::new(false) };
+}
+
+/// `PLIES_KERNELS=candle`: every model runs on candle's own ops, as on a
+/// GPU, for the whole process.
+fn candle_ops_forced() -> bool {
+    static FORCED: OnceLock<bool> = OnceLock::new();
+    *FORCED.get_or_init(|| std::env::var("PLIES_KERNELS").is_ok_and(|v| v == "candle"))
+}
+
+/// Whether the fused CPU kernels take `t`: a CPU f32 tensor, unless candle's
+/// own ops are forced (`PLIES_KERNELS=candle`, or [`with_candle_ops`] on
+/// this thread). The one decision every model and kernel consults, so the
+/// path other devices take can be run and tested on the CPU.
+pub fn native(t: &Tensor) -> bool {
+    t.device().is_cpu()
+        && t.dtype() == DType::F32
+        && !candle_ops_forced()
+        && !CANDLE_OPS_HERE.with(Cell::get)
+}
+
+/// Runs `f` with the fused kernels off on this thread: models take the
+/// candle-ops path they take on CUDA or Metal.
+pub fn with_candle_ops<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            CANDLE_OPS_HERE.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(CANDLE_OPS_HERE.with(|c| c.replace(true)));
+    f()
+}
 
 /// Keeps freed memory in the process (glibc only; elsewhere a no-op).
 ///
