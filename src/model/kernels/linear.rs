@@ -5,7 +5,7 @@ use super::act::{act_grad, bias_act, to_f32_vec, with_f32, Act};
 use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::small_batch::matmul_wt;
 use super::{col_sums, matmul_grads, sgemm};
-use candle_core::{DType, Result, Shape, Tensor};
+use candle_core::{Result, Shape, Tensor};
 
 /// Up to this many rows the forward product reads w in place.
 const SMALL_BATCH: usize = 64;
