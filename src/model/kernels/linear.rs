@@ -88,7 +88,7 @@ mod tests {
     use super::super::act::stock_activation;
     use super::*;
     use crate::model::test_tensors::max_diff;
-    use candle_core::{Device, Var};
+    use candle_core::{DType, Device, Var};
 
     fn stock(x: &Tensor, w: &Tensor, b: &Tensor, act: Act) -> Result<Tensor> {
         stock_activation(&x.matmul(&w.t()?)?.broadcast_add(b)?, act)
