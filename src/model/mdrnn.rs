@@ -33,6 +33,7 @@
 //! steps is one matrix product over every point of the diagonal, every
 //! board of the batch and all four directions at once.
 
+use super::device_kernels::mdrnn_sweep as sweep;
 use super::init::{Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::size::{add, mul, ParamCount, Sizes};
@@ -303,7 +304,14 @@ impl ValueNet for Mdrnn {
 
     fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
         let planes = x.planes;
-        let out = self.point_outputs(planes)?;
+        let out = if sweep::takes(planes, x.train) {
+            let wi = self.wi_t.t()?;
+            let wh = self.wh_t.t()?;
+            let packed = sweep::pack_weights(&wi, &wh, &self.wb, &self.wo)?;
+            sweep::sweep(planes, &packed, self.hidden)?.sum(1)?
+        } else {
+            self.point_outputs(planes)?
+        };
         let value = self.io.output.forward(&out.mean(1)?)?;
         Ok(ModelOutput {
             value,

@@ -48,6 +48,7 @@ mod activation;
 mod cnn3;
 mod cnn3_net;
 mod config;
+pub mod device_kernels;
 pub mod dropout;
 mod error;
 mod init;

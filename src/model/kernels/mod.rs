@@ -56,11 +56,13 @@ thread_local! {
     static CANDLE_OPS_HERE: Cell<bool> = const { Cell::new(false) };
 }
 
-/// `PLIES_KERNELS=candle`: every model runs on candle's own ops, as on a
-/// GPU, for the whole process.
-fn candle_ops_forced() -> bool {
+/// Whether candle's own ops are forced here: `PLIES_KERNELS=candle` (the
+/// whole process) or [`with_candle_ops`] (this thread). Device kernels
+/// (`crate::model::device_kernels`) step aside too.
+pub fn candle_ops_forced() -> bool {
     static FORCED: OnceLock<bool> = OnceLock::new();
     *FORCED.get_or_init(|| std::env::var("PLIES_KERNELS").is_ok_and(|v| v == "candle"))
+        || CANDLE_OPS_HERE.with(Cell::get)
 }
 
 /// Whether the fused CPU kernels take `t`: a CPU f32 tensor, unless candle's
@@ -68,10 +70,7 @@ fn candle_ops_forced() -> bool {
 /// this thread). The one decision every model and kernel consults, so the
 /// path other devices take can be run and tested on the CPU.
 pub fn native(t: &Tensor) -> bool {
-    t.device().is_cpu()
-        && t.dtype() == DType::F32
-        && !candle_ops_forced()
-        && !CANDLE_OPS_HERE.with(Cell::get)
+    t.device().is_cpu() && t.dtype() == DType::F32 && !candle_ops_forced()
 }
 
 /// Runs `f` with the fused kernels off on this thread: models take the

@@ -1,0 +1,286 @@
+//! The MDRNN's four swiping units in one op (`kernels/mdrnn_sweep.cu`):
+//! on a GPU one launch per forward pass instead of a gather, a matmul, an
+//! add and a tanh for each of the `H + W - 1` anti-diagonals. See
+//! [`crate::model::Mdrnn`] for the recurrence.
+
+use candle_core::{CpuStorage, CustomOp2, Layout, Result, Shape, Tensor};
+
+/// The weights in the kernel's order: `[wi (k*C) | wh (k*k) | wb (k) | wo (k)]`.
+pub fn pack_weights(wi: &Tensor, wh: &Tensor, wb: &Tensor, wo: &Tensor) -> Result<Tensor> {
+    Tensor::cat(
+        &[
+            wi.flatten_all()?,
+            wh.flatten_all()?,
+            wb.flatten_all()?,
+            wo.flatten_all()?,
+        ],
+        0,
+    )
+}
+
+/// Per-direction point outputs `[B, 4, H*W]` of planes `[B, C, H, W]` with
+/// `k` hidden units and packed weights; their sum over the directions is
+/// [`crate::model::Mdrnn::point_outputs`].
+pub fn sweep(planes: &Tensor, packed: &Tensor, k: usize) -> Result<Tensor> {
+    planes
+        .contiguous()?
+        .apply_op2_no_bwd(&packed.contiguous()?, &Sweep { k })
+}
+
+/// Whether a forward pass on `planes` takes the one-launch sweep: on a
+/// CUDA device, for inference (the op carries no gradient), unless candle's
+/// ops are forced ([`crate::model::kernels::candle_ops_forced`]).
+pub fn takes(planes: &Tensor, train: bool) -> bool {
+    planes.device().is_cuda()
+        && planes.dtype() == candle_core::DType::F32
+        && !train
+        && !crate::model::kernels::candle_ops_forced()
+}
+
+/// The board dimensions of one sweep.
+#[derive(Clone, Copy, Debug)]
+pub struct Dims {
+    pub b: usize,
+    pub c: usize,
+    pub h: usize,
+    pub w: usize,
+    pub k: usize,
+}
+
+impl Dims {
+    fn packed_len(&self) -> usize {
+        self.k * self.c + self.k * self.k + 2 * self.k
+    }
+}
+
+/// The kernel's twin: the same loops, in the same order, as one block of
+/// the CUDA kernel runs them (threads of one diagonal are independent, so
+/// their order does not matter). `x` is `[B, C, H, W]`, the result
+/// `[B, 4, H*W]`. Only the tanh differs (the host's against CUDA's
+/// `tanhf`, within a few ulps).
+pub fn sweep_host(x: &[f32], weights: &[f32], d: Dims) -> Vec<f32> {
+    let Dims { b, c, h, w, k } = d;
+    let hw = h * w;
+    let (wi, rest) = weights.split_at(k * c);
+    let (wh, rest) = rest.split_at(k * k);
+    let (wb, wo) = rest.split_at(k);
+    let mut out = vec![0f32; b * 4 * hw];
+    let mut u = vec![0f32; hw * k];
+    for bi in 0..b {
+        let xb = &x[bi * c * hw..(bi + 1) * c * hw];
+        for dir in 0..4 {
+            let (flip_w, flip_h) = (dir & 1 != 0, dir & 2 != 0);
+            let real = |vi: usize, vj: usize| {
+                (
+                    if flip_h { h - 1 - vi } else { vi },
+                    if flip_w { w - 1 - vj } else { vj },
+                )
+            };
+            for diag in 0..h + w - 1 {
+                let lo = diag.saturating_sub(w - 1);
+                let hi = diag.min(h - 1);
+                for vi in lo..=hi {
+                    let vj = diag - vi;
+                    let (i, j) = real(vi, vj);
+                    for a in 0..k {
+                        let mut s = 0f32;
+                        for ch in 0..c {
+                            s += wi[a * c + ch] * xb[ch * hw + i * w + j];
+                        }
+                        let up = (vi > 0).then(|| ((vi - 1) * w + vj) * k);
+                        let left = (vj > 0).then(|| (vi * w + vj - 1) * k);
+                        for g in 0..k {
+                            let up_g = up.map_or(wb[g], |o| u[o + g]);
+                            let left_g = left.map_or(wb[g], |o| u[o + g]);
+                            s += wh[a * k + g] * (up_g + left_g);
+                        }
+                        u[(vi * w + vj) * k + a] = s.tanh();
+                    }
+                }
+            }
+            let ob = &mut out[(bi * 4 + dir) * hw..(bi * 4 + dir + 1) * hw];
+            for p in 0..hw {
+                let (i, j) = real(p / w, p % w);
+                let mut s = 0f32;
+                for a in 0..k {
+                    s += wo[a] * u[p * k + a];
+                }
+                ob[i * w + j] = s;
+            }
+        }
+    }
+    out
+}
+
+struct Sweep {
+    k: usize,
+}
+
+impl Sweep {
+    /// The dimensions of planes `[B, C, H, W]` and packed weights, checked.
+    fn dims(&self, planes: &Layout, packed: &Layout) -> Result<Dims> {
+        let (b, c, h, w) = planes.shape().dims4()?;
+        let d = Dims {
+            b,
+            c,
+            h,
+            w,
+            k: self.k,
+        };
+        if packed.shape().dims() != [d.packed_len()] {
+            candle_core::bail!(
+                "mdrnn-sweep: {} packed weights for C = {c}, k = {}, expected {}",
+                packed.shape().elem_count(),
+                self.k,
+                d.packed_len()
+            );
+        }
+        if h == 0 || w == 0 || self.k == 0 {
+            candle_core::bail!("mdrnn-sweep: an empty board or no hidden units");
+        }
+        Ok(d)
+    }
+}
+
+impl CustomOp2 for Sweep {
+    fn name(&self) -> &'static str {
+        "mdrnn-sweep"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let d = self.dims(l1, l2)?;
+        let x = super::f32_data("mdrnn-sweep", s1, l1)?;
+        let weights = super::f32_data("mdrnn-sweep", s2, l2)?;
+        let out = sweep_host(x, weights, d);
+        Ok((CpuStorage::F32(out), Shape::from((d.b, 4, d.h * d.w))))
+    }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        use candle_core::backend::BackendStorage;
+        use candle_core::cuda_backend::cudarc::driver::{LaunchConfig, PushKernelArg};
+        use candle_core::cuda_backend::WrapErr;
+        let d = self.dims(l1, l2)?;
+        if !l1.is_contiguous() || !l2.is_contiguous() {
+            candle_core::bail!("mdrnn-sweep: contiguous tensors only");
+        }
+        let dev = s1.device().clone();
+        let hw = d.h * d.w;
+        let x = s1.as_cuda_slice::<f32>()?.slice(l1.start_offset()..);
+        let weights = s2.as_cuda_slice::<f32>()?.slice(l2.start_offset()..);
+        let state = dev.alloc_zeros::<f32>(d.b * 4 * hw * d.k)?;
+        // SAFETY: every element is written by the kernel below.
+        let out = unsafe { dev.alloc::<f32>(d.b * 4 * hw)? };
+        let func = dev.get_or_load_custom_func("mdrnn_sweep_f32", "plies_mdrnn_sweep", PTX)?;
+        let int = |v: usize| {
+            i32::try_from(v)
+                .map_err(|_| candle_core::Error::Msg(format!("mdrnn-sweep: {v} too large")))
+        };
+        let (c, h, w, k) = (int(d.c)?, int(d.h)?, int(d.w)?, int(d.k)?);
+        let grid = (
+            u32::try_from(d.b)
+                .map_err(|_| candle_core::Error::Msg("mdrnn-sweep: batch too large".into()))?,
+            4,
+            1,
+        );
+        let cfg = LaunchConfig {
+            grid_dim: grid,
+            block_dim: (super::THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let mut builder = func.builder();
+        builder.arg(&x);
+        builder.arg(&weights);
+        builder.arg(&state);
+        builder.arg(&out);
+        builder.arg(&c);
+        builder.arg(&h);
+        builder.arg(&w);
+        builder.arg(&k);
+        // SAFETY: the arguments match the kernel's signature in
+        // kernels/mdrnn_sweep.cu, and `state` and `out` have its sizes.
+        unsafe { builder.launch(cfg) }.w()?;
+        Ok((
+            candle_core::CudaStorage::wrap_cuda_slice(out, dev),
+            Shape::from((d.b, 4, hw)),
+        ))
+    }
+}
+
+#[cfg(feature = "cuda")]
+const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/mdrnn_sweep.ptx"));
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::test_tensors::{max_abs, max_diff, SeededTensors};
+    use crate::model::{Mdrnn, MdrnnConfig};
+    use candle_core::{DType, Device};
+    use candle_nn::{VarBuilder, VarMap};
+
+    /// The twin, summed over the four directions, is the model's candle
+    /// path on boards of several shapes (square, wide, tall, a line).
+    #[test]
+    fn the_twin_is_the_models_point_outputs() {
+        let dev = Device::Cpu;
+        let mut rng = SeededTensors::new(3);
+        for (c, h, w, k) in [
+            (2, 5, 5, 10),
+            (3, 3, 7, 4),
+            (2, 6, 2, 3),
+            (1, 1, 4, 2),
+            (2, 9, 9, 10),
+        ] {
+            let vm = VarMap::new();
+            let cfg = MdrnnConfig {
+                init_std: 0.5,
+                ..MdrnnConfig::stones(h.max(w), k)
+            };
+            let cfg = MdrnnConfig {
+                input: crate::model::InputShape::new([c, h, w], 0),
+                ..cfg
+            };
+            let net = Mdrnn::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+            let get = |n: &str| vm.data().lock().unwrap()[n].as_tensor().clone();
+            // Weights away from the defaults, so every term matters.
+            for n in ["wi", "wh", "wb", "wo"] {
+                let t = get(n);
+                let v = rng.randn(0.0, 0.5, t.shape().clone(), &dev).unwrap();
+                vm.data().lock().unwrap()[n].set(&v).unwrap();
+            }
+            let packed = pack_weights(&get("wi"), &get("wh"), &get("wb"), &get("wo")).unwrap();
+            let planes = rng.rand(-1.0, 1.0, (3, c, h, w), &dev).unwrap();
+            let per_dir = sweep(&planes, &packed, k).unwrap();
+            assert_eq!(per_dir.dims(), [3, 4, h * w]);
+            let summed = per_dir.sum(1).unwrap();
+            let want = net.point_outputs(&planes).unwrap();
+            // Float sums in another order: relative to the outputs' size.
+            let (diff, scale) = (max_diff(&summed, &want), 1.0 + max_abs(&want));
+            assert!(
+                diff < 1e-5 * scale,
+                "{c}x{h}x{w}, k = {k}: differs by {diff} (scale {scale})"
+            );
+        }
+    }
+
+    #[test]
+    fn wrong_weight_counts_are_refused() {
+        let dev = Device::Cpu;
+        let planes = Tensor::zeros((1, 2, 3, 3), DType::F32, &dev).unwrap();
+        let packed = Tensor::zeros(7, DType::F32, &dev).unwrap();
+        let err = sweep(&planes, &packed, 2).unwrap_err().to_string();
+        assert!(err.contains("expected 12"), "{err}");
+    }
+}
