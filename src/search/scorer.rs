@@ -157,7 +157,8 @@ pub fn mcts_evaluator<G: GameSupport>(
         return Ok(None);
     };
     let eval = evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?;
-    Ok(Some(match cfg.service_batch() {
+    let gpu = !ctx.eval.device.is_cpu();
+    Ok(Some(match cfg.service_batch_on(gpu) {
         Some(max_batch) if name.starts_with("ckpt:") => {
             let opts = BatchOptions {
                 max_batch,

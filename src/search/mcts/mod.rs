@@ -67,9 +67,9 @@ pub struct MctsConfig {
     /// The evaluator's name (`eval=`), resolved by the caller.
     pub eval: Option<String>,
     /// Largest batch of the batched evaluator service a checkpoint
-    /// evaluator runs behind (`batch=`; `None`: three quarters of the threads when there
-    /// is more than one thread; 0: no service, every thread calls the
-    /// model itself).
+    /// evaluator runs behind (`batch=`; `None`: three quarters of the
+    /// threads on the CPU, all of them on a GPU, when there is more than one
+    /// thread; 0: no service, every thread calls the model itself).
     pub batch: Option<usize>,
 }
 
@@ -108,14 +108,24 @@ impl MctsConfig {
     }
 
     /// The batch size of the evaluator service for a checkpoint
-    /// evaluator, `None` for no service. By default three quarters of the
-    /// threads (rounded up): some threads are always walking the tree, and
-    /// waiting for all of them left the model idle (on 2 cores, 32
-    /// threads: about 15% more simulations/s with batches of 24 than 32).
+    /// evaluator on the CPU, `None` for no service. By default three
+    /// quarters of the threads (rounded up): some threads are always
+    /// walking the tree, and waiting for all of them left the model idle
+    /// (on 2 cores, 32 threads: about 15% more simulations/s with batches
+    /// of 24 than 32).
     pub fn service_batch(&self) -> Option<usize> {
+        self.service_batch_on(false)
+    }
+
+    /// [`MctsConfig::service_batch`] for a model on a GPU (`gpu`): there
+    /// the default is every thread's leaf in one batch, since a GPU's
+    /// forward pass costs about the same for a few positions as for
+    /// hundreds, and the CPU threads walking the tree are not what waits.
+    pub fn service_batch_on(&self, gpu: bool) -> Option<usize> {
         match self.batch {
             Some(0) => None,
             Some(n) => Some(n),
+            None if self.threads > 1 && gpu => Some(self.threads),
             None if self.threads > 1 => Some(self.threads - self.threads / 4),
             None => None,
         }
@@ -271,6 +281,19 @@ impl fmt::Display for MctsConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_service_batch_defaults_to_the_device() {
+        let c: MctsConfig = "sims=100,threads=512,eval=mindist".parse().unwrap();
+        assert_eq!(c.service_batch(), Some(384));
+        assert_eq!(c.service_batch_on(true), Some(512));
+        let one: MctsConfig = "sims=100".parse().unwrap();
+        assert_eq!(one.service_batch_on(true), None);
+        let set: MctsConfig = "sims=100,threads=512,batch=64".parse().unwrap();
+        assert_eq!(set.service_batch_on(true), Some(64));
+        let off: MctsConfig = "sims=100,threads=512,batch=0".parse().unwrap();
+        assert_eq!(off.service_batch_on(true), None);
+    }
 
     #[test]
     fn options_parse_with_defaults_and_print_back() {
