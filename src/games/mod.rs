@@ -28,7 +28,7 @@ mod tictactoe;
 
 pub use arimaa::{setups_from_file, shipped_setups};
 pub use error::SupportError;
-pub use openings::{Openings, OpeningsChoice};
+pub use openings::{random_opening, Openings, OpeningsChoice};
 
 use crate::encode::{EncodeError, Encoder};
 use crate::game::{Game, Side};
