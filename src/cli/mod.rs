@@ -14,6 +14,7 @@ mod dataset;
 mod engine;
 mod evaluate;
 mod experiment;
+mod experiment_pentago;
 mod grid;
 mod import;
 mod matches;

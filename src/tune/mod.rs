@@ -13,7 +13,8 @@
 //! state is saved after each iteration, so a run stopped and started again
 //! ends with the weights of a run never stopped. Every `eval_every`
 //! iterations the current weights play the starting ones (the progress
-//! curve) and `weights.json` is rewritten.
+//! curve) and `weights.json` is rewritten (and at the end of each
+//! invocation).
 
 mod duel;
 mod perturb;
@@ -258,7 +259,9 @@ pub fn tune<G: GameSupport>(
             .sum::<f64>()
             .sqrt();
         state.iteration += 1;
-        if state.iteration % cfg.eval_every == 0 || state.iteration == cfg.iterations {
+        // Only at multiples, so a run stopped early and resumed measures
+        // where an uninterrupted one does.
+        if state.iteration % cfg.eval_every == 0 {
             let row = measure::<G>(cfg, set, &state, &start_weights)?;
             state.progress.push(row);
             state.write_outputs::<G>(out, cfg, set)?;

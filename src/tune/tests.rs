@@ -56,28 +56,3 @@ fn resuming_with_other_settings_is_refused_naming_the_setting() {
         .to_string();
     assert!(e.contains("tictactoe") && e.contains("pentago-features"), "{e}");
 }
-
-#[test]
-fn spsa_repairs_weights_that_play_badly() {
-    // Every weight negated: the player builds the opponent's lines. A few
-    // SPSA iterations must already beat that start.
-    let (_d, start) = scratch("bad.json");
-    let bad: Vec<f32> = (PENTAGO_FEATURE_SET.default_weights)().iter().map(|w| -w).collect();
-    WeightsFile::new("pentago", &PENTAGO_FEATURE_SET, &bad, serde_json::Value::Null)
-        .save(&start)
-        .unwrap();
-    let (_o, out) = scratch("run");
-    let cfg = TuneConfig {
-        iterations: 12,
-        games: 8,
-        sigma: 0.5,
-        eval_every: 12,
-        eval_games: 40,
-        start: Some(start),
-        ..TuneConfig::new("pentago-features", TuneMethod::Spsa)
-    };
-    let r = tune::<Pentago>(&cfg, &out, &|_| {}).unwrap();
-    let last = r.progress.last().unwrap();
-    assert_eq!(last.iteration, 12);
-    assert!(last.score_lo > 0.5, "{last:?}");
-}
