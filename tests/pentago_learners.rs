@@ -41,33 +41,85 @@ fn tuned_weights_and_mdp_models_play_through_the_player_specs() {
     let dir = tmp.path();
     let tune_dir = dir.join("tune");
     let o = plies(&[
-        "tune", "--game", "pentago", "--method", "perturb", "--iterations", "4", "--eval-every", "2",
-        "--eval-games", "4", "--out", tune_dir.to_str().unwrap(), "--quiet",
+        "tune",
+        "--game",
+        "pentago",
+        "--method",
+        "perturb",
+        "--iterations",
+        "4",
+        "--eval-every",
+        "2",
+        "--eval-games",
+        "4",
+        "--out",
+        tune_dir.to_str().unwrap(),
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    for f in ["weights.json", "progress.csv", "progress.png", "progress.svg", "tune-state.json"] {
+    for f in [
+        "weights.json",
+        "progress.csv",
+        "progress.png",
+        "progress.svg",
+        "tune-state.json",
+    ] {
         assert!(tune_dir.join(f).exists(), "{f}");
     }
     let model = dir.join("mdp.json");
     let o = plies(&[
-        "train", "mdp", "--game", "pentago", "--games", "20", "--buckets", "100", "--out",
-        model.to_str().unwrap(), "--quiet",
+        "train",
+        "mdp",
+        "--game",
+        "pentago",
+        "--games",
+        "20",
+        "--buckets",
+        "100",
+        "--out",
+        model.to_str().unwrap(),
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
-    let weights = format!("greedy:eval=pentago-features:{}", tune_dir.join("weights.json").display());
+    let weights = format!(
+        "greedy:eval=pentago-features:{}",
+        tune_dir.join("weights.json").display()
+    );
     let mdp = format!("mdp:{}", model.display());
     let o = plies(&[
-        "match", "--game", "pentago", "--a", &mdp, "--b", &weights, "--games", "4",
-        "--random-opening", "6", "--json", "--seed", "5",
+        "match",
+        "--game",
+        "pentago",
+        "--a",
+        &mdp,
+        "--b",
+        &weights,
+        "--games",
+        "4",
+        "--random-opening",
+        "6",
+        "--json",
+        "--seed",
+        "5",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["openings"], "standard + 6 random plies");
-    assert_eq!(v["total"]["wins"].as_u64().unwrap() + v["total"]["losses"].as_u64().unwrap() + v["total"]["draws"].as_u64().unwrap(), 4);
+    assert_eq!(
+        v["total"]["wins"].as_u64().unwrap()
+            + v["total"]["losses"].as_u64().unwrap()
+            + v["total"]["draws"].as_u64().unwrap(),
+        4
+    );
     // A weights file of another length is refused, naming the field.
     std::fs::write(dir.join("bad.json"), r#"{"format":"plies-hand-weights","version":1,"game":"pentago","evaluator":"pentago-features","features":[],"weights":[]}"#).unwrap();
-    let bad = format!("greedy:eval=pentago-features:{}", dir.join("bad.json").display());
-    let o = plies(&["match", "--game", "pentago", "--a", &bad, "--b", "random", "--games", "2"]);
+    let bad = format!(
+        "greedy:eval=pentago-features:{}",
+        dir.join("bad.json").display()
+    );
+    let o = plies(&[
+        "match", "--game", "pentago", "--a", &bad, "--b", "random", "--games", "2",
+    ]);
     assert!(!o.status.success());
     assert!(text(&o).contains("'features' is 0 long"), "{}", text(&o));
 }
@@ -77,9 +129,27 @@ fn the_experiment_runs_on_a_small_budget_and_resumes() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("exp");
     let args = [
-        "experiment", "pentago", "--out", out.to_str().unwrap(), "--games", "4", "--mdp-games", "20",
-        "--buckets", "100", "--curve-every", "10", "--curve-games", "4", "--perturb-iterations", "2",
-        "--spsa-iterations", "2", "--mcts-sims", "20", "--json",
+        "experiment",
+        "pentago",
+        "--out",
+        out.to_str().unwrap(),
+        "--games",
+        "4",
+        "--mdp-games",
+        "20",
+        "--buckets",
+        "100",
+        "--curve-every",
+        "10",
+        "--curve-games",
+        "4",
+        "--perturb-iterations",
+        "2",
+        "--spsa-iterations",
+        "2",
+        "--mcts-sims",
+        "20",
+        "--json",
     ];
     let o = plies(&args);
     assert!(o.status.success(), "{}", text(&o));
@@ -88,7 +158,14 @@ fn the_experiment_runs_on_a_small_budget_and_resumes() {
     assert_eq!(rows.len(), 14);
     assert_eq!(rows[0]["paper"], 0.96);
     assert_eq!(v["curve"].as_array().unwrap().len(), 2);
-    for f in ["results.csv", "results.txt", "results.json", "mdp_curve.csv", "mdp_curve.png", "mdp.json"] {
+    for f in [
+        "results.csv",
+        "results.txt",
+        "results.json",
+        "mdp_curve.csv",
+        "mdp_curve.png",
+        "mdp.json",
+    ] {
         assert!(out.join(f).exists(), "{f}");
     }
     // A second run finds every stage done and reports the same table.

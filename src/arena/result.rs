@@ -213,12 +213,22 @@ mod tests {
         // 96 of 100: centre (0.96 + 1.9208/100) / 1.038416 = 0.94299,
         // half 1.96 * sqrt(0.0384/100 + 3.8416/40000) / 1.038416 = 0.04138.
         let (lo, hi) = wilson_interval(96, 100);
-        assert!((lo - 0.90161).abs() < 1e-4 && (hi - 0.98437).abs() < 1e-4, "{lo} {hi}");
+        assert!(
+            (lo - 0.90161).abs() < 1e-4 && (hi - 0.98437).abs() < 1e-4,
+            "{lo} {hi}"
+        );
         let (lo, hi) = wilson_interval(500, 500);
         assert!(hi > 0.99999 && (lo - 0.99238).abs() < 1e-4, "{lo}");
-        let w = Wdl { wins: 60, draws: 0, losses: 40 };
+        let w = Wdl {
+            wins: 60,
+            draws: 0,
+            losses: 40,
+        };
         let (lo, hi) = w.score_interval();
-        assert!((lo - (0.6 - 1.96 * 0.04899)).abs() < 1e-4 && (hi - (0.6 + 1.96 * 0.04899)).abs() < 1e-4);
+        assert!(
+            (lo - (0.6 - 1.96 * 0.04899)).abs() < 1e-4
+                && (hi - (0.6 + 1.96 * 0.04899)).abs() < 1e-4
+        );
         assert_eq!(w.win_rate(), 0.6);
     }
 }

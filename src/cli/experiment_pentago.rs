@@ -74,7 +74,7 @@ pub fn run(a: PentagoArgs) -> anyhow::Result<ExitCode> {
             eprintln!("{line}");
         }
     };
-    let go = || run_pentago(&cfg, &say);
+    let go = || run_pentago(&cfg, &say).map_err(Box::new);
     let report = if a.threads > 0 {
         rayon::ThreadPoolBuilder::new()
             .num_threads(a.threads)

@@ -188,7 +188,8 @@ impl Runner<'_> {
         let b = player_from_spec::<Pentago>(opponent)?;
         let start = StartConfig::standard::<Pentago>().with_random_opening(random_plies);
         let starter = start.starter::<Pentago>();
-        let r: MatchResult = play_match_from(a.as_ref(), b.as_ref(), &starter, games, seed, None, None)?;
+        let r: MatchResult =
+            play_match_from(a.as_ref(), b.as_ref(), &starter, games, seed, None, None)?;
         let t = r.total;
         let c = CachedMatch {
             key,
@@ -219,11 +220,8 @@ pub fn run(
 
     // The learner, measured as it learns.
     let mut curve = Vec::new();
-    let mut stages: Vec<usize> = if cfg.curve_every > 0 {
-        (1..=cfg.mdp.games / cfg.curve_every).map(|k| k * cfg.curve_every).collect()
-    } else {
-        Vec::new()
-    };
+    let points = cfg.mdp.games.checked_div(cfg.curve_every).unwrap_or(0);
+    let mut stages: Vec<usize> = (1..=points).map(|k| k * cfg.curve_every).collect();
     if stages.last() != Some(&cfg.mdp.games) {
         stages.push(cfg.mdp.games);
     }
@@ -232,7 +230,14 @@ pub fn run(
         let stage = out.join("mdp-stages").join(format!("{n}.json"));
         if !stage.exists() {
             say(&format!("MDP learner: training to {n} games"));
-            train_mdp::<Pentago>(&MdpTrainConfig { games: n, ..cfg.mdp }, &mdp_path, &|_| {})?;
+            train_mdp::<Pentago>(
+                &MdpTrainConfig {
+                    games: n,
+                    ..cfg.mdp
+                },
+                &mdp_path,
+                &|_| {},
+            )?;
             let file = |e: std::io::Error| PentagoExperimentError::File {
                 path: mdp_path.clone(),
                 why: e.to_string(),
@@ -243,7 +248,14 @@ pub fn run(
         let stage_spec = format!("mdp:{}", stage.display());
         let files = [stage.as_path()];
         let rate = |r: (u64, u64, u64)| r.0 as f64 / (r.0 + r.1 + r.2).max(1) as f64;
-        let vs_random = runner.play(&format!("curve-{n}-random"), &stage_spec, &files, "random", 0, cfg.curve_games)?;
+        let vs_random = runner.play(
+            &format!("curve-{n}-random"),
+            &stage_spec,
+            &files,
+            "random",
+            0,
+            cfg.curve_games,
+        )?;
         let vs_greedy = runner.play(
             &format!("curve-{n}-greedy"),
             &stage_spec,
@@ -264,7 +276,10 @@ pub fn run(
     // The weights, tuned both ways.
     let mut tuned = Vec::new();
     for (dir, tc) in [("tune-perturb", &cfg.perturb), ("tune-spsa", &cfg.spsa)] {
-        say(&format!("tuning: {} for {} iterations", tc.method, tc.iterations));
+        say(&format!(
+            "tuning: {} for {} iterations",
+            tc.method, tc.iterations
+        ));
         let r = tune::<Pentago>(tc, &out.join(dir), &|_| {})?;
         tuned.push(r.weights_file);
     }
@@ -272,18 +287,66 @@ pub fn run(
     let eval_of = |p: &Path| format!("pentago-features:{}", p.display());
 
     let players: Vec<(&str, &str, String, Vec<&Path>)> = vec![
-        ("mdp", "MDP learner (paper's method and settings)", mdp_spec.clone(), vec![mdp_path.as_path()]),
-        ("greedy-perturb", "greedy, weights tuned by perturbation (paper)", format!("greedy:eval={}", eval_of(perturbed)), vec![perturbed.as_path()]),
-        ("greedy-spsa", "greedy, weights tuned by SPSA", format!("greedy:eval={}", eval_of(spsa)), vec![spsa.as_path()]),
-        ("alphabeta-spsa", "alpha-beta, SPSA weights", format!("alphabeta:depth={},eval={}", cfg.alphabeta_depth, eval_of(spsa)), vec![spsa.as_path()]),
-        ("mcts-spsa", "MCTS, SPSA weights at the leaves", format!("mcts:sims={},rollout=0,eval={}", cfg.mcts_sims, eval_of(spsa)), vec![spsa.as_path()]),
-        ("greedy-hand", "greedy, hand-set weights (baseline)", GREEDY_OPPONENT.to_string(), vec![]),
+        (
+            "mdp",
+            "MDP learner (paper's method and settings)",
+            mdp_spec.clone(),
+            vec![mdp_path.as_path()],
+        ),
+        (
+            "greedy-perturb",
+            "greedy, weights tuned by perturbation (paper)",
+            format!("greedy:eval={}", eval_of(perturbed)),
+            vec![perturbed.as_path()],
+        ),
+        (
+            "greedy-spsa",
+            "greedy, weights tuned by SPSA",
+            format!("greedy:eval={}", eval_of(spsa)),
+            vec![spsa.as_path()],
+        ),
+        (
+            "alphabeta-spsa",
+            "alpha-beta, SPSA weights",
+            format!(
+                "alphabeta:depth={},eval={}",
+                cfg.alphabeta_depth,
+                eval_of(spsa)
+            ),
+            vec![spsa.as_path()],
+        ),
+        (
+            "mcts-spsa",
+            "MCTS, SPSA weights at the leaves",
+            format!(
+                "mcts:sims={},rollout=0,eval={}",
+                cfg.mcts_sims,
+                eval_of(spsa)
+            ),
+            vec![spsa.as_path()],
+        ),
+        (
+            "greedy-hand",
+            "greedy, hand-set weights (baseline)",
+            GREEDY_OPPONENT.to_string(),
+            vec![],
+        ),
         ("random", "random (baseline)", "random".to_string(), vec![]),
     ];
     let mut rows = Vec::new();
     for (name, label, spec, files) in &players {
-        for (opp_name, opponent, plies) in [("random", "random", 0), ("greedy", GREEDY_OPPONENT, cfg.random_opening)] {
-            let (wins, draws, losses) = runner.play(&format!("{name}-vs-{opp_name}"), spec, files, opponent, plies, cfg.games)?;
+        for (opp_name, opponent, plies) in [
+            ("random", "random", 0),
+            ("greedy", GREEDY_OPPONENT, cfg.random_opening),
+        ] {
+            let (wins, draws, losses) = runner.play(
+                &format!("{name}-vs-{opp_name}"),
+                spec,
+                files,
+                opponent,
+                plies,
+                cfg.games,
+            )?;
             let games = wins + draws + losses;
             let (win_lo, win_hi) = crate::arena::wilson_interval(wins, games);
             let paper = match (*name, opp_name) {
@@ -330,13 +393,24 @@ pub fn summary_table(report: &PentagoExperimentReport) -> Table {
     ]);
     for pair in report.rows.chunks(2) {
         let cell = |r: &ResultRow| {
-            format!("{:.1}% [{:.1}, {:.1}] of {}", 100.0 * r.win_rate, 100.0 * r.win_lo, 100.0 * r.win_hi, r.games)
+            format!(
+                "{:.1}% [{:.1}, {:.1}] of {}",
+                100.0 * r.win_rate,
+                100.0 * r.win_lo,
+                100.0 * r.win_hi,
+                r.games
+            )
         };
         let paper = match (pair[0].paper, pair.get(1).and_then(|r| r.paper)) {
             (Some(a), Some(b)) => format!("{:.0}% / {:.0}%", 100.0 * a, 100.0 * b),
             _ => String::new(),
         };
-        t.push_row([pair[0].player.clone(), cell(&pair[0]), pair.get(1).map(cell).unwrap_or_default(), paper]);
+        t.push_row([
+            pair[0].player.clone(),
+            cell(&pair[0]),
+            pair.get(1).map(cell).unwrap_or_default(),
+            paper,
+        ]);
     }
     t
 }
@@ -344,7 +418,18 @@ pub fn summary_table(report: &PentagoExperimentReport) -> Table {
 fn write_outputs(report: &PentagoExperimentReport) -> Result<(), PentagoExperimentError> {
     let out = &report.config.out;
     let mut csv = Table::with_headers([
-        "player", "spec", "opponent", "random_plies", "games", "wins", "draws", "losses", "win_rate", "win_lo", "win_hi", "paper",
+        "player",
+        "spec",
+        "opponent",
+        "random_plies",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win_rate",
+        "win_lo",
+        "win_hi",
+        "paper",
     ]);
     for r in &report.rows {
         csv.push_row([
@@ -365,20 +450,40 @@ fn write_outputs(report: &PentagoExperimentReport) -> Result<(), PentagoExperime
     csv.write_csv(out.join("results.csv"))?;
     let mut curve = Table::with_headers(["training_games", "vs_random", "vs_greedy"]);
     for p in &report.curve {
-        curve.push_row([p.training_games.to_string(), format!("{:.4}", p.vs_random), format!("{:.4}", p.vs_greedy)]);
+        curve.push_row([
+            p.training_games.to_string(),
+            format!("{:.4}", p.vs_random),
+            format!("{:.4}", p.vs_greedy),
+        ]);
     }
     curve.write_csv(out.join("mdp_curve.csv"))?;
     write_json(out.join("results.json"), report)?;
-    write_atomic(out.join("results.txt"), summary_table(report).to_string().as_bytes()).map_err(ReportError::from)?;
+    write_atomic(
+        out.join("results.txt"),
+        summary_table(report).to_string().as_bytes(),
+    )
+    .map_err(ReportError::from)?;
     let chart = LineChart {
-        title: format!("Pentago MDP learner: win rate as it learns ({} games a point)", report.config.curve_games),
+        title: format!(
+            "Pentago MDP learner: win rate as it learns ({} games a point)",
+            report.config.curve_games
+        ),
         x_label: "self-play training games".into(),
         y_label: "win rate".into(),
         series: vec![
-            Series::new("vs random", report.curve.iter().map(|p| (p.training_games as f64, p.vs_random))),
+            Series::new(
+                "vs random",
+                report
+                    .curve
+                    .iter()
+                    .map(|p| (p.training_games as f64, p.vs_random)),
+            ),
             Series::new(
                 format!("vs greedy, {} random plies", report.config.random_opening),
-                report.curve.iter().map(|p| (p.training_games as f64, p.vs_greedy)),
+                report
+                    .curve
+                    .iter()
+                    .map(|p| (p.training_games as f64, p.vs_greedy)),
             ),
         ],
         reference_lines: vec![

@@ -82,7 +82,10 @@ mod tests {
             random_opening(Pentago::new(), 6, &mut seeded_rng(3, s)).to_text() != a.to_text()
         });
         assert!(differ, "every stream gave the same opening");
-        assert_eq!(random_opening(Pentago::new(), 0, &mut seeded_rng(3, 1)).ply(), 0);
+        assert_eq!(
+            random_opening(Pentago::new(), 0, &mut seeded_rng(3, 1)).ply(),
+            0
+        );
     }
 
     #[test]

@@ -20,7 +20,11 @@ impl GameSupport for Pentago {
     /// clear advantage.
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
         let set = Self::feature_set(name)?;
-        Some(HandEval::from_formula(name, set.scale, LinearEval::default_for(set)))
+        Some(HandEval::from_formula(
+            name,
+            set.scale,
+            LinearEval::default_for(set),
+        ))
     }
 
     const FEATURE_SETS: &'static [&'static str] = &[PENTAGO_FEATURE_SET.name];

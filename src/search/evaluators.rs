@@ -193,9 +193,14 @@ mod tests {
         let (_dir, path) = crate::util::scratch("tuned.json");
         let mut weights = (PENTAGO_FEATURE_SET.default_weights)();
         weights.iter_mut().for_each(|w| *w = -*w);
-        WeightsFile::new("pentago", &PENTAGO_FEATURE_SET, &weights, serde_json::Value::Null)
-            .save(&path)
-            .unwrap();
+        WeightsFile::new(
+            "pentago",
+            &PENTAGO_FEATURE_SET,
+            &weights,
+            serde_json::Value::Null,
+        )
+        .save(&path)
+        .unwrap();
         let mut g = Pentago::new();
         let mut moves = Vec::new();
         g.legal_moves(&mut moves);
@@ -203,12 +208,18 @@ mod tests {
         let default = evaluator_by_name::<Pentago>("pentago-features", 6, &ctx).unwrap();
         let name = format!("pentago-features:{}", path.display());
         let negated = evaluator_by_name::<Pentago>(&name, 6, &ctx).unwrap();
-        let (d, n) = (default.evaluate(&[g]).unwrap()[0], negated.evaluate(&[g]).unwrap()[0]);
+        let (d, n) = (
+            default.evaluate(&[g]).unwrap()[0],
+            negated.evaluate(&[g]).unwrap()[0],
+        );
         assert!(d != 0.0 && (d + n).abs() < 1e-5, "{d} {n}");
         let err = evaluator_by_name::<Pentago>("pentago-features:/no/such.json", 6, &ctx)
             .err()
             .unwrap()
             .to_string();
-        assert!(err.contains("/no/such.json") && err.contains("cannot read"), "{err}");
+        assert!(
+            err.contains("/no/such.json") && err.contains("cannot read"),
+            "{err}"
+        );
     }
 }

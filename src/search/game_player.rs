@@ -742,7 +742,10 @@ mod tests {
             .err()
             .unwrap()
             .to_string();
-        assert!(e.contains("/no/model.json") && e.contains("cannot read"), "{e}");
+        assert!(
+            e.contains("/no/model.json") && e.contains("cannot read"),
+            "{e}"
+        );
         let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
             .err()
             .unwrap()

@@ -100,7 +100,11 @@ fn check(cfg: &MdpTrainConfig) -> Result<(), MdpTrainError> {
     };
     let s = &cfg.settings;
     if s.buckets < 3 {
-        return bad("buckets", s.buckets.to_string(), "at least 3 (two are the wins)");
+        return bad(
+            "buckets",
+            s.buckets.to_string(),
+            "at least 3 (two are the wins)",
+        );
     }
     if !(0.0..1.0).contains(&s.gamma) {
         return bad("gamma", s.gamma.to_string(), "a discount in [0, 1)");
@@ -109,10 +113,17 @@ fn check(cfg: &MdpTrainConfig) -> Result<(), MdpTrainError> {
         return bad("tolerance", s.tolerance.to_string(), "a positive number");
     }
     if !(0.0..=1.0).contains(&cfg.epsilon) {
-        return bad("epsilon", cfg.epsilon.to_string(), "a probability in [0, 1]");
+        return bad(
+            "epsilon",
+            cfg.epsilon.to_string(),
+            "a probability in [0, 1]",
+        );
     }
-    if !(s.prior >= 0.0 && s.prior.is_finite()) || !(s.reward > 0.0 && s.reward.is_finite()) {
-        return bad("prior", format!("{} (reward {})", s.prior, s.reward), "a prior of 0 or more and a positive reward");
+    if !(s.prior >= 0.0 && s.prior.is_finite()) {
+        return bad("prior", s.prior.to_string(), "0 or more transitions");
+    }
+    if !(s.reward > 0.0 && s.reward.is_finite()) {
+        return bad("reward", s.reward.to_string(), "a positive number");
     }
     if cfg.save_every == 0 {
         return bad("save-every", "0".into(), "at least 1");
@@ -122,7 +133,10 @@ fn check(cfg: &MdpTrainConfig) -> Result<(), MdpTrainError> {
 
 /// The model at `path` to go on from, or a new one; refused when it was
 /// made with other settings, naming the first that differs.
-fn resume_or_new<G: GameSupport>(cfg: &MdpTrainConfig, path: &Path) -> Result<MdpModel, MdpTrainError> {
+fn resume_or_new<G: GameSupport>(
+    cfg: &MdpTrainConfig,
+    path: &Path,
+) -> Result<MdpModel, MdpTrainError> {
     if !path.exists() {
         let mut m = MdpModel::new(G::NAME, cfg.settings);
         m.training = training_info(cfg);
@@ -136,12 +150,23 @@ fn resume_or_new<G: GameSupport>(cfg: &MdpTrainConfig, path: &Path) -> Result<Md
         expected,
     };
     if m.settings != cfg.settings {
-        return Err(resume("settings", format!("{:?}", m.settings), format!("{:?}", cfg.settings)));
+        return Err(resume(
+            "settings",
+            format!("{:?}", m.settings),
+            format!("{:?}", cfg.settings),
+        ));
     }
-    let stored = (m.training.get("seed").cloned(), m.training.get("epsilon").cloned());
+    let stored = (
+        m.training.get("seed").cloned(),
+        m.training.get("epsilon").cloned(),
+    );
     let asked = (Some(cfg.seed.into()), Some(cfg.epsilon.into()));
     if stored != asked {
-        return Err(resume("seed and epsilon", format!("{stored:?}"), format!("{asked:?}")));
+        return Err(resume(
+            "seed and epsilon",
+            format!("{stored:?}"),
+            format!("{asked:?}"),
+        ));
     }
     Ok(m)
 }
@@ -188,7 +213,8 @@ pub fn learn_game<G: GameSupport>(
         for pair in path[seat].windows(2) {
             m.count(pair[0], pair[1]);
         }
-        let rewards = crate::search::mdp::SeatModel::rewards(settings.buckets, side, settings.reward);
+        let rewards =
+            crate::search::mdp::SeatModel::rewards(settings.buckets, side, settings.reward);
         sweeps += m.solve(&rewards, &settings);
     }
     model.games += 1;
@@ -275,8 +301,13 @@ mod tests {
         let m = MdpModel::load(&one, "pentago").unwrap();
         assert_eq!(m.games, 30);
         assert!(m.seats[0].values.iter().any(|&v| v != 0.0));
-        let other = MdpTrainConfig { seed: 2, ..small(31) };
-        let e = train_mdp::<Pentago>(&other, &one, &|_| {}).unwrap_err().to_string();
+        let other = MdpTrainConfig {
+            seed: 2,
+            ..small(31)
+        };
+        let e = train_mdp::<Pentago>(&other, &one, &|_| {})
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("seed") && e.contains("--out"), "{e}");
     }
 }

@@ -172,7 +172,11 @@ fn check(cfg: &TuneConfig) -> Result<(), TuneError> {
         })
     };
     if cfg.games == 0 || cfg.games % 2 == 1 {
-        return bad("games", cfg.games.to_string(), "expected an even number of games (colours alternate)");
+        return bad(
+            "games",
+            cfg.games.to_string(),
+            "expected an even number of games (colours alternate)",
+        );
     }
     if !(cfg.sigma > 0.0 && cfg.sigma.is_finite()) {
         return bad("sigma", cfg.sigma.to_string(), "expected a positive number");
@@ -181,7 +185,11 @@ fn check(cfg: &TuneConfig) -> Result<(), TuneError> {
         return bad("eval-every", "0".into(), "expected at least 1");
     }
     if cfg.spsa_a.is_some_and(|a| !(a > 0.0 && a.is_finite())) {
-        return bad("spsa-a", format!("{:?}", cfg.spsa_a), "expected a positive number");
+        return bad(
+            "spsa-a",
+            format!("{:?}", cfg.spsa_a),
+            "expected a positive number",
+        );
     }
     Ok(())
 }
@@ -235,7 +243,14 @@ pub fn tune<G: GameSupport>(
         match cfg.method {
             TuneMethod::Perturb => {
                 let challenger = perturb::perturbed(&state.weights, &scales, cfg.sigma, &mut rng);
-                let r = duel(set, &challenger, &state.weights, cfg.games, cfg.random_opening, games_seed)?;
+                let r = duel(
+                    set,
+                    &challenger,
+                    &state.weights,
+                    cfg.games,
+                    cfg.random_opening,
+                    games_seed,
+                )?;
                 if perturb::challenger_wins(r.a_points(), r.total.games()) {
                     state.weights = challenger;
                     state.accepted += 1;
@@ -245,8 +260,16 @@ pub fn tune<G: GameSupport>(
                 let delta = spsa::signs(state.weights.len(), &mut rng);
                 let (ak, ck) = gains.at(k);
                 let [plus, minus] = spsa::sides(&state.weights, &scales, &delta, ck);
-                let r = duel(set, &plus, &minus, cfg.games, cfg.random_opening, games_seed)?;
-                state.weights = spsa::step(&state.weights, &scales, &delta, r.total.score(), ak, ck);
+                let r = duel(
+                    set,
+                    &plus,
+                    &minus,
+                    cfg.games,
+                    cfg.random_opening,
+                    games_seed,
+                )?;
+                state.weights =
+                    spsa::step(&state.weights, &scales, &delta, r.total.score(), ak, ck);
                 state.accepted += 1;
             }
         }
@@ -290,7 +313,14 @@ fn measure<G: GameSupport>(
     start: &[f32],
 ) -> Result<ProgressRow, TuneError> {
     let seed = derive_seed(cfg.seed ^ 0x6d65_6173_7572_6500, state.iteration as u64);
-    let r = duel(set, &state.weights, start, cfg.eval_games, cfg.random_opening, seed)?;
+    let r = duel(
+        set,
+        &state.weights,
+        start,
+        cfg.eval_games,
+        cfg.random_opening,
+        seed,
+    )?;
     let (lo, hi) = r.total.score_interval();
     Ok(ProgressRow {
         iteration: state.iteration,

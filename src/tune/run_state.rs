@@ -73,10 +73,10 @@ impl TuneState {
             path: path.clone(),
             why,
         };
-        let text = crate::util::text::read_text(&path).map_err(|e| bad(format!("cannot read: {e}")))?;
-        let mut state: TuneState = serde_json::from_str(&text).map_err(|e| {
-            bad(format!("line {}, column {}: {e}", e.line(), e.column()))
-        })?;
+        let text =
+            crate::util::text::read_text(&path).map_err(|e| bad(format!("cannot read: {e}")))?;
+        let mut state: TuneState = serde_json::from_str(&text)
+            .map_err(|e| bad(format!("line {}, column {}: {e}", e.line(), e.column())))?;
         let resume = |field: &str, found: String, expected: String| TuneError::Resume {
             path: path.clone(),
             field: field.into(),
@@ -97,7 +97,11 @@ impl TuneState {
             }
         }
         if state.start_weights != start {
-            return Err(resume("start weights", "other weights".into(), "these".into()));
+            return Err(resume(
+                "start weights",
+                "other weights".into(),
+                "these".into(),
+            ));
         }
         state.config.iterations = cfg.iterations;
         Ok(state)
@@ -159,10 +163,18 @@ impl TuneState {
         }
         t.write_csv(out.join("progress.csv"))?;
         let line = |name: &str, f: fn(&ProgressRow) -> f64| {
-            Series::new(name, self.progress.iter().map(|r| (r.iteration as f64, f(r))))
+            Series::new(
+                name,
+                self.progress.iter().map(|r| (r.iteration as f64, f(r))),
+            )
         };
         let chart = LineChart::new(
-            format!("{} {}: tuned weights vs the starting ones ({} games each)", G::NAME, cfg.method, cfg.eval_games),
+            format!(
+                "{} {}: tuned weights vs the starting ones ({} games each)",
+                G::NAME,
+                cfg.method,
+                cfg.eval_games
+            ),
             "iteration",
             "score (draw = 1/2)",
         )

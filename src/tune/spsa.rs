@@ -62,7 +62,14 @@ pub fn sides(weights: &[f32], scales: &[f32], delta: &[f32], ck: f64) -> [Vec<f3
 
 /// The updated weights after the `+` side scored `plus_score` (0..1) over
 /// the iteration's games: `w += a_k (2 score - 1) / (2 c_k) Δ s`.
-pub fn step(weights: &[f32], scales: &[f32], delta: &[f32], plus_score: f64, ak: f64, ck: f64) -> Vec<f32> {
+pub fn step(
+    weights: &[f32],
+    scales: &[f32],
+    delta: &[f32],
+    plus_score: f64,
+    ak: f64,
+    ck: f64,
+) -> Vec<f32> {
     let g = (ak * (2.0 * plus_score - 1.0) / (2.0 * ck)) as f32;
     weights
         .iter()
@@ -92,7 +99,10 @@ mod tests {
         assert_eq!(minus, vec![0.6, 0.1]);
         // A full win for `+`: a_0 / (2 c_0) = c_0 / 2 scales towards it.
         let next = step(&w, &s, &d, 1.0, a0, c0);
-        assert!((next[0] - 1.2).abs() < 1e-6 && (next[1] + 0.05).abs() < 1e-6, "{next:?}");
+        assert!(
+            (next[0] - 1.2).abs() < 1e-6 && (next[1] + 0.05).abs() < 1e-6,
+            "{next:?}"
+        );
         assert_eq!(step(&w, &s, &d, 0.5, a0, c0), w.to_vec());
         let x = signs(35, &mut seeded_rng(1, 1));
         assert!(x.iter().all(|v| v.abs() == 1.0) && x.contains(&1.0) && x.contains(&-1.0));

@@ -28,8 +28,14 @@ fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
         let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
         assert_eq!(read(&split, "weights.json"), read(&whole, "weights.json"));
         assert_eq!(read(&split, "progress.csv"), read(&whole, "progress.csv"));
-        assert_ne!(full.weights, (PENTAGO_FEATURE_SET.default_weights)(), "{method} never moved");
-        let loaded = WeightsFile::load(&whole.join("weights.json"), "pentago", &PENTAGO_FEATURE_SET).unwrap();
+        assert_ne!(
+            full.weights,
+            (PENTAGO_FEATURE_SET.default_weights)(),
+            "{method} never moved"
+        );
+        let loaded =
+            WeightsFile::load(&whole.join("weights.json"), "pentago", &PENTAGO_FEATURE_SET)
+                .unwrap();
         assert_eq!(loaded.weights(), full.weights.as_slice());
         // Iterations 0, 2, 4 and 6 are measured.
         let at: Vec<usize> = full.progress.iter().map(|r| r.iteration).collect();
@@ -45,14 +51,29 @@ fn resuming_with_other_settings_is_refused_naming_the_setting() {
         sigma: 0.5,
         ..small(TuneMethod::Perturb, 2)
     };
-    let e = tune::<Pentago>(&other, &out, &|_| {}).unwrap_err().to_string();
-    assert!(e.contains("sigma") && e.contains("0.5") && e.contains("--out"), "{e}");
-    let e = tune::<Pentago>(&TuneConfig { games: 3, ..small(TuneMethod::Spsa, 2) }, &out, &|_| {})
+    let e = tune::<Pentago>(&other, &out, &|_| {})
         .unwrap_err()
         .to_string();
+    assert!(
+        e.contains("sigma") && e.contains("0.5") && e.contains("--out"),
+        "{e}"
+    );
+    let e = tune::<Pentago>(
+        &TuneConfig {
+            games: 3,
+            ..small(TuneMethod::Spsa, 2)
+        },
+        &out,
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
     assert!(e.contains("--games 3"), "{e}");
     let e = tune::<crate::game::TicTacToe>(&small(TuneMethod::Spsa, 2), &out, &|_| {})
         .unwrap_err()
         .to_string();
-    assert!(e.contains("tictactoe") && e.contains("pentago-features"), "{e}");
+    assert!(
+        e.contains("tictactoe") && e.contains("pentago-features"),
+        "{e}"
+    );
 }

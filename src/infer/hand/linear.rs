@@ -62,7 +62,12 @@ impl<G: Game> LinearEval<G> {
     /// `weights` must have one entry per feature (weights files are
     /// checked when they are read).
     pub fn new(set: FeatureSet<G>, weights: Vec<f32>) -> Self {
-        assert_eq!(weights.len(), set.len(), "{}: one weight per feature", set.name);
+        assert_eq!(
+            weights.len(),
+            set.len(),
+            "{}: one weight per feature",
+            set.name
+        );
         LinearEval { set, weights }
     }
 

@@ -253,7 +253,10 @@ mod tests {
         assert_eq!(f[34], 1.0);
         let names = (PENTAGO_FEATURE_SET.feature_names)();
         assert_eq!(names.len(), PENTAGO_FEATURES);
-        assert_eq!((names[3].as_str(), names[PER_SIDE + 3].as_str()), ("own_open_4", "opp_open_4"));
+        assert_eq!(
+            (names[3].as_str(), names[PER_SIDE + 3].as_str()),
+            ("own_open_4", "opp_open_4")
+        );
         let w = default_pentago_eval();
         let dot: f32 = f.iter().zip(w.weights()).map(|(f, w)| f * w).sum();
         assert!((w.value(&g) - dot).abs() < 1e-4);

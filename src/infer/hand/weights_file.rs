@@ -67,7 +67,9 @@ pub enum WeightsError {
         found: String,
         expected: String,
     },
-    #[error("weights file {path}: weight {index} ({feature}) is {value}, expected a finite number")]
+    #[error(
+        "weights file {path}: weight {index} ({feature}) is {value}, expected a finite number"
+    )]
     NotFinite {
         path: PathBuf,
         index: usize,
@@ -104,10 +106,11 @@ impl WeightsFile {
 
     /// Writes the file atomically.
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        let mut text = serde_json::to_string_pretty(self).map_err(|source| WeightsError::Encode {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let mut text =
+            serde_json::to_string_pretty(self).map_err(|source| WeightsError::Encode {
+                path: path.to_path_buf(),
+                source,
+            })?;
         text.push('\n');
         Ok(write_atomic(path, text.as_bytes())?)
     }
@@ -151,21 +154,44 @@ impl WeightsFile {
             expected,
         };
         if self.format != WEIGHTS_FORMAT {
-            return Err(field("format", format!("'{}'", self.format), format!("'{WEIGHTS_FORMAT}'")));
+            return Err(field(
+                "format",
+                format!("'{}'", self.format),
+                format!("'{WEIGHTS_FORMAT}'"),
+            ));
         }
         if self.version != WEIGHTS_VERSION {
-            return Err(field("version", self.version.to_string(), WEIGHTS_VERSION.to_string()));
+            return Err(field(
+                "version",
+                self.version.to_string(),
+                WEIGHTS_VERSION.to_string(),
+            ));
         }
         if self.game != game {
-            return Err(field("game", format!("'{}'", self.game), format!("'{game}'")));
+            return Err(field(
+                "game",
+                format!("'{}'", self.game),
+                format!("'{game}'"),
+            ));
         }
         if self.evaluator != set.name {
-            return Err(field("evaluator", format!("'{}'", self.evaluator), format!("'{}'", set.name)));
+            return Err(field(
+                "evaluator",
+                format!("'{}'", self.evaluator),
+                format!("'{}'", set.name),
+            ));
         }
         let names = (set.feature_names)();
-        for (what, len) in [("features", self.features.len()), ("weights", self.weights.len())] {
+        for (what, len) in [
+            ("features", self.features.len()),
+            ("weights", self.weights.len()),
+        ] {
             if len != names.len() {
-                return Err(field(what, format!("{len} long"), format!("{} entries", names.len())));
+                return Err(field(
+                    what,
+                    format!("{len} long"),
+                    format!("{} entries", names.len()),
+                ));
             }
         }
         for (index, (found, expected)) in self.features.iter().zip(&names).enumerate() {
@@ -179,7 +205,12 @@ impl WeightsFile {
                 });
             }
         }
-        if let Some((index, &value)) = self.weights.iter().enumerate().find(|(_, w)| !w.is_finite()) {
+        if let Some((index, &value)) = self
+            .weights
+            .iter()
+            .enumerate()
+            .find(|(_, w)| !w.is_finite())
+        {
             return Err(WeightsError::NotFinite {
                 path: path.to_path_buf(),
                 index,
@@ -202,7 +233,12 @@ mod tests {
         let (dir, path) = scratch("w.json");
         let mut weights = (PENTAGO_FEATURE_SET.default_weights)();
         weights[3] = 7.5;
-        let file = WeightsFile::new("pentago", &PENTAGO_FEATURE_SET, &weights, serde_json::json!({"method": "test"}));
+        let file = WeightsFile::new(
+            "pentago",
+            &PENTAGO_FEATURE_SET,
+            &weights,
+            serde_json::json!({"method": "test"}),
+        );
         let mut v = serde_json::to_value(&file).unwrap();
         edit(&mut v);
         std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap()).unwrap();
@@ -211,7 +247,10 @@ mod tests {
 
     fn load_error(edit: impl FnOnce(&mut serde_json::Value)) -> String {
         let (_dir, path) = saved(edit);
-        WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET).err().unwrap().to_string()
+        WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET)
+            .err()
+            .unwrap()
+            .to_string()
     }
 
     #[test]
@@ -219,9 +258,14 @@ mod tests {
         let (dir, path) = scratch("w.json");
         let mut weights = (PENTAGO_FEATURE_SET.default_weights)();
         weights[0] = -1.25;
-        WeightsFile::new("pentago", &PENTAGO_FEATURE_SET, &weights, serde_json::Value::Null)
-            .save(&path)
-            .unwrap();
+        WeightsFile::new(
+            "pentago",
+            &PENTAGO_FEATURE_SET,
+            &weights,
+            serde_json::Value::Null,
+        )
+        .save(&path)
+        .unwrap();
         let eval = WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET).unwrap();
         assert_eq!(eval.weights(), weights.as_slice());
         assert_eq!(eval.name(), "pentago-features");
@@ -232,11 +276,24 @@ mod tests {
     #[test]
     fn bad_files_are_refused_naming_the_field() {
         let e = load_error(|v| v["game"] = "gomoku".into());
-        assert!(e.contains("'game'") && e.contains("'gomoku'") && e.contains("'pentago'"), "{e}");
+        assert!(
+            e.contains("'game'") && e.contains("'gomoku'") && e.contains("'pentago'"),
+            "{e}"
+        );
         let e = load_error(|v| v["evaluator"] = "other".into());
         assert!(e.contains("'evaluator'"), "{e}");
-        let e = load_error(|v| v["weights"].as_array_mut().unwrap().pop().map(|_| ()).unwrap());
-        assert!(e.contains("'weights'") && e.contains("34 long") && e.contains("35 entries"), "{e}");
+        let e = load_error(|v| {
+            v["weights"]
+                .as_array_mut()
+                .unwrap()
+                .pop()
+                .map(|_| ())
+                .unwrap()
+        });
+        assert!(
+            e.contains("'weights'") && e.contains("34 long") && e.contains("35 entries"),
+            "{e}"
+        );
         let e = load_error(|v| v["features"][2] = "open_three".into());
         assert!(e.contains("feature 2") && e.contains("'own_open_3'"), "{e}");
         let e = load_error(|v| v["format"] = "x".into());
@@ -244,16 +301,30 @@ mod tests {
         let e = load_error(|v| v["weights"][1] = "heavy".into());
         assert!(e.contains("line") && e.contains("column"), "{e}");
         let (_dir, path) = scratch("missing.json");
-        let e = WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET).err().unwrap().to_string();
-        assert!(e.contains("missing.json") && e.contains("cannot read"), "{e}");
+        let e = WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("missing.json") && e.contains("cannot read"),
+            "{e}"
+        );
     }
 
     #[test]
     fn an_infinite_weight_is_named() {
         let (_dir, path) = scratch("w.json");
-        let mut file = WeightsFile::new("pentago", &PENTAGO_FEATURE_SET, &(PENTAGO_FEATURE_SET.default_weights)(), serde_json::Value::Null);
+        let mut file = WeightsFile::new(
+            "pentago",
+            &PENTAGO_FEATURE_SET,
+            &(PENTAGO_FEATURE_SET.default_weights)(),
+            serde_json::Value::Null,
+        );
         file.weights[5] = f32::INFINITY;
-        let e = file.check(&path, "pentago", &PENTAGO_FEATURE_SET).unwrap_err().to_string();
+        let e = file
+            .check(&path, "pentago", &PENTAGO_FEATURE_SET)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("weight 5 (own_blocked_3)"), "{e}");
     }
 }

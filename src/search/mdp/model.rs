@@ -81,7 +81,14 @@ impl SeatModel {
     /// Value iteration from the current values until no value moves by
     /// `tolerance` or more; returns the sweeps made.
     pub fn solve(&mut self, rewards: &[f64], s: &MdpSettings) -> usize {
-        value_iteration(&self.transitions, rewards, s.gamma, s.prior, s.tolerance, &mut self.values)
+        value_iteration(
+            &self.transitions,
+            rewards,
+            s.gamma,
+            s.prior,
+            s.tolerance,
+            &mut self.values,
+        )
     }
 }
 
@@ -107,7 +114,10 @@ pub fn value_iteration(
                 rewards[s]
             } else {
                 let total: u64 = row.iter().map(|&(_, c)| c as u64).sum();
-                let counted: f64 = row.iter().map(|&(t, c)| c as f64 * values[t as usize]).sum();
+                let counted: f64 = row
+                    .iter()
+                    .map(|&(t, c)| c as f64 * values[t as usize])
+                    .sum();
                 let expected = (counted + prior * mean) / (total as f64 + prior);
                 rewards[s] + gamma * expected
             };
@@ -146,7 +156,10 @@ impl MdpModel {
             settings,
             games: 0,
             training: serde_json::Value::Null,
-            seats: [SeatModel::new(settings.buckets), SeatModel::new(settings.buckets)],
+            seats: [
+                SeatModel::new(settings.buckets),
+                SeatModel::new(settings.buckets),
+            ],
         }
     }
 
@@ -187,32 +200,60 @@ impl MdpModel {
             expected,
         };
         if self.format != MDP_FORMAT {
-            return Err(field("format", format!("'{}'", self.format), format!("'{MDP_FORMAT}'")));
+            return Err(field(
+                "format",
+                format!("'{}'", self.format),
+                format!("'{MDP_FORMAT}'"),
+            ));
         }
         if self.version != MDP_VERSION {
-            return Err(field("version", self.version.to_string(), MDP_VERSION.to_string()));
+            return Err(field(
+                "version",
+                self.version.to_string(),
+                MDP_VERSION.to_string(),
+            ));
         }
         if self.game != game {
-            return Err(field("game", format!("'{}'", self.game), format!("'{game}'")));
+            return Err(field(
+                "game",
+                format!("'{}'", self.game),
+                format!("'{game}'"),
+            ));
         }
         let n = self.settings.buckets;
         if n < 3 {
-            return Err(field("settings.buckets", n.to_string(), "at least 3".into()));
+            return Err(field(
+                "settings.buckets",
+                n.to_string(),
+                "at least 3".into(),
+            ));
         }
         for (i, seat) in self.seats.iter().enumerate() {
             if seat.values.len() != n || seat.transitions.len() != n {
                 return Err(field(
                     &format!("seats[{i}]"),
-                    format!("{} values and {} transition rows", seat.values.len(), seat.transitions.len()),
+                    format!(
+                        "{} values and {} transition rows",
+                        seat.values.len(),
+                        seat.transitions.len()
+                    ),
                     format!("{n} of each (settings.buckets)"),
                 ));
             }
             if let Some(b) = seat.values.iter().position(|v| !v.is_finite()) {
-                return Err(field(&format!("seats[{i}].values[{b}]"), seat.values[b].to_string(), "a finite number".into()));
+                return Err(field(
+                    &format!("seats[{i}].values[{b}]"),
+                    seat.values[b].to_string(),
+                    "a finite number".into(),
+                ));
             }
             for (b, row) in seat.transitions.iter().enumerate() {
                 if let Some(&(t, _)) = row.iter().find(|(t, _)| *t as usize >= n) {
-                    return Err(field(&format!("seats[{i}].transitions[{b}]"), format!("bucket {t}"), format!("a bucket below {n}")));
+                    return Err(field(
+                        &format!("seats[{i}].transitions[{b}]"),
+                        format!("bucket {t}"),
+                        format!("a bucket below {n}"),
+                    ));
                 }
             }
         }
@@ -269,12 +310,20 @@ mod tests {
     #[test]
     fn model_files_round_trip_and_bad_ones_are_named() {
         let (_d, path) = crate::util::scratch("m.json");
-        let mut m = MdpModel::new("pentago", MdpSettings { buckets: 5, ..MdpSettings::default() });
+        let mut m = MdpModel::new(
+            "pentago",
+            MdpSettings {
+                buckets: 5,
+                ..MdpSettings::default()
+            },
+        );
         m.seats[1].count(3, 0);
         m.seats[1].values[3] = 0.1 + 0.2;
         m.save(&path).unwrap();
         assert_eq!(MdpModel::load(&path, "pentago").unwrap(), m);
-        let e = MdpModel::load(&path, "connect-four").unwrap_err().to_string();
+        let e = MdpModel::load(&path, "connect-four")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("'game'") && e.contains("'connect-four'"), "{e}");
         m.seats[0].values.pop();
         m.save(&path).unwrap();

@@ -68,7 +68,10 @@ impl MdpPlayer {
             why,
         };
         if !G::new().piece_codes(&mut Vec::new()) {
-            return Err(bad(format!("the bucketed MDP learner does not play {}", G::NAME)));
+            return Err(bad(format!(
+                "the bucketed MDP learner does not play {}",
+                G::NAME
+            )));
         }
         let model = MdpModel::load(path, G::NAME).map_err(|e| bad(e.to_string()))?;
         Ok(MdpPlayer { model, label })
