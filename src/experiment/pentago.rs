@@ -172,7 +172,9 @@ impl Runner<'_> {
         random_plies: usize,
         games: usize,
     ) -> Result<(u64, u64, u64), PentagoExperimentError> {
-        let seed = derive_seed(self.cfg.seed, hash_of(&(spec, opponent, random_plies)));
+        // Seeded by the match's name, not its specs (which hold paths), so
+        // the same seed plays the same games in any output directory.
+        let seed = derive_seed(self.cfg.seed, hash_of(name));
         let keys: Vec<String> = files.iter().map(|p| Self::file_key(p)).collect();
         let key = format!("{spec} vs {opponent}, {games} games, {random_plies} random plies, seed {seed}, files {keys:?}");
         let path = self.cfg.out.join("matches").join(format!("{name}.json"));

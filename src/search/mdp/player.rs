@@ -35,7 +35,13 @@ pub fn mdp_move<G: GameSupport>(
     rng: &mut SeededRng,
     codes: &mut Vec<u8>,
 ) -> Result<(G::Move, usize), SearchError> {
-    let hash = BucketHash::new(model.settings.buckets).ok_or(SearchError::NoMoves)?;
+    let hash = BucketHash::new(model.settings.buckets).ok_or_else(|| SearchError::BadSpec {
+        spec: "mdp".into(),
+        why: format!(
+            "a model needs at least 3 buckets, not {}",
+            model.settings.buckets
+        ),
+    })?;
     let options = successor_buckets(state, &hash, codes)?;
     if epsilon > 0.0 && rng.random_bool(epsilon) {
         return Ok(options[rng.random_range(0..options.len())]);
