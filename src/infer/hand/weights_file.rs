@@ -225,8 +225,8 @@ impl WeightsFile {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Pentago;
-    use crate::infer::hand::{HandEvaluator, PENTAGO_FEATURE_SET};
+    use crate::game::{Game, Pentago};
+    use crate::infer::hand::{pentago_features, HandEvaluator, PENTAGO_FEATURE_SET};
     use crate::util::scratch;
 
     fn saved(edit: impl FnOnce(&mut serde_json::Value)) -> (tempfile::TempDir, PathBuf) {
@@ -255,7 +255,7 @@ mod tests {
 
     #[test]
     fn a_saved_file_loads_back_with_its_weights() {
-        let (dir, path) = scratch("w.json");
+        let (_dir, path) = scratch("w.json");
         let mut weights = (PENTAGO_FEATURE_SET.default_weights)();
         weights[0] = -1.25;
         WeightsFile::new(
@@ -269,8 +269,16 @@ mod tests {
         let eval = WeightsFile::load(&path, "pentago", &PENTAGO_FEATURE_SET).unwrap();
         assert_eq!(eval.weights(), weights.as_slice());
         assert_eq!(eval.name(), "pentago-features");
-        let _ = Pentago::new();
-        drop(dir);
+        let mut g = Pentago::new();
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        g.play(moves[0]);
+        let dot: f32 = pentago_features(&g)
+            .iter()
+            .zip(&weights)
+            .map(|(f, w)| f * w)
+            .sum();
+        assert!((eval.value(&g) - dot).abs() < 1e-5);
     }
 
     #[test]
