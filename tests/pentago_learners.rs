@@ -174,3 +174,123 @@ fn the_experiment_runs_on_a_small_budget_and_resumes() {
     let w: serde_json::Value = serde_json::from_slice(&again.stdout).unwrap();
     assert_eq!(w["rows"], v["rows"]);
 }
+
+/// Seeded delays in milliseconds below `max` (SplitMix64).
+#[cfg(unix)]
+fn delays(seed: u64, n: usize, max: u64) -> Vec<u64> {
+    let mut z = seed;
+    (0..n)
+        .map(|_| {
+            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut x = z;
+            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            (x ^ (x >> 31)) % max
+        })
+        .collect()
+}
+
+#[cfg(unix)]
+#[test]
+fn tune_and_train_mdp_killed_and_rerun_end_as_uninterrupted_runs() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    let cmd = |args: &[String]| {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_plies"));
+        c.args(args).env("RAYON_NUM_THREADS", "2");
+        c
+    };
+    let timed = |args: &[String]| {
+        let t = Instant::now();
+        let o = cmd(args).output().unwrap();
+        assert!(o.status.success(), "{}", text(&o));
+        (t.elapsed().as_millis() as u64).max(5)
+    };
+    let kill_after = |args: &[String], ms: u64| {
+        let mut child = cmd(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(ms));
+        let _ = child.kill();
+        child.wait().unwrap();
+    };
+    let read = |p: std::path::PathBuf| {
+        std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
+    };
+    let tune = |out: &std::path::Path| -> Vec<String> {
+        [
+            "tune",
+            "--game",
+            "pentago",
+            "--iterations",
+            "60",
+            "--games",
+            "8",
+            "--eval-every",
+            "10",
+            "--eval-games",
+            "20",
+            "--seed",
+            "4",
+            "--quiet",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect()
+    };
+    let reference = root.join("tune-ref");
+    let took = timed(&tune(&reference));
+    let out = root.join("tune");
+    for ms in delays(5, 3, took) {
+        kill_after(&tune(&out), ms);
+    }
+    timed(&tune(&out));
+    for f in ["weights.json", "progress.csv", "tune-state.json"] {
+        assert_eq!(
+            read(out.join(f)),
+            read(reference.join(f)),
+            "{f} after kills"
+        );
+    }
+
+    let mdp = |out: &std::path::Path| -> Vec<String> {
+        [
+            "train",
+            "mdp",
+            "--game",
+            "pentago",
+            "--games",
+            "1500",
+            "--save-every",
+            "50",
+            "--quiet",
+            "--out",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .chain([out.display().to_string()])
+        .collect()
+    };
+    let reference = root.join("mdp-ref.json");
+    let took = timed(&mdp(&reference));
+    let out = root.join("mdp.json");
+    for ms in delays(6, 3, took) {
+        kill_after(&mdp(&out), ms);
+    }
+    timed(&mdp(&out));
+    assert_eq!(read(out.clone()), read(reference), "the model after kills");
+    // No temporary file is left beside the model or the tuning outputs.
+    let temporaries: Vec<_> = [root.to_path_buf(), root.join("tune")]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(d).unwrap().flatten())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".plies-tmp-"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
+}
