@@ -30,4 +30,5 @@ pub mod report;
 pub mod search;
 pub mod selfplay;
 pub mod train;
+pub mod tune;
 pub mod util;

@@ -23,7 +23,7 @@ pub use match_play::{play_match, play_match_from, StartFn};
 pub use players::build_players;
 pub use rating_chart::{write_ratings_png, RatingBar};
 pub use rating_fit::{fit_ratings, Anchor, FitError, FitOptions, FittedRating, PairScore};
-pub use result::{fmt_elo, MatchResult, Wdl};
+pub use result::{fmt_elo, wilson_interval, MatchResult, Wdl};
 pub use round_robin::{
     result_text, round_robin, schedule, GameLog, PairResult, PlayerRating, RoundRobin,
     RoundRobinConfig,

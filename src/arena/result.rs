@@ -35,6 +35,32 @@ impl Wdl {
         }
     }
 
+    /// The fraction of games won.
+    pub fn win_rate(&self) -> f64 {
+        self.wins as f64 / self.games().max(1) as f64
+    }
+
+    /// The 95% Wilson interval of the win rate (sound at 0% and 100%).
+    pub fn win_rate_interval(&self) -> (f64, f64) {
+        wilson_interval(self.wins, self.games())
+    }
+
+    /// The 95% interval of the score (a draw is half a win), from the
+    /// per-game variance, clamped to `[0, 1]`.
+    pub fn score_interval(&self) -> (f64, f64) {
+        let n = self.games() as f64;
+        if n == 0.0 {
+            return (0.0, 1.0);
+        }
+        let s = self.score();
+        let var = (self.wins as f64 * (1.0 - s).powi(2)
+            + self.draws as f64 * (0.5 - s).powi(2)
+            + self.losses as f64 * s.powi(2))
+            / n;
+        let half = 1.96 * (var / n).sqrt();
+        ((s - half).max(0.0), (s + half).min(1.0))
+    }
+
     pub fn add(&mut self, outcome: Outcome, me: Side) {
         match outcome {
             Outcome::Draw => self.draws += 1,
@@ -42,6 +68,17 @@ impl Wdl {
             Outcome::Win(_) => self.losses += 1,
         }
     }
+}
+
+/// The 95% Wilson score interval of `k` successes in `n` trials.
+pub fn wilson_interval(k: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96f64);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    ((centre - half).max(0.0), (centre + half).min(1.0))
 }
 
 /// A match of A against B, from A's point of view.
@@ -164,5 +201,34 @@ impl fmt::Display for MatchResult {
             )?;
         }
         write!(f, "mean game length: {:.2} plies", self.mean_plies)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals_match_hand_computed_values() {
+        // 96 of 100: centre (0.96 + 1.9208/100) / 1.038416 = 0.94299,
+        // half 1.96 * sqrt(0.0384/100 + 3.8416/40000) / 1.038416 = 0.04138.
+        let (lo, hi) = wilson_interval(96, 100);
+        assert!(
+            (lo - 0.90161).abs() < 1e-4 && (hi - 0.98437).abs() < 1e-4,
+            "{lo} {hi}"
+        );
+        let (lo, hi) = wilson_interval(500, 500);
+        assert!(hi > 0.99999 && (lo - 0.99238).abs() < 1e-4, "{lo}");
+        let w = Wdl {
+            wins: 60,
+            draws: 0,
+            losses: 40,
+        };
+        let (lo, hi) = w.score_interval();
+        assert!(
+            (lo - (0.6 - 1.96 * 0.04899)).abs() < 1e-4
+                && (hi - (0.6 + 1.96 * 0.04899)).abs() < 1e-4
+        );
+        assert_eq!(w.win_rate(), 0.6);
     }
 }

@@ -1,11 +1,13 @@
 //! Where the games of a match or tournament start: the standard position at
 //! a board size, or for Arimaa the position after two setups drawn (as
 //! self-play draws them) from the shipped arimaa.com archives, from a file
-//! of imported records, or at random ([`GameSupport::openings`]).
+//! of imported records, or at random ([`GameSupport::openings`]); then, for
+//! every game, optionally a number of uniformly random plies
+//! (`--random-opening N`, [`random_opening`]).
 
 use super::ArenaError;
 use crate::game::Game;
-use crate::games::{GameSupport, Openings, SupportError};
+use crate::games::{random_opening, GameSupport, Openings, SupportError};
 use crate::util::SeededRng;
 
 /// The start of every game of a match: board size and openings.
@@ -15,8 +17,11 @@ pub struct StartConfig {
     pub size: usize,
     pub openings: Openings,
     /// How reports name the openings: `standard`, `archive:...`,
-    /// `random`, `file:PATH`.
+    /// `random`, `file:PATH`, then `+ N random plies` when there are some.
     pub openings_name: String,
+    /// Uniformly random plies played from the start before the players
+    /// move (none that ends the game).
+    pub random_plies: usize,
 }
 
 impl StartConfig {
@@ -26,7 +31,17 @@ impl StartConfig {
             size: G::DEFAULT_SIZE,
             openings: Openings::Standard,
             openings_name: "standard".into(),
+            random_plies: 0,
         }
+    }
+
+    /// The same starts followed by `plies` random plies.
+    pub fn with_random_opening(mut self, plies: usize) -> Self {
+        self.random_plies = plies;
+        if plies > 0 {
+            self.openings_name = format!("{} + {plies} random plies", self.openings_name);
+        }
+        self
     }
 
     /// Checks `size` (default: the game's standard) against `G` and
@@ -42,13 +57,16 @@ impl StartConfig {
             size,
             openings: choice.openings,
             openings_name: choice.name,
+            random_plies: 0,
         })
     }
 
-    /// The start of a game, drawing Arimaa setups from `rng` (the game's
-    /// own stream, so starts do not depend on the thread count).
+    /// The start of a game, drawing Arimaa setups and the random opening
+    /// from `rng` (the game's own stream, so starts do not depend on the
+    /// thread count).
     pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<G, SupportError> {
-        G::start(self.size, &self.openings, rng).map(|(g, _setups)| g)
+        let (g, _setups) = G::start(self.size, &self.openings, rng)?;
+        Ok(random_opening(g, self.random_plies, rng))
     }
 
     /// `start` as a function for [`super::play_match_from`].
@@ -62,7 +80,7 @@ impl StartConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Amazons, Arimaa, Gomoku, TicTacToe};
+    use crate::game::{Amazons, Arimaa, Gomoku, Pentago, TicTacToe};
     use crate::util::seeded_rng;
 
     #[test]
@@ -92,5 +110,19 @@ mod tests {
         let g: Arimaa = std.start(&mut seeded_rng(1, 0)).unwrap();
         assert_eq!(g.to_text(), Arimaa::new().to_text());
         assert!(StartConfig::for_game::<Arimaa>(None, Some("/nonexistent.jsonl")).is_err());
+    }
+
+    #[test]
+    fn a_random_opening_follows_the_start_and_is_named() {
+        let s = StartConfig::standard::<Pentago>().with_random_opening(6);
+        assert_eq!(s.openings_name, "standard + 6 random plies");
+        let a: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap();
+        let b: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap();
+        assert_eq!(a.ply(), 6);
+        assert_eq!(a.to_text(), b.to_text());
+        let plain: Pentago = StartConfig::standard::<Pentago>()
+            .start(&mut seeded_rng(2, 7))
+            .unwrap();
+        assert_eq!(plain.ply(), 0);
     }
 }

@@ -54,6 +54,10 @@ pub struct ArenaArgs {
     /// Stop a game after this many moves and count it as a draw (0: no limit).
     #[arg(long, default_value_t = 1000)]
     max_plies: usize,
+    /// Play this many uniformly random plies (none that ends the game)
+    /// before the players move, drawn from each game's seeded stream.
+    #[arg(long, default_value_t = 0)]
+    random_opening: usize,
     /// Also write every game's moves to OUT/games.txt.
     #[arg(long)]
     save_games: bool,
@@ -76,7 +80,8 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
     if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
         bail!("--prior-draws {} must be 0 or more", a.prior_draws);
     }
-    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?;
+    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?
+        .with_random_opening(a.random_opening);
     let ctx = super::matches::player_context(start.size, &a.device)?;
     let players = build_players::<G>(&a.players, &ctx, |i| {
         format!("player {} of --players", i + 1)

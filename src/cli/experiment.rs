@@ -8,6 +8,10 @@ pub enum ExperimentCmd {
     /// Tic-tac-toe, Patist & Wiering (2004) / Fugers (2017): TD(lambda)
     /// Elliott MLPs, equity against EXPERT as they learn.
     Ttt(TttArgs),
+    /// Pentago, Heon & Oetting (2012): the bucketed MDP learner and tuned
+    /// feature players against RANDOM and the greedy feature player, beside
+    /// alpha-beta and MCTS on the tuned features.
+    Pentago(super::experiment_pentago::PentagoArgs),
 }
 
 #[derive(Args)]
@@ -53,7 +57,10 @@ pub struct TttArgs {
 }
 
 pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
-    let ExperimentCmd::Ttt(a) = cmd;
+    let a = match cmd {
+        ExperimentCmd::Ttt(a) => a,
+        ExperimentCmd::Pentago(a) => return super::experiment_pentago::run(a),
+    };
     let out = a
         .out
         .clone()

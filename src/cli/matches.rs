@@ -44,6 +44,10 @@ pub struct Pairing {
     /// Stop a game after this many moves and count it as a draw (0: no limit).
     #[arg(long, default_value_t = 1000)]
     max_plies: usize,
+    /// Play this many uniformly random plies (none that ends the game)
+    /// before the players move, drawn from each game's seeded stream.
+    #[arg(long, default_value_t = 0)]
+    random_opening: usize,
 }
 
 #[derive(Args)]
@@ -71,7 +75,8 @@ type Players<G> = Vec<Arc<dyn Player<G>>>;
 /// The start of the games and both players of a pairing; errors name the
 /// option at fault (`--size`, `--setups`, `--a`, `--b`).
 fn start_and_players<G: GameSupport>(p: &Pairing) -> anyhow::Result<(StartConfig, Players<G>)> {
-    let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?;
+    let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?
+        .with_random_opening(p.random_opening);
     let specs = [p.a.clone(), p.b.clone()];
     let ctx = player_context(start.size, &p.device)?;
     let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;

@@ -14,6 +14,7 @@ mod dataset;
 mod engine;
 mod evaluate;
 mod experiment;
+mod experiment_pentago;
 mod grid;
 mod import;
 mod matches;
@@ -21,7 +22,9 @@ mod records;
 mod rules;
 mod selfplay;
 mod train;
+mod train_mdp;
 mod train_model;
+mod tune;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -71,6 +74,10 @@ pub enum Command {
     Selfplay(selfplay::SelfplayArgs),
     /// Accuracy, MSE and the height plot of checkpoints and baselines on a dataset split.
     Evaluate(evaluate::EvaluateArgs),
+    /// Tune the weights of a weighted hand evaluator (Pentago's 35
+    /// features) by games between greedy players: the paper's perturbation
+    /// self-play or SPSA; resumable, weights for `eval=NAME:FILE`.
+    Tune(tune::TuneArgs),
     /// Cross-validated grid search over dropout, regulariser, learning rule
     /// and cnn3 kernel shape; the ranked table of Zaffetti's figure 4.
     Grid(grid::GridArgs),
@@ -91,6 +98,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Grid(a) => grid::run(a),
+        Command::Tune(a) => tune::run(a),
     }
 }
 

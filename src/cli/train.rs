@@ -29,6 +29,9 @@ pub enum TrainCmd {
     /// The training engine: any model on any dataset (the same as `plies
     /// train --data ...`).
     Fit(super::train_model::FitArgs),
+    /// The bucketed MDP learner of Heon & Oetting (2012) by self-play
+    /// (Pentago, Tic-tac-toe, Connect Four): the model file `mdp:FILE` plays.
+    Mdp(super::train_mdp::MdpArgs),
 }
 
 #[derive(Args)]
@@ -300,5 +303,6 @@ pub fn run(cmd: TrainCmd) -> anyhow::Result<ExitCode> {
         TrainCmd::Td(a) => run_td(a),
         TrainCmd::Supervised(a) => run_supervised(a),
         TrainCmd::Fit(a) => super::train_model::run_fit(a),
+        TrainCmd::Mdp(a) => super::train_mdp::run(a),
     }
 }

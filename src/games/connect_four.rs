@@ -2,7 +2,7 @@
 //! evaluator, EXPERT's immediate wins, OpenSpiel's `connect_four` (a move
 //! is one action, its column).
 
-use super::{cell_action, GameKind, GameSupport};
+use super::{cell_action, piece_code, GameKind, GameSupport};
 use crate::encode::{EncodeError, Encoder, StoneGrid, Stones2};
 use crate::game::connect_four::{COLUMNS, ROWS};
 use crate::game::{ConnectFour, ConnectFourMove, Game, Side};
@@ -35,6 +35,13 @@ impl GameSupport for ConnectFour {
     /// clear advantage.
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
         (name == Threats::NAME).then(|| HandEval::from_formula(name, 20_000.0, Threats))
+    }
+
+    /// Row by row from the top.
+    fn piece_codes(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        out.extend((0..ROWS * COLUMNS).map(|i| piece_code(self.cell(i))));
+        true
     }
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<ConnectFourMove>> {

@@ -28,11 +28,11 @@ mod tictactoe;
 
 pub use arimaa::{setups_from_file, shipped_setups};
 pub use error::SupportError;
-pub use openings::{Openings, OpeningsChoice};
+pub use openings::{random_opening, Openings, OpeningsChoice};
 
 use crate::encode::{EncodeError, Encoder};
 use crate::game::{Game, Side};
-use crate::infer::hand::HandEval;
+use crate::infer::hand::{FeatureSet, HandEval};
 use crate::record::{GameRecord, RecordError, ReplaySummary};
 use crate::util::SeededRng;
 use std::fmt;
@@ -164,6 +164,23 @@ pub trait GameSupport: Game {
     /// The hand evaluator called `name`, if the game has one.
     fn hand_eval(_name: &str) -> Option<HandEval<Self>> {
         None
+    }
+
+    /// The hand evaluators with a weight vector (`plies tune` tunes them;
+    /// `eval=NAME:WEIGHTS_FILE` loads tuned weights), the default first.
+    const FEATURE_SETS: &'static [&'static str] = &[];
+
+    /// The features of the weighted hand evaluator called `name`.
+    fn feature_set(_name: &str) -> Option<FeatureSet<Self>> {
+        None
+    }
+
+    /// The board's cells as piece codes, 0 empty, 1 the first player's,
+    /// 2 the second's, in the order the bucketed MDP learner hashes them
+    /// (runs of nine cells share a prime); `false` for a game without a
+    /// grid of stones, which that learner does not play.
+    fn piece_codes(&self, _out: &mut Vec<u8>) -> bool {
+        false
     }
 
     /// Resolves `--setups`: `None` is the game's default openings. Games
@@ -341,6 +358,16 @@ fn check_record_game<G: Game>(rec: &GameRecord) -> Result<(), SupportError> {
         });
     }
     Ok(())
+}
+
+/// A cell's piece code for [`GameSupport::piece_codes`]: 0 empty, 1 the
+/// first player's, 2 the second's.
+pub(crate) fn piece_code(owner: Option<Side>) -> u8 {
+    match owner {
+        None => 0,
+        Some(Side::First) => 1,
+        Some(Side::Second) => 2,
+    }
 }
 
 #[cfg(test)]

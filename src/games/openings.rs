@@ -34,3 +34,68 @@ impl OpeningsChoice {
         }
     }
 }
+
+/// Plays `plies` uniformly random moves from `state` with `rng` (the
+/// game's own stream), never one that ends the game: a random opening
+/// diversifies matches between deterministic players. Stops early where
+/// every move would end the game.
+pub fn random_opening<G: crate::game::Game>(
+    mut state: G,
+    plies: usize,
+    rng: &mut crate::util::SeededRng,
+) -> G {
+    use rand::seq::IndexedRandom;
+    let mut legal = Vec::new();
+    let mut quiet = Vec::new();
+    for _ in 0..plies {
+        if state.outcome().is_some() {
+            break;
+        }
+        state.legal_moves(&mut legal);
+        quiet.clear();
+        quiet.extend(legal.iter().copied().filter(|&m| {
+            let mut next = state.clone();
+            next.play(m);
+            next.outcome().is_none()
+        }));
+        match quiet.choose(rng) {
+            Some(&m) => state.play(m),
+            None => break,
+        }
+    }
+    state
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::{Game, Pentago, TicTacToe};
+    use crate::util::seeded_rng;
+
+    #[test]
+    fn random_openings_play_that_many_plies_from_the_seed() {
+        let a = random_opening(Pentago::new(), 6, &mut seeded_rng(3, 1));
+        let b = random_opening(Pentago::new(), 6, &mut seeded_rng(3, 1));
+        assert_eq!(a.ply(), 6);
+        assert_eq!(a.to_text(), b.to_text());
+        let differ = (2..10).any(|s| {
+            random_opening(Pentago::new(), 6, &mut seeded_rng(3, s)).to_text() != a.to_text()
+        });
+        assert!(differ, "every stream gave the same opening");
+        assert_eq!(
+            random_opening(Pentago::new(), 0, &mut seeded_rng(3, 1)).ply(),
+            0
+        );
+    }
+
+    #[test]
+    fn a_random_opening_never_ends_the_game() {
+        for s in 0..50 {
+            // Nine plies would fill the board: the opening stops short of
+            // any move that finishes the game.
+            let g = random_opening(TicTacToe::new(), 9, &mut seeded_rng(4, s));
+            assert!(g.outcome().is_none(), "{}", g.to_text());
+            assert!(g.ply() >= 4);
+        }
+    }
+}

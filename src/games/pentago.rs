@@ -1,10 +1,10 @@
 //! Pentago's support: the stone-grid encoder, the 35-feature hand
 //! evaluator, OpenSpiel's `pentago`.
 
-use super::{cell_action, GameKind, GameSupport};
+use super::{cell_action, piece_code, GameKind, GameSupport};
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::{Pentago, PentagoMove};
-use crate::infer::hand::{HandEval, PentagoEval};
+use crate::infer::hand::{FeatureSet, HandEval, LinearEval, PENTAGO_FEATURE_SET};
 
 impl GameSupport for Pentago {
     const KIND: GameKind = GameKind::Pentago;
@@ -14,12 +14,38 @@ impl GameSupport for Pentago {
         stones_encoder(name, size)
     }
 
-    const HAND_EVALS: &'static [&'static str] = &["pentago-features"];
+    const HAND_EVALS: &'static [&'static str] = &[PENTAGO_FEATURE_SET.name];
 
-    /// A won game scores 100 (x1000); five is a clear advantage.
+    /// The hand-set weights; a won game scores 100 (x1000), five is a
+    /// clear advantage.
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
-        (name == "pentago-features")
-            .then(|| HandEval::from_formula(name, 5000.0, PentagoEval::default()))
+        let set = Self::feature_set(name)?;
+        Some(HandEval::from_formula(
+            name,
+            set.scale,
+            LinearEval::default_for(set),
+        ))
+    }
+
+    const FEATURE_SETS: &'static [&'static str] = &[PENTAGO_FEATURE_SET.name];
+
+    fn feature_set(name: &str) -> Option<FeatureSet<Self>> {
+        (name == PENTAGO_FEATURE_SET.name).then_some(PENTAGO_FEATURE_SET)
+    }
+
+    /// Quadrant by quadrant (top left, top right, bottom left, bottom
+    /// right), each row by row: the paper's hash gives each quadrant its
+    /// prime and each of its cells a power of it.
+    fn piece_codes(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        for (qx, qy) in [(0, 0), (3, 0), (0, 3), (3, 3)] {
+            for y in qy..qy + 3 {
+                for x in qx..qx + 3 {
+                    out.push(piece_code(self.cell(y * 6 + x)));
+                }
+            }
+        }
+        true
     }
 
     const SPIEL_NAME: Option<&'static str> = Some("pentago");

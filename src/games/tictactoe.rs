@@ -1,7 +1,7 @@
 //! Tic-tac-toe's support: its encoders, EXPERT's immediate wins, OpenSpiel's
 //! `tic_tac_toe`.
 
-use super::{cell_action, GameKind, GameSupport};
+use super::{cell_action, piece_code, GameKind, GameSupport};
 use crate::encode::{stones_encoder, tictactoe_encoder, EncodeError, Encoder, Stones2};
 use crate::encode::{TttAbsolute, TttPlanes};
 use crate::game::{Game, Side, TicTacToe, TttMove};
@@ -19,6 +19,12 @@ impl GameSupport for TicTacToe {
                 name: name.into(),
                 known: Self::ENCODERS.to_vec(),
             })
+    }
+
+    fn piece_codes(&self, out: &mut Vec<u8>) -> bool {
+        out.clear();
+        out.extend((0..9).map(|i| piece_code(self.cell(i))));
+        true
     }
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<TttMove>> {

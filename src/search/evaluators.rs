@@ -1,7 +1,8 @@
 //! Evaluators by name, for the players' `eval=` option: `random`, the
 //! game's hand-written evaluators (Arimaa `material`, Amazons `mindist` and
-//! `lieberum`, Pentago `pentago-features`) and `ckpt:PATH`, a trained
-//! checkpoint on the context's device.
+//! `lieberum`, Pentago `pentago-features`), a weighted one with weights
+//! from a file (`pentago-features:WEIGHTS_FILE`, as `plies tune` writes
+//! them) and `ckpt:PATH`, a trained checkpoint on the context's device.
 //!
 //! Every one is an [`Evaluator`]: a hand evaluator's score is squashed to
 //! `[-1, 1]` by [`crate::infer::hand::HandEval`], so MCTS can back it up
@@ -11,6 +12,7 @@ use super::SearchError;
 use crate::checkpoint;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
+use crate::infer::hand::{HandEval, WeightsFile};
 use crate::infer::{CandleEvaluator, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
@@ -49,12 +51,13 @@ pub fn evaluator_by_name<G: GameSupport>(
     if name == "random" {
         return Ok(Arc::new(RandomValue));
     }
-    match G::hand_eval(name) {
+    match hand_eval_by_name::<G>(name)? {
         Some(hand) => Ok(Arc::new(hand)),
         None => {
-            let mut known: Vec<&str> = G::HAND_EVALS.to_vec();
-            known.push("random");
-            known.push("ckpt:PATH");
+            let mut known: Vec<String> = G::HAND_EVALS.iter().map(|n| n.to_string()).collect();
+            known.extend(G::FEATURE_SETS.iter().map(|n| format!("{n}:WEIGHTS_FILE")));
+            known.push("random".into());
+            known.push("ckpt:PATH".into());
             Err(bad(
                 name,
                 format!(
@@ -65,6 +68,21 @@ pub fn evaluator_by_name<G: GameSupport>(
             ))
         }
     }
+}
+
+/// The hand evaluator `name` of `G`: one of [`GameSupport::HAND_EVALS`],
+/// or `SET:WEIGHTS_FILE`, a weighted one ([`GameSupport::FEATURE_SETS`])
+/// with the weights of that file; `None` when `name` is neither. A weights
+/// file that cannot be used is an error naming the file and the field.
+pub fn hand_eval_by_name<G: GameSupport>(name: &str) -> Result<Option<HandEval<G>>, SearchError> {
+    if let Some((set_name, path)) = name.split_once(':') {
+        if let Some(set) = G::feature_set(set_name) {
+            let eval = WeightsFile::load(Path::new(path), G::NAME, &set)
+                .map_err(|e| bad(name, e.to_string()))?;
+            return Ok(Some(HandEval::from_formula(name, set.scale, eval)));
+        }
+    }
+    Ok(G::hand_eval(name))
 }
 
 /// A checkpoint's model behind the encoder it was trained with; refuses a
@@ -140,7 +158,8 @@ impl<G: Game> Evaluator<G> for RandomValue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Amazons, Arimaa, Gomoku};
+    use crate::game::{Amazons, Arimaa, Gomoku, Pentago};
+    use crate::infer::hand::PENTAGO_FEATURE_SET;
 
     #[test]
     fn names_resolve_and_bad_ones_are_named() {
@@ -166,5 +185,41 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(err.contains("/no/such/dir"), "{err}");
+    }
+
+    #[test]
+    fn weighted_evaluators_load_their_weights_file() {
+        let ctx = EvalContext::default();
+        let (_dir, path) = crate::util::scratch("tuned.json");
+        let mut weights = (PENTAGO_FEATURE_SET.default_weights)();
+        weights.iter_mut().for_each(|w| *w = -*w);
+        WeightsFile::new(
+            "pentago",
+            &PENTAGO_FEATURE_SET,
+            &weights,
+            serde_json::Value::Null,
+        )
+        .save(&path)
+        .unwrap();
+        let mut g = Pentago::new();
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        g.play(moves[0]);
+        let default = evaluator_by_name::<Pentago>("pentago-features", 6, &ctx).unwrap();
+        let name = format!("pentago-features:{}", path.display());
+        let negated = evaluator_by_name::<Pentago>(&name, 6, &ctx).unwrap();
+        let (d, n) = (
+            default.evaluate(&[g]).unwrap()[0],
+            negated.evaluate(&[g]).unwrap()[0],
+        );
+        assert!(d != 0.0 && (d + n).abs() < 1e-5, "{d} {n}");
+        let err = evaluator_by_name::<Pentago>("pentago-features:/no/such.json", 6, &ctx)
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            err.contains("/no/such.json") && err.contains("cannot read"),
+            "{err}"
+        );
     }
 }

@@ -4,7 +4,8 @@
 //! `greedy[:eval=NAME]`, `greedy:CHECKPOINT_DIR` and
 //! `greedy+:CHECKPOINT_DIR` (the published NETWORK player),
 //! `mcts:sims=N[,threads=T,eval=NAME,...]` (see [`MctsConfig`]),
-//! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot) and,
+//! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot),
+//! `mdp:MODEL_FILE` (the bucketed MDP learner of `plies train mdp`) and,
 //! for Arimaa, `random-steps[:end=P]`. Every consumer (match, arena, play,
 //! self-play, both engines) builds its players here.
 //!
@@ -32,6 +33,7 @@
 use super::alphabeta::{search_with_progress, terminal_score, SearchLimits, SearchResult};
 use super::evaluators::{checkpoint_evaluator, EvalContext};
 use super::mcts::{MctsConfig, MctsPlayer};
+use super::mdp::MdpPlayer;
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{
@@ -98,11 +100,13 @@ pub enum GamePlayerSpec {
     /// OpenSpiel's MCTS bot, run by Python (Amazons, Pentago, Gomoku,
     /// Tic-tac-toe); the options as given.
     SpielMcts(Vec<(String, String)>),
+    /// The bucketed MDP learner's model file ([`MdpPlayer`]).
+    Mdp { model: std::path::PathBuf },
 }
 
 impl GamePlayerSpec {
     /// The spec names, for help and errors.
-    pub const NAMES: [&'static str; 9] = [
+    pub const NAMES: [&'static str; 10] = [
         "random",
         "naive",
         "expert",
@@ -112,6 +116,7 @@ impl GamePlayerSpec {
         "random-steps",
         "mcts",
         "spiel-mcts",
+        "mdp",
     ];
 }
 
@@ -168,6 +173,12 @@ impl FromStr for GamePlayerSpec {
                 return Ok(GamePlayerSpec::Network {
                     checkpoint: dir.into(),
                     exact_terminal: name == "greedy+",
+                })
+            }
+            ("mdp", None | Some("")) => return Err(bad(s, "expected mdp:MODEL_FILE")),
+            ("mdp", Some(file)) => {
+                return Ok(GamePlayerSpec::Mdp {
+                    model: file.trim().into(),
                 })
             }
             _ => {}
@@ -324,6 +335,7 @@ impl fmt::Display for GamePlayerSpec {
             }
             GamePlayerSpec::RandomSteps { end } => write!(f, "random-steps:end={end}"),
             GamePlayerSpec::Mcts(cfg) => write!(f, "{cfg}"),
+            GamePlayerSpec::Mdp { model } => write!(f, "mdp:{}", model.display()),
             GamePlayerSpec::SpielMcts(opts) if opts.is_empty() => f.write_str("spiel-mcts"),
             GamePlayerSpec::SpielMcts(opts) => {
                 let parts: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -450,6 +462,7 @@ pub fn build_player_in<G: GameSupport>(
             let eval = mcts_evaluator::<G>(cfg, ctx).map_err(in_spec(spec))?;
             Arc::new(MctsPlayer::new(cfg.clone(), eval)?)
         }
+        GamePlayerSpec::Mdp { model } => Arc::new(MdpPlayer::load::<G>(model)?),
         GamePlayerSpec::SpielMcts(opts) => {
             let pairs: Vec<(&str, &str)> =
                 opts.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -597,6 +610,14 @@ impl<G: Game> Player<G> for EvalGreedyPlayer<G> {
 }
 
 impl<G: Game> EvalGreedyPlayer<G> {
+    /// `greedy` on a scorer built in memory, named `label`.
+    pub fn new(eval: Scorer<G>, label: impl Into<String>) -> Self {
+        EvalGreedyPlayer {
+            eval,
+            label: label.into(),
+        }
+    }
+
     /// The scores of the positions `moves` lead to, for the side to move
     /// in `state`; a model values the unfinished ones in one call.
     fn successor_scores(&self, state: &G, moves: &[G::Move]) -> Result<Vec<i32>, SearchError> {
@@ -677,6 +698,7 @@ mod tests {
             "mcts:sims=800,threads=8,eval=mindist",
             "mcts:sims=100,eval=ckpt:runs/x,rollout=10",
             "spiel-mcts:sims=100,rollouts=2",
+            "mdp:runs/pentago-mdp.json",
         ] {
             let spec: GamePlayerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -710,6 +732,20 @@ mod tests {
         assert!(err("mcts:sims=10,thread=2").contains("unknown option 'thread'"));
         assert!(err("mcts:sims=1e3").contains("sims=1e3"));
         assert!(err("spiel-mcts:simulations=3").contains("unknown option 'simulations'"));
+        assert!(err("mdp").contains("mdp:MODEL_FILE"));
+        let e = player_from_spec::<Amazons>("mdp:/no/model.json")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("does not play amazons"), "{e}");
+        let e = player_from_spec::<Pentago>("mdp:/no/model.json")
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("/no/model.json") && e.contains("cannot read"),
+            "{e}"
+        );
         let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
             .err()
             .unwrap()

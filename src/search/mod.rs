@@ -14,6 +14,7 @@ mod expert;
 pub mod game_player;
 mod greedy;
 pub mod mcts;
+pub mod mdp;
 pub mod naive;
 mod option_error;
 mod random;

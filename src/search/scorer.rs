@@ -4,7 +4,7 @@
 //! into something to search with.
 
 use super::alphabeta::{PositionEval, WIN_THRESHOLD};
-use super::evaluators::evaluator_by_name;
+use super::evaluators::{evaluator_by_name, hand_eval_by_name};
 use super::game_player::PlayerContext;
 use super::mcts::MctsConfig;
 use super::{Score, SearchError};
@@ -35,7 +35,7 @@ impl<G: GameSupport> Scorer<G> {
     /// `ckpt:PATH`) for the boards and device of `ctx`; the error names the
     /// evaluator and what is wrong.
     pub fn by_name(name: &str, ctx: &PlayerContext) -> Result<Scorer<G>, SearchError> {
-        let source = match G::hand_eval(name) {
+        let source = match hand_eval_by_name::<G>(name)? {
             Some(hand) => Source::Hand(hand),
             None => Source::Model(evaluator_by_name::<G>(name, ctx.size, &ctx.eval)?),
         };
@@ -47,6 +47,14 @@ impl<G: GameSupport> Scorer<G> {
 }
 
 impl<G: Game> Scorer<G> {
+    /// A hand evaluator built in memory (`plies tune`'s candidates).
+    pub fn from_hand(hand: HandEval<G>) -> Scorer<G> {
+        Scorer {
+            source: Source::Hand(hand),
+            error: Mutex::new(None),
+        }
+    }
+
     /// The score of `state` for its side to move.
     pub fn score(&self, state: &G) -> i32 {
         match &self.source {

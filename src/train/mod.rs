@@ -5,6 +5,7 @@ mod error;
 mod game_inputs;
 pub mod grid;
 pub mod loss;
+pub mod mdp;
 pub mod metrics;
 pub mod regularize;
 pub mod run_state;

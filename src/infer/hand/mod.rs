@@ -90,8 +90,14 @@ impl<G: Game> Evaluator<G> for HandEval<G> {
 pub mod amazons_eval;
 pub mod arimaa_material;
 pub use amazons_eval::{AmazonsLieberum, AmazonsMinDist};
+pub mod linear;
+pub use linear::{FeatureSet, LinearEval};
 pub mod pentago_eval;
-pub use pentago_eval::{pentago_features, PentagoEval, PENTAGO_FEATURES};
+pub use pentago_eval::{
+    default_pentago_eval, pentago_features, PENTAGO_FEATURES, PENTAGO_FEATURE_SET,
+};
+pub mod weights_file;
+pub use weights_file::{WeightsError, WeightsFile};
 
 #[cfg(test)]
 mod tests {

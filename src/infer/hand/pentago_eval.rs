@@ -21,15 +21,15 @@
 //! | 16 | empty cells in two or more open windows holding 3+ own stones (forks) |
 //!
 //! Features 17..34 are the same for the opponent and 34 is the constant.
-//! [`PentagoEval`] is a linear score `w · f` (no squashing), with the
-//! default weights below chosen by hand: open threes and fours and
+//! [`PENTAGO_FEATURE_SET`] scores them linearly, `w · f` (no squashing,
+//! [`LinearEval`]), with default weights chosen by hand: open threes and fours and
 //! completion cells dominate, centres count a little, the opponent's terms
 //! mirror the mover's with a slightly larger weight (the opponent moves
 //! next). A finished game scores +-[`TERMINAL`] (0 for a draw).
 
-use super::HandEvaluator;
+use super::{FeatureSet, LinearEval};
 use crate::game::pentago::has_five;
-use crate::game::{Game, Outcome, Pentago};
+use crate::game::{Game, Pentago};
 
 /// Number of features.
 pub const PENTAGO_FEATURES: usize = 35;
@@ -164,55 +164,70 @@ pub const OWN_WEIGHTS: [f32; PER_SIDE] = [
     1.5, // forks
 ];
 
-/// A linear Pentago evaluator `w · f` over [`pentago_features`].
-#[derive(Clone, Debug, PartialEq)]
-pub struct PentagoEval {
-    pub weights: [f32; PENTAGO_FEATURES],
+/// The names of the mover's 17 features, in order.
+const SIDE_FEATURE_NAMES: [&str; PER_SIDE] = [
+    "open_1",
+    "open_2",
+    "open_3",
+    "open_4",
+    "blocked_2",
+    "blocked_3",
+    "blocked_4",
+    "fives",
+    "centres",
+    "corners",
+    "quadrant_corners",
+    "edge_midpoints",
+    "stones",
+    "completion_cells",
+    "quadrant_majorities",
+    "best_window",
+    "forks",
+];
+
+/// Own weights as [`OWN_WEIGHTS`], the opponent's negated and 1.2x
+/// larger (it moves next), bias 0.
+pub fn default_weights() -> Vec<f32> {
+    let mut weights = vec![0.0; PENTAGO_FEATURES];
+    for (i, &w) in OWN_WEIGHTS.iter().enumerate() {
+        weights[i] = w;
+        weights[PER_SIDE + i] = -1.2 * w;
+    }
+    weights
 }
 
-impl Default for PentagoEval {
-    /// Own weights as [`OWN_WEIGHTS`], the opponent's negated and 1.2x
-    /// larger (it moves next), bias 0.
-    fn default() -> Self {
-        let mut weights = [0.0; PENTAGO_FEATURES];
-        for (i, &w) in OWN_WEIGHTS.iter().enumerate() {
-            weights[i] = w;
-            weights[PER_SIDE + i] = -1.2 * w;
-        }
-        PentagoEval { weights }
-    }
+fn feature_names() -> Vec<String> {
+    let own = SIDE_FEATURE_NAMES.iter().map(|n| format!("own_{n}"));
+    let opp = SIDE_FEATURE_NAMES.iter().map(|n| format!("opp_{n}"));
+    own.chain(opp).chain(["bias".to_string()]).collect()
 }
 
-impl PentagoEval {
-    pub fn new(weights: [f32; PENTAGO_FEATURES]) -> Self {
-        PentagoEval { weights }
-    }
+fn write_features(state: &Pentago, out: &mut [f32]) {
+    debug_assert!(!has_five(state.stones(state.side_to_move())));
+    out.copy_from_slice(&pentago_features(state));
 }
 
-impl HandEvaluator<Pentago> for PentagoEval {
-    fn name(&self) -> &str {
-        "pentago35"
-    }
+/// `pentago-features`: the 35 features above, weighted (a won game scores
+/// [`TERMINAL`]; five units are a clear advantage).
+pub const PENTAGO_FEATURE_SET: FeatureSet<Pentago> = FeatureSet {
+    name: "pentago-features",
+    feature_names,
+    features: write_features,
+    default_weights,
+    terminal: TERMINAL,
+    scale: 5000.0,
+};
 
-    fn value(&self, state: &Pentago) -> f32 {
-        match state.outcome() {
-            Some(Outcome::Draw) => return 0.0,
-            Some(o) => return TERMINAL * o.value_for(state.side_to_move()),
-            None => {}
-        }
-        debug_assert!(!has_five(state.stones(state.side_to_move())));
-        pentago_features(state)
-            .iter()
-            .zip(&self.weights)
-            .map(|(f, w)| f * w)
-            .sum()
-    }
+/// The hand-set Pentago evaluator.
+pub fn default_pentago_eval() -> LinearEval<Pentago> {
+    LinearEval::default_for(PENTAGO_FEATURE_SET)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::Side;
+    use crate::game::{Outcome, Side};
+    use crate::infer::hand::HandEvaluator;
     use crate::util::seeded_rng;
     use rand::RngExt;
 
@@ -236,6 +251,15 @@ mod tests {
         assert_eq!(own[9], 2.0, "a6 and f6");
         assert_eq!(own[8], 1.0, "e5 is a quadrant centre");
         assert_eq!(f[34], 1.0);
+        let names = (PENTAGO_FEATURE_SET.feature_names)();
+        assert_eq!(names.len(), PENTAGO_FEATURES);
+        assert_eq!(
+            (names[3].as_str(), names[PER_SIDE + 3].as_str()),
+            ("own_open_4", "opp_open_4")
+        );
+        let w = default_pentago_eval();
+        let dot: f32 = f.iter().zip(w.weights()).map(|(f, w)| f * w).sum();
+        assert!((w.value(&g) - dot).abs() < 1e-4);
     }
 
     #[test]
@@ -267,7 +291,7 @@ mod tests {
 
     #[test]
     fn one_ply_eval_beats_random() {
-        let eval = PentagoEval::default();
+        let eval = default_pentago_eval();
         let mut rng = seeded_rng(6, 0);
         let mut v = Vec::new();
         let (mut wins, mut losses) = (0, 0);

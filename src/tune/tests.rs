@@ -1,0 +1,79 @@
+use super::*;
+use crate::game::Pentago;
+use crate::infer::hand::PENTAGO_FEATURE_SET;
+use crate::util::scratch;
+
+fn small(method: TuneMethod, iterations: usize) -> TuneConfig {
+    TuneConfig {
+        iterations,
+        games: 2,
+        eval_every: 2,
+        eval_games: 4,
+        ..TuneConfig::new("pentago-features", method)
+    }
+}
+
+#[test]
+fn a_resumed_run_ends_where_an_uninterrupted_one_does() {
+    for method in [TuneMethod::Perturb, TuneMethod::Spsa] {
+        let (_a, whole) = scratch("whole");
+        let (_b, split) = scratch("split");
+        let full = tune::<Pentago>(&small(method, 6), &whole, &|_| {}).unwrap();
+        let half = tune::<Pentago>(&small(method, 3), &split, &|_| {}).unwrap();
+        assert_eq!(half.iterations_done, 3);
+        let rest = tune::<Pentago>(&small(method, 6), &split, &|_| {}).unwrap();
+        assert_eq!(rest.iterations_run, 3);
+        assert_eq!(rest.weights, full.weights, "{method}");
+        assert_eq!(rest.progress, full.progress, "{method}");
+        let read = |dir: &Path, f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        assert_eq!(read(&split, "weights.json"), read(&whole, "weights.json"));
+        assert_eq!(read(&split, "progress.csv"), read(&whole, "progress.csv"));
+        assert_ne!(
+            full.weights,
+            (PENTAGO_FEATURE_SET.default_weights)(),
+            "{method} never moved"
+        );
+        let loaded =
+            WeightsFile::load(&whole.join("weights.json"), "pentago", &PENTAGO_FEATURE_SET)
+                .unwrap();
+        assert_eq!(loaded.weights(), full.weights.as_slice());
+        // Iterations 0, 2, 4 and 6 are measured.
+        let at: Vec<usize> = full.progress.iter().map(|r| r.iteration).collect();
+        assert_eq!(at, [0, 2, 4, 6]);
+    }
+}
+
+#[test]
+fn resuming_with_other_settings_is_refused_naming_the_setting() {
+    let (_d, out) = scratch("run");
+    tune::<Pentago>(&small(TuneMethod::Perturb, 1), &out, &|_| {}).unwrap();
+    let other = TuneConfig {
+        sigma: 0.5,
+        ..small(TuneMethod::Perturb, 2)
+    };
+    let e = tune::<Pentago>(&other, &out, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("sigma") && e.contains("0.5") && e.contains("--out"),
+        "{e}"
+    );
+    let e = tune::<Pentago>(
+        &TuneConfig {
+            games: 3,
+            ..small(TuneMethod::Spsa, 2)
+        },
+        &out,
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("--games 3"), "{e}");
+    let e = tune::<crate::game::TicTacToe>(&small(TuneMethod::Spsa, 2), &out, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("tictactoe") && e.contains("pentago-features"),
+        "{e}"
+    );
+}
