@@ -1,0 +1,180 @@
+//! The device path: with `PLIES_TEST_DEVICE` naming a device (`cuda`,
+//! `cuda:N`, `metal`; `scripts/gpu_check.sh` sets it), every model's
+//! outputs and gradients on it match the CPU's, and the kernels of
+//! `kernels/` match their CPU twins. Without it these tests say so and
+//! check nothing else: CI has no GPU. On the CPU the same paths are tested
+//! with candle's ops forced (`model::tests`) and against the twins
+//! (`model::device_kernels`).
+
+use candle_core::{DType, Device, Tensor};
+use candle_nn::{VarBuilder, VarMap};
+use plies::model::device_kernels::{mdrnn_sweep, planes};
+use plies::model::{
+    build, seeded_init, Cnn3Config, Cnn3NetConfig, InputShape, LinearConfig, MdrnnConfig,
+    ModelConfig, ResNetConfig, WeightInit,
+};
+use plies::util::{parse_device, seeded_rng};
+
+/// The device under test, or `None` (with a note) when none is named. A
+/// device named but not openable fails the test: a GPU check must not pass
+/// by skipping.
+fn device() -> Option<Device> {
+    let Ok(name) = std::env::var("PLIES_TEST_DEVICE") else {
+        eprintln!("PLIES_TEST_DEVICE is not set: the device tests check nothing here");
+        return None;
+    };
+    Some(parse_device(&name).unwrap_or_else(|e| panic!("PLIES_TEST_DEVICE={name}: {e}")))
+}
+
+fn models() -> Vec<ModelConfig> {
+    vec![
+        ModelConfig::Linear(LinearConfig::new(InputShape::new([6, 8, 8], 3))),
+        ModelConfig::Mlp(plies::model::MlpNetConfig {
+            inputs: 4 * 10 * 10 + 3,
+            hidden: vec![40, 20],
+            activation: plies::model::Activation::Elliott { beta: 5.0 },
+            init: WeightInit::FanIn,
+            dropout: 0.0,
+            output: plies::model::OutputActivation::Tanh,
+        }),
+        ModelConfig::Cnn3(Cnn3NetConfig::new(
+            InputShape::new([6, 8, 8], 0),
+            Cnn3Config::default(),
+        )),
+        ModelConfig::Resnet(ResNetConfig {
+            channels: 16,
+            value_hidden: 32,
+            policy: true,
+            ..ResNetConfig::tiny(InputShape::new([3, 7, 6], 2))
+        }),
+        ModelConfig::Mdrnn(MdrnnConfig {
+            init_std: 0.5,
+            ..MdrnnConfig::stones(9, 10)
+        }),
+    ]
+}
+
+/// Seeded uniform values in [-scale, scale), as a tensor on `dev`.
+fn uniform(seed: u64, scale: f32, shape: &[usize], dev: &Device) -> Tensor {
+    use rand::RngExt;
+    let mut rng = seeded_rng(seed, 0xd3);
+    let n: usize = shape.iter().product();
+    let v: Vec<f32> = (0..n)
+        .map(|_| scale * (2.0 * rng.random::<f32>() - 1.0))
+        .collect();
+    Tensor::from_vec(v, shape, dev).unwrap()
+}
+
+fn max_rel_diff(a: &Tensor, b: &Tensor) -> f32 {
+    let a: Vec<f32> = a.flatten_all().unwrap().to_vec1().unwrap();
+    let b: Vec<f32> = b.flatten_all().unwrap().to_vec1().unwrap();
+    let scale = 1.0 + a.iter().fold(0f32, |m, v| m.max(v.abs()));
+    a.iter()
+        .zip(&b)
+        .fold(0f32, |m, (x, y)| m.max((x - y).abs()))
+        / scale
+}
+
+/// One model on `dev`: its evaluation outputs and the gradients of a
+/// training-mode loss, by variable name, all copied to the CPU.
+fn run(cfg: &ModelConfig, dev: &Device) -> (Vec<Tensor>, Vec<(String, Tensor)>) {
+    let vm = VarMap::new();
+    let net = build(cfg, VarBuilder::from_varmap(&vm, DType::F32, dev)).unwrap();
+    seeded_init(&vm, cfg, &mut seeded_rng(5, 0), dev).unwrap();
+    let input = cfg.input().unwrap_or(InputShape::new([4, 10, 10], 3));
+    let [c, h, w] = input.planes;
+    let x = uniform(9, 1.0, &[33, c, h, w], dev);
+    let g = (input.globals > 0).then(|| uniform(10, 1.0, &[33, input.globals], dev));
+    let eval = net.forward(&x, g.as_ref(), false).unwrap();
+    let mut outs = vec![eval.value.to_device(&Device::Cpu).unwrap()];
+    if let Some(p) = eval.policy {
+        outs.push(p.to_device(&Device::Cpu).unwrap());
+    }
+    let train = net.forward(&x, g.as_ref(), true).unwrap();
+    let grads = train
+        .value
+        .sqr()
+        .unwrap()
+        .mean_all()
+        .unwrap()
+        .backward()
+        .unwrap();
+    let data = vm.data().lock().unwrap();
+    let mut names: Vec<&String> = data.keys().collect();
+    names.sort();
+    let grads = names
+        .into_iter()
+        .filter_map(|n| {
+            let g = grads.get(data[n].as_tensor())?;
+            Some((n.clone(), g.to_device(&Device::Cpu).unwrap()))
+        })
+        .collect();
+    (outs, grads)
+}
+
+#[test]
+fn every_model_on_the_device_matches_the_cpu() {
+    let Some(dev) = device() else { return };
+    for cfg in models() {
+        let kind = cfg.kind();
+        let (cpu_out, cpu_grads) = run(&cfg, &Device::Cpu);
+        let (dev_out, dev_grads) = run(&cfg, &dev);
+        for (a, b) in cpu_out.iter().zip(&dev_out) {
+            let d = max_rel_diff(a, b);
+            assert!(d < 1e-4, "{kind}: outputs differ by {d} (relative)");
+        }
+        assert_eq!(cpu_grads.len(), dev_grads.len(), "{kind}: gradient count");
+        for ((name, a), (_, b)) in cpu_grads.iter().zip(&dev_grads) {
+            let d = max_rel_diff(a, b);
+            assert!(
+                d < 1e-3,
+                "{kind}: gradient of {name} differs by {d} (relative)"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_mdrnn_sweep_kernel_matches_its_twin() {
+    let Some(dev) = device() else { return };
+    for (seed, (c, h, w, k)) in [
+        (2, 5, 5, 10),
+        (2, 9, 9, 10),
+        (2, 19, 19, 10),
+        (2, 9, 9, 64),
+        (3, 4, 11, 7),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let seed = seed as u64;
+        let planes = uniform(seed, 1.0, &[17, c, h, w], &Device::Cpu);
+        let packed = uniform(100 + seed, 0.5, &[k * c + k * k + 2 * k], &Device::Cpu);
+        let want = mdrnn_sweep::sweep(&planes, &packed, k).unwrap();
+        let got = mdrnn_sweep::sweep(
+            &planes.to_device(&dev).unwrap(),
+            &packed.to_device(&dev).unwrap(),
+            k,
+        )
+        .unwrap()
+        .to_device(&Device::Cpu)
+        .unwrap();
+        let d = max_rel_diff(&want, &got);
+        assert!(d < 1e-5, "{c}x{h}x{w}, k = {k}: differs by {d} (relative)");
+    }
+}
+
+#[test]
+fn the_plane_widening_kernel_matches_its_twin() {
+    let Some(dev) = device() else { return };
+    let values: Vec<i8> = (0..100_003).map(|i| (i % 256) as u8 as i8).collect();
+    let t = planes::int8_tensor(&values, values.len(), &dev).unwrap();
+    let got: Vec<f32> = planes::widen(&t)
+        .unwrap()
+        .to_device(&Device::Cpu)
+        .unwrap()
+        .to_vec1()
+        .unwrap();
+    let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
+    assert_eq!(got, planes::widen_host(&bytes));
+}
