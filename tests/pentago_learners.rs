@@ -175,26 +175,12 @@ fn the_experiment_runs_on_a_small_budget_and_resumes() {
     assert_eq!(w["rows"], v["rows"]);
 }
 
-/// Seeded delays in milliseconds below `max` (SplitMix64).
-#[cfg(unix)]
-fn delays(seed: u64, n: usize, max: u64) -> Vec<u64> {
-    let mut z = seed;
-    (0..n)
-        .map(|_| {
-            z = z.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut x = z;
-            x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            (x ^ (x >> 31)) % max
-        })
-        .collect()
-}
-
 #[cfg(unix)]
 #[test]
 fn tune_and_train_mdp_killed_and_rerun_end_as_uninterrupted_runs() {
-    use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use common::delays;
+    use std::process::Command;
+    use std::time::Instant;
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     let cmd = |args: &[String]| {
@@ -208,16 +194,7 @@ fn tune_and_train_mdp_killed_and_rerun_end_as_uninterrupted_runs() {
         assert!(o.status.success(), "{}", text(&o));
         (t.elapsed().as_millis() as u64).max(5)
     };
-    let kill_after = |args: &[String], ms: u64| {
-        let mut child = cmd(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(ms));
-        let _ = child.kill();
-        child.wait().unwrap();
-    };
+    let kill_after = |args: &[String], ms: u64| common::kill_after(cmd(args), ms);
     let read = |p: std::path::PathBuf| {
         std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
     };
