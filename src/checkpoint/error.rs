@@ -75,6 +75,9 @@ pub enum CheckpointError {
     Model(#[from] crate::model::ModelError),
     #[error(transparent)]
     Candle(#[from] candle_core::Error),
+    /// A checkpoint on the hub that could not be had.
+    #[error(transparent)]
+    Hub(#[from] crate::hub::HubError),
 }
 
 /// A failed directory swap is an I/O error about the checkpoint directory.

@@ -15,6 +15,8 @@ mod engine;
 mod evaluate;
 mod experiment;
 mod grid;
+#[cfg(feature = "hub")]
+mod hub;
 mod import;
 mod matches;
 mod records;
@@ -74,6 +76,12 @@ pub enum Command {
     /// Cross-validated grid search over dropout, regulariser, learning rule
     /// and cnn3 kernel shape; the ranked table of Zaffetti's figure 4.
     Grid(grid::GridArgs),
+    /// Share checkpoints and datasets through a Hugging Face-style hub
+    /// (HF_ENDPOINT, HF_TOKEN, HF_HUB_CACHE); `ckpt:hf:ORG/NAME[@REV]` then
+    /// reads a shared checkpoint wherever a checkpoint is accepted.
+    #[cfg(feature = "hub")]
+    #[command(subcommand)]
+    Hub(hub::HubCmd),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -91,6 +99,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Grid(a) => grid::run(a),
+        #[cfg(feature = "hub")]
+        Command::Hub(c) => hub::run(c),
     }
 }
 

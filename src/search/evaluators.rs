@@ -1,19 +1,18 @@
 //! Evaluators by name, for the players' `eval=` option: `random`, the
 //! game's hand-written evaluators (Arimaa `material`, Amazons `mindist` and
-//! `lieberum`, Pentago `pentago-features`) and `ckpt:PATH`, a trained
-//! checkpoint on the context's device.
+//! `lieberum`, Pentago `pentago-features`) and `ckpt:PATH` or
+//! `ckpt:hf:ORG/NAME[@REV]`, a trained checkpoint on the context's device.
 //!
 //! Every one is an [`Evaluator`]: a hand evaluator's score is squashed to
 //! `[-1, 1]` by [`crate::infer::hand::HandEval`], so MCTS can back it up
 //! like a network's value.
 
 use super::SearchError;
-use crate::checkpoint;
+use crate::checkpoint::CheckpointSource;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
 use crate::infer::{CandleEvaluator, Evaluator, InferError};
 use candle_core::Device;
-use std::path::Path;
 use std::sync::Arc;
 
 /// Where evaluators are built: the device checkpoints run on.
@@ -43,8 +42,9 @@ pub fn evaluator_by_name<G: GameSupport>(
     size: usize,
     ctx: &EvalContext,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
-    if let Some(path) = name.strip_prefix("ckpt:") {
-        return checkpoint_evaluator::<G>(Path::new(path), size, &ctx.device);
+    if name.starts_with("ckpt:") {
+        let source = CheckpointSource::parse(name)?;
+        return checkpoint_evaluator::<G>(&source, size, &ctx.device);
     }
     if name == "random" {
         return Ok(Arc::new(RandomValue));
@@ -55,6 +55,7 @@ pub fn evaluator_by_name<G: GameSupport>(
             let mut known: Vec<&str> = G::HAND_EVALS.to_vec();
             known.push("random");
             known.push("ckpt:PATH");
+            known.push("ckpt:hf:ORG/NAME[@REV]");
             Err(bad(
                 name,
                 format!(
@@ -67,16 +68,17 @@ pub fn evaluator_by_name<G: GameSupport>(
     }
 }
 
-/// A checkpoint's model behind the encoder it was trained with; refuses a
-/// checkpoint of another game or board size, naming both.
+/// A checkpoint's model behind the encoder it was trained with (a local
+/// directory or a hub repository, checked alike); refuses a checkpoint of
+/// another game or board size, naming both.
 pub fn checkpoint_evaluator<G: GameSupport>(
-    dir: &Path,
+    source: &CheckpointSource,
     size: usize,
     device: &Device,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
-    let ck = checkpoint::load(dir, Some(G::NAME), None)?;
+    let ck = source.open(Some(G::NAME), None)?;
     let spec = &ck.config.encoder;
-    let name = format!("ckpt:{}", dir.display());
+    let name = format!("ckpt:{source}");
     let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
     // Boards are compared as the encoder lays them out (rows x columns),
     // so boards that are not square compare too.
@@ -105,10 +107,7 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     model
         .freeze()
         .map_err(crate::checkpoint::CheckpointError::from)?;
-    let label = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "ckpt".into());
+    let label = source.label();
     Ok(Arc::new(CandleEvaluator::new(
         encoder,
         model,

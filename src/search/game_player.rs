@@ -31,6 +31,7 @@
 
 use super::alphabeta::{search_with_progress, terminal_score, SearchLimits, SearchResult};
 use super::evaluators::{checkpoint_evaluator, EvalContext};
+use crate::checkpoint::CheckpointSource;
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
@@ -442,7 +443,9 @@ pub fn build_player_in<G: GameSupport>(
             checkpoint,
             exact_terminal,
         } => {
-            let eval = checkpoint_evaluator::<G>(checkpoint, ctx.size, &ctx.eval.device)
+            let source = CheckpointSource::parse(&checkpoint.to_string_lossy())
+                .map_err(|e| in_spec(spec)(e.into()))?;
+            let eval = checkpoint_evaluator::<G>(&source, ctx.size, &ctx.eval.device)
                 .map_err(in_spec(spec))?;
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
         }
