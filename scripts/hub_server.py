@@ -15,6 +15,7 @@ Python's huggingface_hub) call to download and upload:
   PUT  /_lfs/OID, POST /_lfs/verify                       LFS transfers
   HEAD|GET [datasets/]ORG/NAME/resolve/REV/PATH           file metadata and bytes
   GET  /api/whoami-v2                                     the token's user
+  POST /api/validate-yaml                                 model card front matter
 
 Errors carry the hub's X-Error-Code (RepoNotFound, RevisionNotFound,
 EntryNotFound) and X-Error-Message headers, which both clients map to
@@ -184,6 +185,10 @@ class Handler(BaseHTTPRequestHandler):
         STORE.log.append(f"{self.command} {self.path}")
         try:
             with STORE.lock:
+                # As on the hub, a bad token is refused even where none is
+                # needed.
+                if not path.startswith("/_test/"):
+                    self.user()
                 self.route(path, query)
         except HubError as err:
             self.fail(err)
@@ -204,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
             if user is None:
                 raise HubError(401, None, "Invalid user token")
             return self.send(200, {"type": "user", "name": user, "auth": {"accessToken": {"role": "write"}}})
+        if parts == ["api", "validate-yaml"] and m == "POST":
+            return self.validate_yaml()
         if parts == ["api", "repos", "create"] and m == "POST":
             return self.create_repo()
         if parts[:1] == ["_lfs"]:
@@ -241,6 +248,20 @@ class Handler(BaseHTTPRequestHandler):
         if rest == ["log"]:
             return self.send(200, STORE.log)
         raise HubError(404, None, "no such test endpoint")
+
+    def validate_yaml(self):
+        """The model card's front matter: `---` lines around `key: value` lines."""
+        content = json.loads(self.body()).get("content", "")
+        lines = content.split("\n")
+        errors = []
+        if lines[:1] == ["---"]:
+            if "---" not in lines[1:]:
+                errors.append({"message": "the front matter has no closing ---"})
+            else:
+                for line in lines[1 : lines.index("---", 1)]:
+                    if line.strip() and not line.startswith((" ", "-")) and ":" not in line:
+                        errors.append({"message": f"not YAML: {line!r}"})
+        self.send(400 if errors else 200, {"errors": errors, "warnings": []})
 
     def create_repo(self):
         self.require_user()

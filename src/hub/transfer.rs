@@ -177,9 +177,9 @@ impl<T: RepoType> Remote<T> {
         let HubError::FileNotFound { at, endpoint } = e else {
             return e;
         };
-        if self.handle.exists().is_ok_and(|there| !there) {
+        if self.handle.exists().send().is_ok_and(|there| !there) {
             HubError::RepoNotFound { at, endpoint }
-        } else if self.handle.revision_exists(revision).is_ok_and(|there| !there) {
+        } else if self.handle.revision_exists().revision(revision).send().is_ok_and(|there| !there) {
             HubError::RevisionNotFound { at, endpoint }
         } else {
             HubError::FileNotFound { at, endpoint }
