@@ -42,7 +42,10 @@ impl Hub {
             Ok(c) => c,
             Err(e) => {
                 let required = std::env::var("PLIES_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
-                assert!(!required, "PLIES_REQUIRE_PYTHON=1 but python3 cannot run: {e}");
+                assert!(
+                    !required,
+                    "PLIES_REQUIRE_PYTHON=1 but python3 cannot run: {e}"
+                );
                 eprintln!("skipped: python3 cannot run the test hub ({e})");
                 return None;
             }
@@ -78,7 +81,11 @@ impl Hub {
 
     /// Makes the server fail GETs of `file` (`500`, `cut`, `corrupt`).
     fn fault(&self, file: &str, kind: &str) {
-        self.call("POST", "/_test/fault", &format!(r#"{{"file":"{file}","kind":"{kind}"}}"#));
+        self.call(
+            "POST",
+            "/_test/fault",
+            &format!(r#"{{"file":"{file}","kind":"{kind}"}}"#),
+        );
     }
 
     fn clear_faults(&self) {
@@ -147,7 +154,11 @@ impl Env {
 
     fn fails(&self, args: &[&str]) -> String {
         let o = self.plies(args);
-        assert!(!o.status.success(), "plies {args:?} should fail:\n{}", text(&o));
+        assert!(
+            !o.status.success(),
+            "plies {args:?} should fail:\n{}",
+            text(&o)
+        );
         String::from_utf8_lossy(&o.stderr).to_string()
     }
 }
@@ -162,8 +173,16 @@ fn copy_dir(from: &Path, to: &Path) {
 
 fn files_equal(a: &Path, b: &Path, names: &[&str]) {
     for n in names {
-        let (x, y) = (std::fs::read(a.join(n)).unwrap(), std::fs::read(b.join(n)).unwrap());
-        assert!(x == y, "{n} differs between {} and {}", a.display(), b.display());
+        let (x, y) = (
+            std::fs::read(a.join(n)).unwrap(),
+            std::fs::read(b.join(n)).unwrap(),
+        );
+        assert!(
+            x == y,
+            "{n} differs between {} and {}",
+            a.display(),
+            b.display()
+        );
     }
 }
 
@@ -180,18 +199,47 @@ fn snapshot(json: &str) -> PathBuf {
 fn main_job_checkpoint(dir: &Path) -> PathBuf {
     let sp = dir.join("selfplay");
     let o = common::plies(&[
-        "selfplay", "--game", "arimaa", "--white", "random-steps", "--black", "random-steps",
-        "--games", "24", "--seed", "5", "--dataset", "arimaa-6x8x8", "--out",
-        sp.to_str().unwrap(), "--quiet",
+        "selfplay",
+        "--game",
+        "arimaa",
+        "--white",
+        "random-steps",
+        "--black",
+        "random-steps",
+        "--games",
+        "24",
+        "--seed",
+        "5",
+        "--dataset",
+        "arimaa-6x8x8",
+        "--out",
+        sp.to_str().unwrap(),
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let out = dir.join("arimaa-linear");
     let model = root().join("data/arimaa/models/linear-material.json");
     let o = common::plies(&[
-        "train", "--data", sp.join("dataset").to_str().unwrap(), "--model",
-        model.to_str().unwrap(), "--optimizer", "nesterov", "--lr", "0.001", "--momentum",
-        "0.9", "--epochs", "1", "--batch", "256", "--seed", "1", "--out",
-        out.to_str().unwrap(), "--quiet",
+        "train",
+        "--data",
+        sp.join("dataset").to_str().unwrap(),
+        "--model",
+        model.to_str().unwrap(),
+        "--optimizer",
+        "nesterov",
+        "--lr",
+        "0.001",
+        "--momentum",
+        "0.9",
+        "--epochs",
+        "1",
+        "--batch",
+        "256",
+        "--seed",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
     ]);
     assert!(o.status.success(), "{}", text(&o));
     out.join("best")
@@ -241,8 +289,13 @@ fn main_job_checkpoint_goes_up_and_comes_back_into_a_match_and_an_aei_session() 
     let env = Env::new(&hub, tmp.path());
     let ckpt = main_job_checkpoint(tmp.path());
     let up = env.ok(&[
-        "hub", "upload", ckpt.to_str().unwrap(), "team/arimaa-linear", "--message",
-        "main job checkpoint", "--json",
+        "hub",
+        "upload",
+        ckpt.to_str().unwrap(),
+        "team/arimaa-linear",
+        "--message",
+        "main job checkpoint",
+        "--json",
     ]);
     assert!(up.contains("\"model.safetensors\""), "{up}");
 
@@ -250,10 +303,25 @@ fn main_job_checkpoint_goes_up_and_comes_back_into_a_match_and_an_aei_session() 
     // are the trained ones, byte for byte.
     let spec = "greedy:eval=ckpt:hf:team/arimaa-linear";
     let matched = env.ok(&[
-        "match", "--game", "arimaa", "--a", spec, "--b", "random", "--games", "2",
-        "--max-plies", "40", "--seed", "1", "--quiet",
+        "match",
+        "--game",
+        "arimaa",
+        "--a",
+        spec,
+        "--b",
+        "random",
+        "--games",
+        "2",
+        "--max-plies",
+        "40",
+        "--seed",
+        "1",
+        "--quiet",
     ]);
-    assert!(matched.contains("arimaa-linear") || matched.contains("games"), "{matched}");
+    assert!(
+        matched.contains("arimaa-linear") || matched.contains("games"),
+        "{matched}"
+    );
     let snap = std::fs::read_dir(env.cache().join("models--team--arimaa-linear/snapshots"))
         .unwrap()
         .next()
@@ -266,15 +334,28 @@ fn main_job_checkpoint_goes_up_and_comes_back_into_a_match_and_an_aei_session() 
     let before = hub.requests();
     let mv = aei_move(&env, &format!("{spec},setup=standard"));
     assert!(!mv.trim().is_empty());
-    assert_eq!(hub.requests(), before, "a cached checkpoint asked the network");
+    assert_eq!(
+        hub.requests(),
+        before,
+        "a cached checkpoint asked the network"
+    );
 
     // The same move with the local directory: the network's copy plays alike.
-    let local = aei_move(&env, &format!("greedy:eval=ckpt:{},setup=standard", ckpt.display()));
+    let local = aei_move(
+        &env,
+        &format!("greedy:eval=ckpt:{},setup=standard", ckpt.display()),
+    );
     assert_eq!(mv, local);
 
     // And `hub download --out` gives the same files in a plain directory.
     let out = tmp.path().join("copy");
-    env.ok(&["hub", "download", "team/arimaa-linear", "--out", out.to_str().unwrap()]);
+    env.ok(&[
+        "hub",
+        "download",
+        "team/arimaa-linear",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
     files_equal(&ckpt, &out, &CKPT_FILES);
 }
 
@@ -287,18 +368,46 @@ fn a_checkpoint_continues_training_and_evaluates_from_the_hub() {
     env.ok(&["hub", "upload", ttt.to_str().unwrap(), "team/ttt@v1"]);
     let data = tmp.path().join("data");
     env.ok(&[
-        "data", "generate", "--game", "tictactoe", "--a", "random", "--b", "random", "--games",
-        "60", "--seed", "2", "--out", data.to_str().unwrap(), "--quiet",
+        "data",
+        "generate",
+        "--game",
+        "tictactoe",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "60",
+        "--seed",
+        "2",
+        "--out",
+        data.to_str().unwrap(),
+        "--quiet",
     ]);
     let report = env.ok(&[
-        "evaluate", "--checkpoint", "ckpt:hf:team/ttt@v1", "--data", data.to_str().unwrap(),
-        "--split", "all",
+        "evaluate",
+        "--checkpoint",
+        "ckpt:hf:team/ttt@v1",
+        "--data",
+        data.to_str().unwrap(),
+        "--split",
+        "all",
     ]);
     assert!(report.contains("hf:team/ttt@v1"), "{report}");
     let out = tmp.path().join("tuned");
     env.ok(&[
-        "train", "--data", data.to_str().unwrap(), "--model", "ckpt:hf:team/ttt@v1", "--epochs",
-        "1", "--batch", "32", "--out", out.to_str().unwrap(), "--quiet",
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--model",
+        "ckpt:hf:team/ttt@v1",
+        "--epochs",
+        "1",
+        "--batch",
+        "32",
+        "--out",
+        out.to_str().unwrap(),
+        "--quiet",
     ]);
     let tuned = plies::checkpoint::load(&out.join("best"), Some("tictactoe"), None).unwrap();
     let base = plies::checkpoint::load(&ttt, None, None).unwrap();
@@ -314,22 +423,46 @@ fn every_failure_names_the_repository_revision_and_file() {
     env.ok(&["hub", "upload", ttt.to_str().unwrap(), "team/ttt"]);
     let matched = |env: &Env, repo: &str| {
         let spec = format!("greedy:eval=ckpt:hf:{repo}");
-        env.fails(&["match", "--game", "tictactoe", "--a", &spec, "--b", "random", "--games", "2"])
+        env.fails(&[
+            "match",
+            "--game",
+            "tictactoe",
+            "--a",
+            &spec,
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ])
     };
 
     let e = env.fails(&["hub", "download", "team/nope"]);
-    assert!(e.contains("team/nope@main") && e.contains("no such repository"), "{e}");
+    assert!(
+        e.contains("team/nope@main") && e.contains("no such repository"),
+        "{e}"
+    );
     let e = matched(&env, "team/ttt@nope");
-    assert!(e.contains("team/ttt@nope file 'config.json'") && e.contains("no such revision"), "{e}");
+    assert!(
+        e.contains("team/ttt@nope file 'config.json'") && e.contains("no such revision"),
+        "{e}"
+    );
     let e = env.fails(&["hub", "download", "team/ttt", "--revision", "nope"]);
-    assert!(e.contains("team/ttt@nope") && e.contains("no such revision"), "{e}");
+    assert!(
+        e.contains("team/ttt@nope") && e.contains("no such revision"),
+        "{e}"
+    );
 
     // A 500 on the weights: named, and nothing of them in the cache.
     let blobs = env.cache().join("models--team--ttt/blobs");
     let complete_blobs = || -> usize {
         std::fs::read_dir(&blobs).map_or(0, |d| {
             d.filter(|e| {
-                let n = e.as_ref().unwrap().file_name().to_string_lossy().to_string();
+                let n = e
+                    .as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .to_string();
                 n.len() == 64 && !n.contains('.')
             })
             .count()
@@ -348,7 +481,11 @@ fn every_failure_names_the_repository_revision_and_file() {
     hub.fault("model.safetensors", "cut");
     let e = matched(&env, "team/ttt");
     assert!(e.contains("team/ttt@main file 'model.safetensors'"), "{e}");
-    assert_eq!(complete_blobs(), 0, "a cut download is in the cache as complete");
+    assert_eq!(
+        complete_blobs(),
+        0,
+        "a cut download is in the cache as complete"
+    );
     // Changed bytes under the true sha256: refused and removed.
     hub.fault("model.safetensors", "corrupt");
     let e = matched(&env, "team/ttt");
@@ -356,7 +493,11 @@ fn every_failure_names_the_repository_revision_and_file() {
         e.contains("team/ttt@main file 'model.safetensors'") && e.contains("sha256"),
         "{e}"
     );
-    assert_eq!(complete_blobs(), 0, "a corrupt download stayed in the cache");
+    assert_eq!(
+        complete_blobs(),
+        0,
+        "a corrupt download stayed in the cache"
+    );
     hub.clear_faults();
 
     // A token the hub refuses.
@@ -365,9 +506,15 @@ fn every_failure_names_the_repository_revision_and_file() {
         ..Env::new(&hub, &tmp.path().join("other"))
     };
     let e = matched(&refused, "team/ttt");
-    assert!(e.contains("team/ttt@main file 'config.json'") && e.contains("refused"), "{e}");
+    assert!(
+        e.contains("team/ttt@main file 'config.json'") && e.contains("refused"),
+        "{e}"
+    );
     let e = refused.fails(&["hub", "upload", ttt.to_str().unwrap(), "team/other"]);
-    assert!(e.contains("team/other@main") && e.contains("refused"), "{e}");
+    assert!(
+        e.contains("team/other@main") && e.contains("refused"),
+        "{e}"
+    );
 
     // No network: a fresh cache fails naming the cache, a filled one works.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -382,10 +529,28 @@ fn every_failure_names_the_repository_revision_and_file() {
         e.contains("team/ttt@main file 'config.json'") && e.contains("cannot be reached"),
         "{e}"
     );
-    env.ok(&["match", "--game", "tictactoe", "--a", "greedy:eval=ckpt:hf:team/ttt", "--b",
-        "random", "--games", "2"]);
-    offline(tmp.path()).ok(&["match", "--game", "tictactoe", "--a",
-        "greedy:eval=ckpt:hf:team/ttt", "--b", "random", "--games", "2"]);
+    env.ok(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        "greedy:eval=ckpt:hf:team/ttt",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
+    offline(tmp.path()).ok(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        "greedy:eval=ckpt:hf:team/ttt",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
 }
 
 fn hub_python() -> Option<PathBuf> {
@@ -422,8 +587,17 @@ fn plies_and_huggingface_hub_share_one_cache_both_ways() {
     env.ok(&["hub", "upload", ttt.to_str().unwrap(), "team/from-plies"]);
     env.ok(&["hub", "download", "team/from-plies"]);
     let before = hub.requests();
-    let found = interop(&python, &env, &["cached", "team/from-plies", "config.json",
-        "model.safetensors", "README.md"]);
+    let found = interop(
+        &python,
+        &env,
+        &[
+            "cached",
+            "team/from-plies",
+            "config.json",
+            "model.safetensors",
+            "README.md",
+        ],
+    );
     assert_eq!(hub.requests(), before, "local_files_only asked the network");
     let ck = plies::checkpoint::load(&ttt, None, None).unwrap();
     let tensors = found["model.safetensors"]["tensors"].as_object().unwrap();
@@ -436,7 +610,11 @@ fn plies_and_huggingface_hub_share_one_cache_both_ways() {
     // cache with the hub unreachable.
     let copy = tmp.path().join("ttt-copy");
     copy_dir(&ttt, &copy);
-    interop(&python, &env, &["upload", copy.to_str().unwrap(), "team/from-python"]);
+    interop(
+        &python,
+        &env,
+        &["upload", copy.to_str().unwrap(), "team/from-python"],
+    );
     let got = interop(&python, &env, &["download", "team/from-python"]);
     let snap = PathBuf::from(got["snapshot"].as_str().unwrap());
     files_equal(&ttt, &snap, &CKPT_FILES);
@@ -444,17 +622,53 @@ fn plies_and_huggingface_hub_share_one_cache_both_ways() {
         endpoint: "http://127.0.0.1:9".into(),
         ..Env::new(&hub, tmp.path())
     };
-    offline.ok(&["match", "--game", "tictactoe", "--a", "greedy:eval=ckpt:hf:team/from-python",
-        "--b", "random", "--games", "2"]);
+    offline.ok(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        "greedy:eval=ckpt:hf:team/from-python",
+        "--b",
+        "random",
+        "--games",
+        "2",
+    ]);
 
     // A dataset: plies uploads it, Python downloads it with the sha256 the
     // manifest lists, and plies' download verifies it.
     let data = tmp.path().join("data");
-    env.ok(&["data", "generate", "--game", "tictactoe", "--a", "random", "--b", "random",
-        "--games", "80", "--seed", "4", "--shard-rows", "100", "--out", data.to_str().unwrap(),
-        "--quiet"]);
-    env.ok(&["hub", "upload", data.to_str().unwrap(), "team/ttt-data", "--repo-type", "dataset"]);
-    let py = interop(&python, &env, &["download", "team/ttt-data", "--kind", "dataset"]);
+    env.ok(&[
+        "data",
+        "generate",
+        "--game",
+        "tictactoe",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "80",
+        "--seed",
+        "4",
+        "--shard-rows",
+        "100",
+        "--out",
+        data.to_str().unwrap(),
+        "--quiet",
+    ]);
+    env.ok(&[
+        "hub",
+        "upload",
+        data.to_str().unwrap(),
+        "team/ttt-data",
+        "--repo-type",
+        "dataset",
+    ]);
+    let py = interop(
+        &python,
+        &env,
+        &["download", "team/ttt-data", "--kind", "dataset"],
+    );
     let manifest: serde_json::Value =
         serde_json::from_slice(&std::fs::read(data.join("manifest.json")).unwrap()).unwrap();
     let shards = manifest["shards"].as_array().unwrap();
@@ -462,7 +676,14 @@ fn plies_and_huggingface_hub_share_one_cache_both_ways() {
     for s in shards {
         assert_eq!(py["files"][s["file"].as_str().unwrap()], s["sha256"], "{s}");
     }
-    let json = env.ok(&["hub", "download", "team/ttt-data", "--repo-type", "dataset", "--json"]);
+    let json = env.ok(&[
+        "hub",
+        "download",
+        "team/ttt-data",
+        "--repo-type",
+        "dataset",
+        "--json",
+    ]);
     assert!(json.contains("sha256 of every shard"), "{json}");
     let dir = snapshot(&json);
     files_equal(&data, &dir, &["manifest.json"]);

@@ -22,7 +22,10 @@ impl CheckpointSource {
     pub fn parse(spec: &str) -> Result<CheckpointSource, CheckpointError> {
         let spec = spec.strip_prefix("ckpt:").unwrap_or(spec);
         match spec.strip_prefix(HUB_PREFIX) {
-            Some(repo) => Ok(CheckpointSource::Hub(RepoRef::parse(RepoKind::Model, repo)?)),
+            Some(repo) => Ok(CheckpointSource::Hub(RepoRef::parse(
+                RepoKind::Model,
+                repo,
+            )?)),
             None => Ok(CheckpointSource::Dir(PathBuf::from(spec))),
         }
     }
@@ -39,9 +42,10 @@ impl CheckpointSource {
     pub fn directory(&self) -> Result<PathBuf, CheckpointError> {
         match self {
             CheckpointSource::Dir(dir) => Ok(dir.clone()),
-            CheckpointSource::Hub(repo) => {
-                Ok(crate::hub::fetch_files(repo, &[CONFIG_FILE, WEIGHTS_FILE, CARD_FILE])?)
-            }
+            CheckpointSource::Hub(repo) => Ok(crate::hub::fetch_files(
+                repo,
+                &[CONFIG_FILE, WEIGHTS_FILE, CARD_FILE],
+            )?),
         }
     }
 

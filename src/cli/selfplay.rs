@@ -8,11 +8,11 @@ use clap::Args;
 use plies::games::{GameKind, GameSupport, Openings};
 use plies::report::Table;
 use plies::selfplay::chunks::{chunk_path, GAMES_DIR};
-use plies::selfplay::Shard;
 use plies::selfplay::run::{
     build_players, execute, prepare, summarise, Matchup, SelfplayConfig, SelfplaySummary, Wdl,
     CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT, SUMMARY_FILE,
 };
+use plies::selfplay::Shard;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

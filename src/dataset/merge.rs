@@ -42,7 +42,8 @@ pub struct MergeReport {
 /// The first field in which `other`'s manifest differs from `first`'s,
 /// among those that must agree.
 fn mismatch(first: &Manifest, other: &Manifest) -> Option<(&'static str, String, String)> {
-    let pair = |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| (format!("{a:?}"), format!("{b:?}"));
+    let pair =
+        |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| (format!("{a:?}"), format!("{b:?}"));
     if first.game != other.game {
         let (a, b) = pair(&first.game, &other.game);
         return Some(("game", a, b));
@@ -96,8 +97,10 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeReport> {
         });
     }
     if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-        std::fs::create_dir_all(parent)
-            .map_err(DatasetError::io(parent, "create the output's parent directory"))?;
+        std::fs::create_dir_all(parent).map_err(DatasetError::io(
+            parent,
+            "create the output's parent directory",
+        ))?;
     }
     let _lock = DirLock::acquire(out)?;
     let staged = staging_path(out).map_err(DatasetError::io(out, "name the staging folder"))?;
@@ -136,7 +139,11 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeReport> {
         }));
     }
     let manifest = Manifest {
-        shard_rows: datasets.iter().map(|d| d.manifest().shard_rows).max().unwrap_or(1),
+        shard_rows: datasets
+            .iter()
+            .map(|d| d.manifest().shard_rows)
+            .max()
+            .unwrap_or(1),
         shards,
         totals,
         created_by: created_by(),
@@ -145,7 +152,11 @@ pub fn merge(sources: &[PathBuf], out: &Path) -> Result<MergeReport> {
     };
     manifest.validate(&out.join(MANIFEST_FILE))?;
     let json = manifest.to_json_pretty();
-    write_atomic_named(&staged.join(MANIFEST_FILE), TempName::Fixed, json.as_bytes())?;
+    write_atomic_named(
+        &staged.join(MANIFEST_FILE),
+        TempName::Fixed,
+        json.as_bytes(),
+    )?;
     swap_in(&staged, out)?;
     Ok(MergeReport {
         out: out.to_path_buf(),

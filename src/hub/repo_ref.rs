@@ -94,7 +94,10 @@ mod tests {
     #[test]
     fn parses_repo_and_revision() {
         let r = RepoRef::parse(RepoKind::Model, "team-a/ttt_mlp.v2@v1").unwrap();
-        assert_eq!((r.owner.as_str(), r.name.as_str()), ("team-a", "ttt_mlp.v2"));
+        assert_eq!(
+            (r.owner.as_str(), r.name.as_str()),
+            ("team-a", "ttt_mlp.v2")
+        );
         assert_eq!(r.revision(), "v1");
         assert_eq!(r.to_string(), "team-a/ttt_mlp.v2@v1");
         let d = RepoRef::parse(RepoKind::Dataset, "org/data").unwrap();
@@ -104,8 +107,17 @@ mod tests {
 
     #[test]
     fn refuses_malformed_refs_naming_the_spec() {
-        for bad in ["noslash", "org/", "/name", "org/na me", "org/name@", "org/.hidden"] {
-            let e = RepoRef::parse(RepoKind::Model, bad).unwrap_err().to_string();
+        for bad in [
+            "noslash",
+            "org/",
+            "/name",
+            "org/na me",
+            "org/name@",
+            "org/.hidden",
+        ] {
+            let e = RepoRef::parse(RepoKind::Model, bad)
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(&format!("'{bad}'")), "{e}");
         }
     }

@@ -179,7 +179,13 @@ impl<T: RepoType> Remote<T> {
         };
         if self.handle.exists().send().is_ok_and(|there| !there) {
             HubError::RepoNotFound { at, endpoint }
-        } else if self.handle.revision_exists().revision(revision).send().is_ok_and(|there| !there) {
+        } else if self
+            .handle
+            .revision_exists()
+            .revision(revision)
+            .send()
+            .is_ok_and(|there| !there)
+        {
             HubError::RevisionNotFound { at, endpoint }
         } else {
             HubError::FileNotFound { at, endpoint }
@@ -370,7 +376,9 @@ fn same_snapshot(files: &[&str], paths: &[PathBuf]) -> Option<PathBuf> {
         .zip(paths)
         .map(|(f, p)| snapshot_of(f, p))
         .collect();
-    dirs.windows(2).all(|w| w[0] == w[1]).then(|| dirs[0].clone())
+    dirs.windows(2)
+        .all(|w| w[0] == w[1])
+        .then(|| dirs[0].clone())
 }
 
 fn list_files(root: &Path, dir: &Path, out: &mut Vec<String>) -> Result<(), HubError> {
@@ -426,6 +434,11 @@ pub struct Uploaded {
 
 /// Commits the files of `dir` (hidden ones left out) to `repo` at its
 /// revision, creating the repository (and the branch) when missing.
-pub fn upload(dir: &Path, repo: &RepoRef, private: bool, message: &str) -> Result<Uploaded, HubError> {
+pub fn upload(
+    dir: &Path,
+    repo: &RepoRef,
+    private: bool,
+    message: &str,
+) -> Result<Uploaded, HubError> {
     with_remote!(repo, remote => remote.upload(dir, private, message))
 }

@@ -31,7 +31,6 @@
 
 use super::alphabeta::{search_with_progress, terminal_score, SearchLimits, SearchResult};
 use super::evaluators::{checkpoint_evaluator, EvalContext};
-use crate::checkpoint::CheckpointSource;
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
@@ -39,6 +38,7 @@ use super::{
     pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, RandomPlayer,
     SearchError, SearchInfo, Searched, Watch,
 };
+use crate::checkpoint::CheckpointSource;
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 use crate::search::{legal_or_none, Chosen};

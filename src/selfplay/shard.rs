@@ -34,8 +34,14 @@ impl FromStr for Shard {
             why: why.to_string(),
         };
         let (i, n) = spec.split_once('/').ok_or_else(|| bad("no '/'"))?;
-        let index: u64 = i.trim().parse().map_err(|_| bad("I is not a whole number"))?;
-        let count: u64 = n.trim().parse().map_err(|_| bad("N is not a whole number"))?;
+        let index: u64 = i
+            .trim()
+            .parse()
+            .map_err(|_| bad("I is not a whole number"))?;
+        let count: u64 = n
+            .trim()
+            .parse()
+            .map_err(|_| bad("N is not a whole number"))?;
         if count == 0 {
             return Err(bad("N is 0"));
         }
