@@ -551,6 +551,25 @@ fn every_failure_names_the_repository_revision_and_file() {
         "--games",
         "2",
     ]);
+
+    // Without HF_HUB_CACHE the cache is $HF_HOME/hub.
+    let home = tmp.path().join("home-only");
+    let o = env
+        .apply(&mut Command::new(env!("CARGO_BIN_EXE_plies")))
+        .env_remove("HF_HUB_CACHE")
+        .env("HF_HOME", &home)
+        .args([
+            "match",
+            "--game",
+            "tictactoe",
+            "--a",
+            "greedy:eval=ckpt:hf:team/ttt",
+        ])
+        .args(["--b", "random", "--games", "2"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(home.join("hub/models--team--ttt/refs/main").is_file());
 }
 
 fn hub_python() -> Option<PathBuf> {

@@ -23,6 +23,27 @@ impl fmt::Display for At {
     }
 }
 
+/// A downloaded file whose bytes do not hash to its ETag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mismatch {
+    /// `sha256` (LFS files) or `git blob id` (other files).
+    pub algorithm: &'static str,
+    pub expected: String,
+    pub found: String,
+    /// The size, and the text when it is short text (an error body).
+    pub received: String,
+}
+
+impl fmt::Display for Mismatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "have {} {}, the hub says {} (received {})",
+            self.algorithm, self.found, self.expected, self.received
+        )
+    }
+}
+
 #[derive(Debug, Error)]
 pub enum HubError {
     #[error("'{spec}' is not a hub repository: expected ORG/NAME[@REVISION] ({why})")]
@@ -50,19 +71,11 @@ pub enum HubError {
         cache: PathBuf,
         why: String,
     },
-    #[error(
-        "{at}: the bytes from {endpoint} have {algorithm} {found}, the hub says {expected} \
-         (received {received}); the file was removed from the cache"
-    )]
+    #[error("{at}: the bytes from {endpoint} {mismatch}; the file was removed from the cache")]
     Corrupt {
         at: At,
         endpoint: String,
-        /// `sha256` (LFS files) or `git blob id` (other files).
-        algorithm: &'static str,
-        expected: String,
-        found: String,
-        /// The size, and the text when it is short text (an error body).
-        received: String,
+        mismatch: Box<Mismatch>,
     },
     #[error("{at}: the transfer with {endpoint} failed: {why}")]
     Transfer {

@@ -1,7 +1,7 @@
 //! Sharing checkpoints and datasets through a Hugging Face-style hub.
 //!
-//! A checkpoint directory is already a model repository (`model.safetensors`
-//! + `config.json` + a model card), and a dataset directory (manifest +
+//! A checkpoint directory is already a model repository (`model.safetensors`,
+//! `config.json` and a model card), and a dataset directory (manifest and
 //! shards) a dataset repository; this module moves them between a hub and
 //! the shared cache that Python's `huggingface_hub` uses too
 //! (`HF_HUB_CACHE`, else `$HF_HOME/hub`, else `~/.cache/huggingface/hub`),
@@ -19,7 +19,7 @@ mod share;
 #[cfg(feature = "hub")]
 mod transfer;
 
-pub use error::{At, HubError};
+pub use error::{At, HubError, Mismatch};
 pub use repo_ref::{RepoKind, RepoRef, DEFAULT_REVISION};
 #[cfg(feature = "hub")]
 pub use share::{download_checked, upload_checked, ShareError, ShareReport};

@@ -40,7 +40,7 @@ impl RepoRef {
             why: why.to_string(),
         };
         let (id, revision) = match spec.split_once('@') {
-            Some((_, rev)) if rev.is_empty() => return Err(bad("the revision after '@' is empty")),
+            Some((_, "")) => return Err(bad("the revision after '@' is empty")),
             Some((id, rev)) => (id, Some(rev.to_string())),
             None => (spec, None),
         };

@@ -9,7 +9,7 @@
 //! link, when they differ, so a cut or corrupted transfer never stays in
 //! the cache as a complete file.
 
-use super::{At, HubError, RepoKind, RepoRef};
+use super::{At, HubError, Mismatch, RepoKind, RepoRef};
 use hf_hub::{HFClient, HFError, HFRepositorySync, RepoType};
 use sha1::Sha1;
 use sha2::{Digest, Sha256};
@@ -242,10 +242,12 @@ impl<T: RepoType> Remote<T> {
         Err(HubError::Corrupt {
             at: self.at(file),
             endpoint: self.endpoint.clone(),
-            algorithm,
-            expected: name,
-            found,
-            received: format!("{} bytes{sent}", bytes.len()),
+            mismatch: Box::new(Mismatch {
+                algorithm,
+                expected: name,
+                found,
+                received: format!("{} bytes{sent}", bytes.len()),
+            }),
         })
     }
 
