@@ -319,7 +319,7 @@ fn main_job_checkpoint_goes_up_and_comes_back_into_a_match_and_an_aei_session() 
         "--quiet",
     ]);
     assert!(
-        matched.contains("arimaa-linear") || matched.contains("games"),
+        matched.contains(&format!("{spec} vs random (2 games")),
         "{matched}"
     );
     let snap = std::fs::read_dir(env.cache().join("models--team--arimaa-linear/snapshots"))
@@ -577,7 +577,7 @@ fn hub_python() -> Option<PathBuf> {
         env_var: "PLIES_HUB_PYTHON",
         venv: ".venv-hub",
         import: "huggingface_hub, safetensors, numpy",
-        packages: &["huggingface_hub", "safetensors", "numpy"],
+        packages: &["huggingface_hub==2.4.0", "safetensors", "numpy"],
     }
     .find()
 }

@@ -10,8 +10,9 @@ fn yaml(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
 }
 
-/// The numeric leaves of the free-form training metrics, as
-/// (`dotted.name`, value), in name order; epoch counters are not metrics.
+/// The evaluation figures among the free-form training metrics (losses,
+/// accuracy, errors, equity: not learning rates, timings or counters), as
+/// (`dotted.name`, value), in name order.
 fn numeric_metrics(v: &serde_json::Value) -> Vec<(String, f64)> {
     fn walk(prefix: &str, v: &serde_json::Value, out: &mut Vec<(String, f64)>) {
         match v {
@@ -25,7 +26,7 @@ fn numeric_metrics(v: &serde_json::Value) -> Vec<(String, f64)> {
                     walk(&name, x, out);
                 }
             }
-            serde_json::Value::Number(n) if !prefix.contains("epoch") => {
+            serde_json::Value::Number(n) if is_evaluation(prefix) => {
                 if let Some(x) = n.as_f64().filter(|x| x.is_finite()) {
                     out.push((prefix.to_string(), x));
                 }
@@ -37,6 +38,13 @@ fn numeric_metrics(v: &serde_json::Value) -> Vec<(String, f64)> {
     walk("", v, &mut out);
     out.sort_by(|a, b| a.0.cmp(&b.0));
     out
+}
+
+fn is_evaluation(name: &str) -> bool {
+    let leaf = name.rsplit('.').next().unwrap_or(name);
+    ["loss", "acc", "mse", "mae", "r2", "equity", "elo"]
+        .iter()
+        .any(|k| leaf.contains(k))
 }
 
 /// The YAML front matter of the card.
@@ -159,7 +167,7 @@ mod tests {
             .path();
         let mut cfg = crate::checkpoint::load(&dir, None, None).unwrap().config;
         cfg.training.dataset = Some("runs/data/ttt-train".into());
-        cfg.training.metrics = serde_json::json!({"epoch": 4, "last": {"valid_loss": 0.25, "valid_accuracy": 0.5}, "kind": "best"});
+        cfg.training.metrics = serde_json::json!({"epoch": 4, "last": {"valid_loss": 0.25, "valid_accuracy": 0.5, "lr": 0.01, "seconds": 2.5}, "kind": "best"});
         let card = model_card(&cfg);
         let front = card.split("---\n").nth(1).unwrap();
         for line in [
@@ -176,7 +184,9 @@ mod tests {
         let sha = cfg.training.dataset_manifest_sha256.clone().unwrap();
         assert!(front.contains(&format!("  dataset_manifest_sha256: \"{sha}\"")));
         assert!(front.contains(&format!("      revision: \"{sha}\"")));
-        assert!(!front.contains("epoch"), "{front}");
+        for not_a_metric in ["epoch", "lr", "seconds"] {
+            assert!(!front.contains(not_a_metric), "{not_a_metric} in\n{front}");
+        }
         assert!(card.contains("ckpt:hf:ORG/NAME"));
     }
 }
