@@ -10,7 +10,7 @@ mod common;
 use common::text;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 const SHARDS: usize = 3;
 /// Small and fast: 6 chunks of 8 games, two per shard.
@@ -80,11 +80,14 @@ fn shards_in_separate_processes_make_one_runs_records_and_a_dataset_that_trains(
                 "scale_out_shard.sh",
                 &[&i.to_string(), &SHARDS.to_string(), out.to_str().unwrap()],
             )
-            .output()
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
         })
         .collect();
-    for (i, o) in children.into_iter().enumerate() {
-        let o = o.unwrap();
+    for (i, child) in children.into_iter().enumerate() {
+        let o = child.wait_with_output().unwrap();
         assert!(o.status.success(), "shard {i}: {}", text(&o));
     }
 
