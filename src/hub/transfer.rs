@@ -253,11 +253,11 @@ impl<T: RepoType> Remote<T> {
 
     /// The snapshot directory holding `files`: from the cache when every
     /// one is there, else all of them from the network at one commit.
-    fn files(&self, files: &[&str]) -> Result<(PathBuf, bool), HubError> {
+    fn files(&self, files: &[&str]) -> Result<PathBuf, HubError> {
         let cached: Vec<Option<PathBuf>> = files.iter().map(|f| self.cached(f)).collect();
         if let Some(paths) = cached.iter().cloned().collect::<Option<Vec<PathBuf>>>() {
             if let Some(dir) = same_snapshot(files, &paths) {
-                return Ok((dir, true));
+                return Ok(dir);
             }
         }
         // A missing file first, so an error names one the cache lacks. It
@@ -274,7 +274,7 @@ impl<T: RepoType> Remote<T> {
         for f in &order[1..] {
             self.fetch(f, &commit)?;
         }
-        Ok((dir, false))
+        Ok(dir)
     }
 
     /// Every file of the revision, through the network.
@@ -299,7 +299,6 @@ impl<T: RepoType> Remote<T> {
             snapshot: dir,
             commit,
             files,
-            from_cache: false,
         })
     }
 
@@ -406,7 +405,7 @@ fn hex(bytes: &[u8]) -> String {
 /// The snapshot directory holding `files` of `repo`: read from the cache
 /// when all of them are there (no network), else downloaded and checked.
 pub fn fetch_files(repo: &RepoRef, files: &[&str]) -> Result<PathBuf, HubError> {
-    with_remote!(repo, remote => remote.files(files).map(|(dir, _)| dir))
+    with_remote!(repo, remote => remote.files(files))
 }
 
 /// What [`download`] put in the cache.
@@ -417,7 +416,6 @@ pub struct Downloaded {
     pub commit: String,
     /// Paths inside the snapshot, sorted.
     pub files: Vec<String>,
-    pub from_cache: bool,
 }
 
 /// Every file of `repo` at its revision into the cache, LFS files checked
