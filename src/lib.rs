@@ -20,6 +20,7 @@ pub mod encode;
 pub mod eval;
 pub mod experiment;
 pub mod game;
+pub mod hub;
 pub mod infer;
 pub mod model;
 pub mod optim;

@@ -75,6 +75,16 @@ pub enum CheckpointError {
     Model(#[from] crate::model::ModelError),
     #[error(transparent)]
     Candle(#[from] candle_core::Error),
+    /// A checkpoint on the hub that could not be had (boxed: it names a
+    /// repository, a file and an endpoint).
+    #[error(transparent)]
+    Hub(Box<crate::hub::HubError>),
+}
+
+impl From<crate::hub::HubError> for CheckpointError {
+    fn from(e: crate::hub::HubError) -> Self {
+        CheckpointError::Hub(Box::new(e))
+    }
 }
 
 /// A failed directory swap is an I/O error about the checkpoint directory.

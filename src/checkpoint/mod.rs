@@ -11,12 +11,14 @@ mod config;
 mod error;
 mod load;
 mod save;
+mod source;
 
 pub use card::model_card;
 pub use config::{CheckpointConfig, TrainingInfo, FORMAT_VERSION};
 pub use error::CheckpointError;
 pub use load::{load, Checkpoint};
 pub use save::save;
+pub use source::{open, CheckpointSource};
 
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 pub const CONFIG_FILE: &str = "config.json";

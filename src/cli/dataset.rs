@@ -30,6 +30,19 @@ pub enum DatasetCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Join datasets of one game and encoder (e.g. the datasets of
+    /// `selfplay --shard` runs) into one whose manifest lists every shard;
+    /// shards are hard-linked, not copied (copied only across file systems).
+    Merge {
+        /// The datasets, in the order their shards are listed.
+        #[arg(required = true)]
+        dirs: Vec<PathBuf>,
+        /// The merged dataset (must not exist, or be empty).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
     /// Summarise a dataset: rows, games, splits, labels, game lengths.
     Stats {
         dir: PathBuf,
@@ -225,6 +238,28 @@ pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {
         DatasetCmd::Generate(a) => super::data::generate(a),
         DatasetCmd::Dump(a) => super::data::dump(a),
         DatasetCmd::Verify { dir, json } => super::data::verify(&dir, json),
+        DatasetCmd::Merge { dirs, out, json } => merge(&dirs, &out, json),
         DatasetCmd::Stats { dir, json, plot } => super::data::stats(&dir, json, plot.as_deref()),
     }
+}
+
+fn merge(dirs: &[PathBuf], out: &std::path::Path, json: bool) -> anyhow::Result<ExitCode> {
+    let r = plies::dataset::merge(dirs, out)?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r)?);
+    } else {
+        println!(
+            "merged {} datasets into {}: {} shards ({} hard-linked, {} copied), {} rows, {} games; \
+             manifest sha256 {}",
+            r.sources.len(),
+            r.out.display(),
+            r.shards,
+            r.linked,
+            r.copied,
+            r.rows,
+            r.games,
+            r.manifest_sha256
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -24,8 +24,8 @@ pub struct GomocupArgs {
     /// Any player spec of `plies match --game gomoku`: naive (win at once,
     /// else block an immediate win, else random), random, expert,
     /// alphabeta:depth=D[,eval=E], greedy[:eval=E],
-    /// mcts:sims=N[,threads=T,eval=E,...]; E: random or ckpt:PATH (a
-    /// checkpoint for the board size START names). The manager's
+    /// mcts:sims=N[,threads=T,eval=E,...]; E: random, ckpt:PATH or
+    /// ckpt:hf:ORG/NAME[@REV] (a checkpoint for the board size START names). The manager's
     /// timeout_turn and time_left bound every search.
     #[arg(long, default_value = "naive")]
     player: String,
@@ -46,7 +46,7 @@ pub struct AeiArgs {
     /// greedy[:eval=E], greedy:CKPT, greedy+:CKPT, or
     /// mcts[:sims=N,time=SECS,threads=T,eval=E,rollout=K|end,puct=on|off,
     /// c=C,vloss=V,reuse=on|off,batch=B]. E: material (the default),
-    /// random, or ckpt:PATH, a trained Arimaa checkpoint (loaded, and
+    /// random, or ckpt:PATH or ckpt:hf:ORG/NAME[@REV], a trained Arimaa checkpoint (loaded, and
     /// refused if missing or of another game, before the engine answers
     /// anything). Any of them may add setup=standard (default: a random
     /// setup). The controller's clock bounds every search. Example:

@@ -4,6 +4,7 @@
 use anyhow::{bail, Context};
 use candle_core::Device;
 use clap::Args;
+use plies::checkpoint::CheckpointSource;
 use plies::dataset::{Dataset, Split};
 use plies::eval::{
     evaluate_checkpoint, evaluate_material, fit_k, material_rows, EvalReport, EvaluatorResult,
@@ -14,9 +15,10 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct EvaluateArgs {
-    /// Checkpoint directory to evaluate (repeat for several).
+    /// Checkpoint to evaluate: a directory or ckpt:hf:ORG/NAME[@REV]
+    /// (repeat for several).
     #[arg(long)]
-    checkpoint: Vec<PathBuf>,
+    checkpoint: Vec<String>,
     /// Baseline (Arimaa): `material` (sigmoid(k * material balance), plus the
     /// `material-sign` rule) or `material-sign` alone; repeat or comma-separate.
     #[arg(long, value_delimiter = ',', value_parser = ["material", "material-sign"])]
@@ -137,16 +139,21 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let mut results: Vec<EvaluatorResult> = Vec::new();
     if !a.checkpoint.is_empty() {
         let device = parse_device(&a.device)?;
-        for dir in &a.checkpoint {
-            let ckpt = plies::checkpoint::load(dir, None, None)
-                .with_context(|| format!("loading checkpoint {}", dir.display()))?;
+        for spec in &a.checkpoint {
+            let source = CheckpointSource::parse(spec)?;
+            let ckpt = source
+                .open(None, None)
+                .with_context(|| format!("loading checkpoint {source}"))?;
             let metrics = evaluate_checkpoint(&ckpt, &data, split, &device, a.batch)?;
-            let base = checkpoint_name(dir);
+            let base = match &source {
+                CheckpointSource::Dir(dir) => checkpoint_name(dir),
+                CheckpointSource::Hub(_) => source.label(),
+            };
             results.push(EvaluatorResult {
                 name: unique_name(&results, base),
                 description: format!(
                     "checkpoint {} ({}, {})",
-                    dir.display(),
+                    source,
                     ckpt.config.model.kind(),
                     ckpt.config.encoder.name
                 ),

@@ -26,7 +26,7 @@ pub struct Pairing {
     /// alphabeta:depth=D[,eval=E], greedy[:eval=E], greedy:CHECKPOINT,
     /// greedy+:CHECKPOINT, mcts:sims=N[,threads=T,eval=E,...],
     /// spiel-mcts:sims=N, random-steps[:end=P] (Arimaa); E: random, a hand
-    /// evaluator or ckpt:PATH.
+    /// evaluator, ckpt:PATH or ckpt:hf:ORG/NAME[@REV] (a shared checkpoint).
     #[arg(long)]
     a: String,
     /// Player B, same specs.

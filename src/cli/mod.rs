@@ -16,6 +16,8 @@ mod evaluate;
 mod experiment;
 mod experiment_pentago;
 mod grid;
+#[cfg(feature = "hub")]
+mod hub;
 mod import;
 mod matches;
 mod records;
@@ -81,6 +83,12 @@ pub enum Command {
     /// Cross-validated grid search over dropout, regulariser, learning rule
     /// and cnn3 kernel shape; the ranked table of Zaffetti's figure 4.
     Grid(grid::GridArgs),
+    /// Share checkpoints and datasets through a Hugging Face-style hub
+    /// (HF_ENDPOINT, HF_TOKEN, HF_HUB_CACHE); `ckpt:hf:ORG/NAME[@REV]` then
+    /// reads a shared checkpoint wherever a checkpoint is accepted.
+    #[cfg(feature = "hub")]
+    #[command(subcommand)]
+    Hub(hub::HubCmd),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -99,6 +107,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Evaluate(a) => evaluate::run(a),
         Command::Grid(a) => grid::run(a),
         Command::Tune(a) => tune::run(a),
+        #[cfg(feature = "hub")]
+        Command::Hub(c) => hub::run(c),
     }
 }
 

@@ -7,11 +7,12 @@ use clap::Args;
 
 use plies::games::{GameKind, GameSupport, Openings};
 use plies::report::Table;
-use plies::selfplay::chunks::{chunk_count, chunk_path, GAMES_DIR};
+use plies::selfplay::chunks::{chunk_path, GAMES_DIR};
 use plies::selfplay::run::{
     build_players, execute, prepare, summarise, Matchup, SelfplayConfig, SelfplaySummary, Wdl,
     CONFIG_FILE, DEFAULT_CHUNK_GAMES, FORMAT, SUMMARY_FILE,
 };
+use plies::selfplay::Shard;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -59,6 +60,11 @@ pub struct SelfplayArgs {
     /// Games per chunk file (the unit of resumption).
     #[arg(long, default_value_t = DEFAULT_CHUNK_GAMES)]
     chunk_games: u64,
+    /// Play only shard I of N (0-based): the chunks c with c mod N = I, so
+    /// N machines given 0/N .. N-1/N write between them exactly the chunk
+    /// files of one unsharded run (docs/scale-out.md).
+    #[arg(long, value_name = "I/N")]
+    shard: Option<Shard>,
     /// Start over in a directory holding another run.
     #[arg(long)]
     force: bool,
@@ -114,6 +120,7 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
             .clone()
             .unwrap_or_else(|| SelfplayConfig::default_id_prefix(a.seed)),
         chunk_games: a.chunk_games,
+        shard: a.shard,
     };
     // One writer per output directory, held to the end of the run.
     let _lock = plies::util::DirLock::acquire(&a.out)?;
@@ -128,10 +135,10 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
             "resuming {}: {} of {} games already played",
             a.out.display(),
             plan.games_done,
-            cfg.games
+            cfg.own_games()
         );
     }
-    let pb = progress(cfg.games, "selfplay", a.quiet);
+    let pb = progress(cfg.own_games(), "selfplay", a.quiet);
     pb.set_position(plan.games_done);
     let played = execute::<G>(&plan, &cfg, &openings, threads, &|_| pb.inc(1))?;
     pb.finish_and_clear();
@@ -174,12 +181,10 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The run's record files, in game order.
+/// The run's record files (its shard's, with --shard), in game order.
 fn chunk_files(out: &std::path::Path, cfg: &SelfplayConfig) -> Vec<PathBuf> {
     let dir = out.join(GAMES_DIR);
-    (0..chunk_count(cfg.games, cfg.chunk_games))
-        .map(|c| chunk_path(&dir, c))
-        .collect()
+    cfg.chunks().map(|c| chunk_path(&dir, c)).collect()
 }
 
 fn wdl_row(name: &str, player: &str, r: &Wdl) -> Vec<String> {

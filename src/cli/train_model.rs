@@ -46,7 +46,8 @@ pub struct FitArgs {
     data: Option<PathBuf>,
     /// Model: a preset (linear, mlp, cnn3, resnet-tiny, resnet-small,
     /// mdrnn; the input shape comes from the dataset), a JSON file of a
-    /// model config, or a checkpoint directory to continue training from.
+    /// model config, or a checkpoint to continue training from or fine-tune
+    /// (a directory or ckpt:hf:ORG/NAME[@REV]).
     #[arg(long)]
     model: Option<String>,
     /// Output directory: the last epoch's model, best/, metrics.csv,

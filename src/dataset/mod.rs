@@ -77,6 +77,7 @@ mod fsio;
 mod ipc_guard;
 pub mod loader;
 pub mod manifest;
+mod merge;
 mod reader;
 mod row;
 pub mod schema;
@@ -93,6 +94,7 @@ pub use loader::{Batch, Epoch, Loader};
 pub use manifest::{
     shard_file_name, Manifest, ShardInfo, SplitInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
 };
+pub use merge::{merge, MergeReport};
 pub use reader::Dataset;
 pub use row::{GameRows, PositionRow};
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};

@@ -2,14 +2,15 @@
 //! game's hand-written evaluators (Arimaa `material`, Amazons `mindist` and
 //! `lieberum`, Pentago `pentago-features`), a weighted one with weights
 //! from a file (`pentago-features:WEIGHTS_FILE`, as `plies tune` writes
-//! them) and `ckpt:PATH`, a trained checkpoint on the context's device.
+//! them) and `ckpt:PATH` or `ckpt:hf:ORG/NAME[@REV]`, a trained checkpoint
+//! on the context's device.
 //!
 //! Every one is an [`Evaluator`]: a hand evaluator's score is squashed to
 //! `[-1, 1]` by [`crate::infer::hand::HandEval`], so MCTS can back it up
 //! like a network's value.
 
 use super::SearchError;
-use crate::checkpoint;
+use crate::checkpoint::CheckpointSource;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
 use crate::infer::hand::{HandEval, WeightsFile};
@@ -45,8 +46,9 @@ pub fn evaluator_by_name<G: GameSupport>(
     size: usize,
     ctx: &EvalContext,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
-    if let Some(path) = name.strip_prefix("ckpt:") {
-        return checkpoint_evaluator::<G>(Path::new(path), size, &ctx.device);
+    if name.starts_with("ckpt:") {
+        let source = CheckpointSource::parse(name)?;
+        return checkpoint_evaluator::<G>(&source, size, &ctx.device);
     }
     if name == "random" {
         return Ok(Arc::new(RandomValue));
@@ -58,6 +60,7 @@ pub fn evaluator_by_name<G: GameSupport>(
             known.extend(G::FEATURE_SETS.iter().map(|n| format!("{n}:WEIGHTS_FILE")));
             known.push("random".into());
             known.push("ckpt:PATH".into());
+            known.push("ckpt:hf:ORG/NAME[@REV]".into());
             Err(bad(
                 name,
                 format!(
@@ -85,16 +88,17 @@ pub fn hand_eval_by_name<G: GameSupport>(name: &str) -> Result<Option<HandEval<G
     Ok(G::hand_eval(name))
 }
 
-/// A checkpoint's model behind the encoder it was trained with; refuses a
-/// checkpoint of another game or board size, naming both.
+/// A checkpoint's model behind the encoder it was trained with (a local
+/// directory or a hub repository, checked alike); refuses a checkpoint of
+/// another game or board size, naming both.
 pub fn checkpoint_evaluator<G: GameSupport>(
-    dir: &Path,
+    source: &CheckpointSource,
     size: usize,
     device: &Device,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
-    let ck = checkpoint::load(dir, Some(G::NAME), None)?;
+    let ck = source.open(Some(G::NAME), None)?;
     let spec = &ck.config.encoder;
-    let name = format!("ckpt:{}", dir.display());
+    let name = format!("ckpt:{source}");
     let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
     // Boards are compared as the encoder lays them out (rows x columns),
     // so boards that are not square compare too.
@@ -123,10 +127,7 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     model
         .freeze()
         .map_err(crate::checkpoint::CheckpointError::from)?;
-    let label = dir
-        .file_name()
-        .map(|n| n.to_string_lossy().to_string())
-        .unwrap_or_else(|| "ckpt".into());
+    let label = source.label();
     Ok(Arc::new(CandleEvaluator::new(
         encoder,
         model,

@@ -40,6 +40,7 @@ use super::{
     pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, RandomPlayer,
     SearchError, SearchInfo, Searched, Watch,
 };
+use crate::checkpoint::CheckpointSource;
 use crate::game::{Game, Side};
 use crate::games::GameSupport;
 use crate::search::{legal_or_none, Chosen};
@@ -454,7 +455,9 @@ pub fn build_player_in<G: GameSupport>(
             checkpoint,
             exact_terminal,
         } => {
-            let eval = checkpoint_evaluator::<G>(checkpoint, ctx.size, &ctx.eval.device)
+            let source = CheckpointSource::parse(&checkpoint.to_string_lossy())
+                .map_err(|e| in_spec(spec)(e.into()))?;
+            let eval = checkpoint_evaluator::<G>(&source, ctx.size, &ctx.eval.device)
                 .map_err(in_spec(spec))?;
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
         }

@@ -23,6 +23,7 @@
 //! `max_plies`.
 
 use super::chunks::{self, chunk_count, chunk_path, chunk_range, GAMES_DIR};
+use super::Shard;
 use crate::game::{Game, Outcome, Side};
 pub use crate::games::Openings;
 use crate::games::{GameSupport, SupportError};
@@ -161,6 +162,10 @@ pub struct SelfplayConfig {
     pub id_prefix: String,
     /// Games per chunk file.
     pub chunk_games: u64,
+    /// `--shard I/N`: this directory holds only the chunks `c` with
+    /// `c mod N == I` (absent from unsharded runs' files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
 }
 
 impl SelfplayConfig {
@@ -182,6 +187,16 @@ impl SelfplayConfig {
         if self.max_plies == 0 {
             return bad("--max-plies must be at least 1".into());
         }
+        if let Some(shard) = self.shard {
+            let chunks = chunk_count(self.games, self.chunk_games);
+            if shard.index >= chunks {
+                return bad(format!(
+                    "--shard {shard} has no games: {} games make only {chunks} chunk(s) of \
+                     --chunk-games {}; use fewer shards or smaller chunks",
+                    self.games, self.chunk_games
+                ));
+            }
+        }
         if self.id_prefix.is_empty() || self.id_prefix.chars().any(char::is_whitespace) {
             return bad(format!(
                 "--id-prefix '{}' must be non-empty without spaces",
@@ -194,6 +209,22 @@ impl SelfplayConfig {
     /// The default id prefix for a seed.
     pub fn default_id_prefix(seed: u64) -> String {
         format!("sp{seed}")
+    }
+
+    /// The chunks this directory holds: all of them, or its shard's.
+    pub fn chunks(&self) -> impl Iterator<Item = u64> + '_ {
+        (0..chunk_count(self.games, self.chunk_games))
+            .filter(|&c| self.shard.is_none_or(|s| s.owns(c)))
+    }
+
+    /// How many games this directory holds when finished.
+    pub fn own_games(&self) -> u64 {
+        self.chunks()
+            .map(|c| {
+                let r = chunk_range(c, self.chunk_games, self.games);
+                r.end - r.start
+            })
+            .sum()
     }
 
     /// The record id of game `index`.
@@ -340,7 +371,7 @@ fn config_diff(old: &SelfplayConfig, new: &SelfplayConfig) -> Vec<(String, Strin
     };
     let (a, b) = (to_map(old), to_map(new));
     // The declaration order: what people set first is named first.
-    const ORDER: [&str; 14] = [
+    const ORDER: [&str; 15] = [
         "format",
         "game",
         "board_size",
@@ -355,6 +386,7 @@ fn config_diff(old: &SelfplayConfig, new: &SelfplayConfig) -> Vec<(String, Strin
         "setups_sha256",
         "id_prefix",
         "chunk_games",
+        "shard",
     ];
     let rank = |k: &str| ORDER.iter().position(|&o| o == k).unwrap_or(ORDER.len());
     let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
@@ -419,10 +451,9 @@ pub fn prepare(dir: &Path, cfg: &SelfplayConfig, force: bool) -> Result<Plan, Se
         crate::report::write_json(&config_path, cfg)?;
     }
     std::fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
-    let n_chunks = chunk_count(cfg.games, cfg.chunk_games);
     let mut missing = Vec::new();
     let (mut games_done, mut chunks_done) = (0, 0);
-    for c in 0..n_chunks {
+    for c in cfg.chunks() {
         let path = chunk_path(&games_dir, c);
         if !path.exists() {
             missing.push(c);
@@ -584,7 +615,7 @@ pub fn summarise(
         chunks_resumed,
         records: games_dir.display().to_string(),
     };
-    for c in 0..chunk_count(cfg.games, cfg.chunk_games) {
+    for c in cfg.chunks() {
         let path = chunk_path(&games_dir, c);
         let range = chunk_range(c, cfg.chunk_games, cfg.games);
         for (line, (rec, index)) in RecordReader::open(&path)?.zip(range).enumerate() {
@@ -666,6 +697,7 @@ mod tests {
             setups_sha256: None,
             id_prefix: "t".into(),
             chunk_games: 4,
+            shard: None,
         }
     }
 

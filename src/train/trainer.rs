@@ -40,7 +40,7 @@ use super::loss::{to_probability, value_loss, LossKind};
 use super::metrics::{self, EpochMetrics, ValidStats};
 use super::regularize::{penalized_vars, penalty};
 use super::run_state::{self, RunState, RunStateError, RUN_STATE_VERSION};
-use crate::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
+use crate::checkpoint::{self, CheckpointConfig, CheckpointError, CheckpointSource, TrainingInfo};
 use crate::dataset::{
     Dataset, DatasetError, EncoderInfo, Split, StreamConfig, StreamError, StreamLoader,
 };
@@ -365,7 +365,8 @@ pub fn preset(name: &str, input: InputShape) -> Option<ModelConfig> {
 /// Resolves `--model`: a preset name ([`PRESETS`], its input taken from the
 /// dataset's encoder), a JSON file of a [`ModelConfig`] (a missing `input`,
 /// or an mlp's `inputs`, is filled from the encoder), or a checkpoint
-/// directory (its config and weights, to continue training from). The
+/// directory or `ckpt:hf:ORG/NAME[@REV]` (its config and weights, to
+/// continue training from or fine-tune). The
 /// result fits the dataset, or the error names the field that does not.
 pub fn resolve_model(
     spec: &str,
@@ -378,10 +379,10 @@ pub fn resolve_model(
         source_name: spec.to_string(),
         why,
     };
-    let path = Path::new(spec);
-    let (cfg, weights) = if path.is_dir() {
-        let ck = checkpoint::load(path, None, None)?;
-        let cp = path.join(checkpoint::CONFIG_FILE).display().to_string();
+    let (cfg, weights) = if CheckpointSource::names_checkpoint(spec) {
+        let dir = CheckpointSource::parse(spec)?.directory()?;
+        let ck = checkpoint::load(&dir, None, None)?;
+        let cp = dir.join(checkpoint::CONFIG_FILE).display().to_string();
         if ck.config.game != ds.game {
             return Err(FitError::Model {
                 source_name: cp,
@@ -409,7 +410,8 @@ pub fn resolve_model(
         (ck.config.model.clone(), Some(ck.tensors))
     } else if let Some(cfg) = preset(spec, input) {
         (cfg, None)
-    } else if path.is_file() {
+    } else if Path::new(spec).is_file() {
+        let path = Path::new(spec);
         let text = std::fs::read_to_string(path).map_err(|source| FitError::Io {
             path: path.to_path_buf(),
             source,
