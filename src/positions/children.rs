@@ -73,8 +73,8 @@ pub struct Children {
     /// Per child: +1 where the model's value of the child is the mover's,
     /// -1 where it is the opponent's (the mover's value is `sign * value`).
     pub sign: Vec<f32>,
-    /// Per child, the hand evaluator's score for the mover, when asked for.
-    pub hand: Option<Vec<i64>>,
+    /// Per hand evaluator asked for, per child: its score for the mover.
+    pub hand: Vec<Vec<i64>>,
 }
 
 /// Where the played move (child 0) ranks among the children by a score for
@@ -140,13 +140,9 @@ pub trait ChildExpander: Send + Sync {
     fn globals_len(&self) -> usize;
 }
 
-/// The expander of `game` positions encoded as `encoder` describes; with
-/// `hand`, each child also carries that hand evaluator's score.
-pub fn expander(
-    game: &str,
-    encoder: &EncoderInfo,
-    hand: Option<&str>,
-) -> Result<Box<dyn ChildExpander>, ChildrenError> {
+/// The expander of `game` positions encoded as `encoder` describes (no
+/// hand scores; [`GameChildren::new`] takes hand evaluators).
+pub fn expander(game: &str, encoder: &EncoderInfo) -> Result<Box<dyn ChildExpander>, ChildrenError> {
     let setup = |why: String| ChildrenError::Setup {
         game: game.to_string(),
         encoder: encoder.name.clone(),
@@ -155,20 +151,7 @@ pub fn expander(
     let kind: GameKind = game.parse().map_err(|e| setup(format!("{e}")))?;
     with_game!(kind, G => {
         let enc = G::encoder(&encoder.name, encoder.shape[2]).map_err(|e| setup(e.to_string()))?;
-        let hand = match hand {
-            None => None,
-            Some(name) => Some(G::hand_eval(name).ok_or_else(|| {
-                setup(format!(
-                    "no hand evaluator `{name}` (it has: {})",
-                    if G::HAND_EVALS.is_empty() { "none".to_string() } else { G::HAND_EVALS.join(", ") }
-                ))
-            })?),
-        };
-        Ok(Box::new(GameChildren::<G> {
-            game: kind.name().to_string(),
-            encoder: enc,
-            hand,
-        }) as Box<dyn ChildExpander>)
+        Ok(Box::new(GameChildren::<G>::new(kind.name(), enc, Vec::new())) as Box<dyn ChildExpander>)
     })
 }
 
@@ -176,15 +159,16 @@ pub fn expander(
 pub struct GameChildren<G: Game> {
     game: String,
     encoder: Box<dyn Encoder<G>>,
-    hand: Option<HandEval<G>>,
+    hands: Vec<HandEval<G>>,
 }
 
 impl<G: Game> GameChildren<G> {
-    pub fn new(game: &str, encoder: Box<dyn Encoder<G>>, hand: Option<HandEval<G>>) -> Self {
+    /// Children encoded by `encoder`, each scored by every one of `hands`.
+    pub fn new(game: &str, encoder: Box<dyn Encoder<G>>, hands: Vec<HandEval<G>>) -> Self {
         GameChildren {
             game: game.to_string(),
             encoder,
-            hand,
+            hands,
         }
     }
 
@@ -268,7 +252,7 @@ impl<G: Game> ChildExpander for GameChildren<G> {
             planes: Vec::with_capacity(kids.len() * p),
             globals: Vec::with_capacity(kids.len() * g),
             sign: Vec::with_capacity(kids.len()),
-            hand: self.hand.as_ref().map(|_| Vec::with_capacity(kids.len())),
+            hand: vec![Vec::with_capacity(kids.len()); self.hands.len()],
         };
         let mut planes = vec![0i8; p];
         let mut globals = vec![0f32; g];
@@ -282,7 +266,7 @@ impl<G: Game> ChildExpander for GameChildren<G> {
                 -1.0
             };
             out.sign.push(same * perspective_sign(child, perspective));
-            if let (Some(h), Some(scores)) = (&self.hand, out.hand.as_mut()) {
+            for (h, scores) in self.hands.iter().zip(out.hand.iter_mut()) {
                 scores.push(same as i64 * i64::from(h.score(child)));
             }
         }
@@ -317,7 +301,7 @@ mod tests {
             shape: enc.shape(),
             globals: enc.globals_len(),
         };
-        expander("tictactoe", &info, None).unwrap()
+        expander("tictactoe", &info).unwrap()
     }
 
     fn row(position: &str, played: &str) -> MoveRow {

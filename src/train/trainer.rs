@@ -712,7 +712,7 @@ pub fn fit_cv(
                 });
             }
             Some(
-                expander(&spec.game, &spec.encoder, None)
+                expander(&spec.game, &spec.encoder)
                     .map_err(|e| FitError::Children(Box::new(e)))?,
             )
         }
