@@ -35,6 +35,7 @@
 
 mod error;
 pub(crate) mod font;
+mod heatmap;
 mod plot;
 mod table;
 
@@ -45,6 +46,7 @@ use serde::Serialize;
 pub use crate::util::atomic::write_atomic;
 pub use error::{DrawError, ReportError};
 pub(crate) use plot::render_to;
+pub use heatmap::{Heatmap, Heatmaps};
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;
 
