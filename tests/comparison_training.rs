@@ -309,8 +309,8 @@ fn a_move_that_is_not_legal_names_its_game_and_ply() {
             r.move_played = Some(replayed.clone());
         }
     });
-    let e = plies::train::fit(&fit_config(&data, &tmp2.path().join("run")), &Device::Cpu)
-        .unwrap_err();
+    let e =
+        plies::train::fit(&fit_config(&data, &tmp2.path().join("run")), &Device::Cpu).unwrap_err();
     let msg = e.to_string();
     assert!(matches!(e, FitError::Children(_)), "{msg}");
     assert!(
@@ -323,8 +323,8 @@ fn a_move_that_is_not_legal_names_its_game_and_ply() {
 fn a_dataset_without_moves_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
     let data = write_dataset(tmp.path(), 3, |r| r.move_played = None);
-    let e = plies::train::fit(&fit_config(&data, &tmp.path().join("run")), &Device::Cpu)
-        .unwrap_err();
+    let e =
+        plies::train::fit(&fit_config(&data, &tmp.path().join("run")), &Device::Cpu).unwrap_err();
     assert!(matches!(e, FitError::NoMoves { .. }), "{e}");
     assert!(e.to_string().contains("move_played"), "{e}");
 }
@@ -340,10 +340,38 @@ fn train_args(data: &Path, out: &Path) -> Vec<String> {
     let d = data.display().to_string();
     let o = out.display().to_string();
     [
-        "train", "--data", &d, "--model", "mlp", "--out", &o, "--objective", "comparison",
-        "--comparison-loss", "softmax", "--sample", "6", "--chunk", "40", "--value-weight",
-        "0.5", "--optimizer", "nesterov", "--lr", "0.01", "--epochs", "2", "--batch", "8",
-        "--buffer-rows", "64", "--save-every", "3", "--seed", "4", "--quiet",
+        "train",
+        "--data",
+        &d,
+        "--model",
+        "mlp",
+        "--out",
+        &o,
+        "--objective",
+        "comparison",
+        "--comparison-loss",
+        "softmax",
+        "--sample",
+        "6",
+        "--chunk",
+        "40",
+        "--value-weight",
+        "0.5",
+        "--optimizer",
+        "nesterov",
+        "--lr",
+        "0.01",
+        "--epochs",
+        "2",
+        "--batch",
+        "8",
+        "--buffer-rows",
+        "64",
+        "--save-every",
+        "3",
+        "--seed",
+        "4",
+        "--quiet",
     ]
     .iter()
     .map(|s| s.to_string())

@@ -187,7 +187,11 @@ pub fn parse_device(s: &str) -> anyhow::Result<Device> {
 
 fn optimizer(a: &FitArgs) -> OptimizerConfig {
     let bonanza = a.objective == ObjectiveName::Bonanza;
-    let default = if bonanza { OptName::Sgd } else { OptName::Adamw };
+    let default = if bonanza {
+        OptName::Sgd
+    } else {
+        OptName::Adamw
+    };
     match a.optimizer.unwrap_or(default) {
         OptName::Sgd => OptimizerConfig::Sgd {
             lr: a.lr.unwrap_or(if bonanza {
@@ -307,13 +311,11 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         schedule,
         warmup_steps: a.warmup,
         epochs: a.epochs,
-        batch_size: a
-            .batch
-            .unwrap_or(if a.objective == ObjectiveName::Bonanza {
-                1
-            } else {
-                256
-            }),
+        batch_size: a.batch.unwrap_or(if a.objective == ObjectiveName::Bonanza {
+            1
+        } else {
+            256
+        }),
         buffer_rows: a.buffer_rows,
         seed: a.seed,
         patience: a.patience,

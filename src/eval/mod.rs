@@ -20,7 +20,7 @@ pub use material_baseline::{
     evaluate_material, fit_k, material_prediction, material_rows, material_sign_prediction,
     MaterialRow, DEFAULT_K,
 };
-pub use psq_tables::{psq_tables, PsqTables};
-pub use move_prediction::{predict_moves, MovePredictionInput, MovePredictionReport};
 pub use metrics::{GroupedMetrics, Metrics, MetricsAcc, HEIGHT_BUCKET_PLIES};
+pub use move_prediction::{predict_moves, MovePredictionInput, MovePredictionReport};
+pub use psq_tables::{psq_tables, PsqTables};
 pub use report::{EvalReport, EvaluatorResult, GroupRow, ZAFFETTI_ACCURACY, ZAFFETTI_MSE};

@@ -226,7 +226,10 @@ pub fn predict_moves(
         })
         .collect();
     for h in input.hands {
-        results.push(MovePrediction::new(h, format!("hand evaluator `{h}`, 1 ply")));
+        results.push(MovePrediction::new(
+            h,
+            format!("hand evaluator `{h}`, 1 ply"),
+        ));
     }
     results.push(MovePrediction::new(
         "random",
@@ -272,7 +275,11 @@ pub fn predict_moves(
                 results[models.len() + i].push(PlayedRank::of(hand), kids.legal_moves, phase);
             }
             let last = results.len() - 1;
-            results[last].push(PlayedRank::random(kids.legal_moves), kids.legal_moves, phase);
+            results[last].push(
+                PlayedRank::random(kids.legal_moves),
+                kids.legal_moves,
+                phase,
+            );
             pb.inc(1);
         }
     }

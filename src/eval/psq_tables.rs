@@ -72,7 +72,10 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
         });
     let planes = (0..c)
         .map(|p| Heatmap {
-            name: names.get(p).cloned().unwrap_or_else(|| format!("plane {p}")),
+            name: names
+                .get(p)
+                .cloned()
+                .unwrap_or_else(|| format!("plane {p}")),
             rows: h,
             cols: w,
             values: values[p * h * w..(p + 1) * h * w]

@@ -130,8 +130,11 @@ pub trait ChildExpander: Send + Sync {
     /// The children of `row`: every legal move's position, or with
     /// `sample = Some((k, seed))` the played move's and `k` others drawn by
     /// `seed` (all of them when there are no more than `k`).
-    fn expand(&self, row: &MoveRow, sample: Option<(usize, u64)>)
-        -> Result<Children, ChildrenError>;
+    fn expand(
+        &self,
+        row: &MoveRow,
+        sample: Option<(usize, u64)>,
+    ) -> Result<Children, ChildrenError>;
 
     /// Plane values per child (`C*H*W`).
     fn plane_len(&self) -> usize;
@@ -142,7 +145,10 @@ pub trait ChildExpander: Send + Sync {
 
 /// The expander of `game` positions encoded as `encoder` describes (no
 /// hand scores; [`GameChildren::new`] takes hand evaluators).
-pub fn expander(game: &str, encoder: &EncoderInfo) -> Result<Box<dyn ChildExpander>, ChildrenError> {
+pub fn expander(
+    game: &str,
+    encoder: &EncoderInfo,
+) -> Result<Box<dyn ChildExpander>, ChildrenError> {
     let setup = |why: String| ChildrenError::Setup {
         game: game.to_string(),
         encoder: encoder.name.clone(),
@@ -367,6 +373,9 @@ mod tests {
         let e = x.expand(&row(&s.to_text(), &taken), None).unwrap_err();
         let msg = e.to_string();
         assert!(matches!(e, ChildrenError::IllegalMove { .. }), "{msg}");
-        assert!(msg.contains("game g7, ply 3") && msg.contains(&taken), "{msg}");
+        assert!(
+            msg.contains("game g7, ply 3") && msg.contains(&taken),
+            "{msg}"
+        );
     }
 }

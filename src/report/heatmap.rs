@@ -93,7 +93,10 @@ impl Heatmaps {
                 )));
             }
             if p.values.iter().any(|v| !v.is_finite()) {
-                return Err(invalid(format!("panel `{}` has a value that is not finite", p.name)));
+                return Err(invalid(format!(
+                    "panel `{}` has a value that is not finite",
+                    p.name
+                )));
             }
         }
         Ok(())
@@ -238,8 +241,9 @@ mod tests {
         let svg = dir.path().join("h.svg");
         maps().write_svg(&svg).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
-        assert!(text.contains(">low<") && text.contains(">high<"), "{text}");
-        assert!(text.contains(">2100<") && text.contains(">2.0<"));
+        for label in ["low", "high", "2100", "2.0", "a", "2"] {
+            assert!(text.contains(&format!("\n{label}\n")), "{label}: {text}");
+        }
         let png = dir.path().join("h.png");
         maps().write_png(&png).unwrap();
         assert!(std::fs::read(&png).unwrap().starts_with(b"\x89PNG"));

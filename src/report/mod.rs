@@ -45,8 +45,8 @@ use serde::Serialize;
 
 pub use crate::util::atomic::write_atomic;
 pub use error::{DrawError, ReportError};
-pub(crate) use plot::render_to;
 pub use heatmap::{Heatmap, Heatmaps};
+pub(crate) use plot::render_to;
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;
 

@@ -247,7 +247,11 @@ impl Comparer<'_> {
         Ok(out)
     }
 
-    fn tensors(&self, planes: Vec<f32>, globals: Vec<f32>) -> Result<(Tensor, Option<Tensor>), FitError> {
+    fn tensors(
+        &self,
+        planes: Vec<f32>,
+        globals: Vec<f32>,
+    ) -> Result<(Tensor, Option<Tensor>), FitError> {
         let [c, h, w] = self.shape;
         let n = planes.len() / (c * h * w).max(1);
         let x = Tensor::from_vec(planes, (n, c, h, w), self.device)?;
@@ -345,7 +349,10 @@ impl Comparer<'_> {
             }
             let w: Vec<f32> = d[from..to].iter().map(|&x| (x * scale) as f32).collect();
             let w = Tensor::from_vec(w, to - from, self.device)?;
-            add_grads(&mut out.grads, (pass(from, to)? * w)?.sum_all()?.backward()?)?;
+            add_grads(
+                &mut out.grads,
+                (pass(from, to)? * w)?.sum_all()?.backward()?,
+            )?;
         }
         Ok(())
     }
@@ -389,7 +396,11 @@ mod tests {
                 let mut down = scores;
                 down[i] -= h;
                 let fd = (cfg.position_loss(&up).0 - cfg.position_loss(&down).0) / (2.0 * h);
-                assert!((fd - d[i]).abs() < 1e-7, "{cfg:?} child {i}: {fd} vs {}", d[i]);
+                assert!(
+                    (fd - d[i]).abs() < 1e-7,
+                    "{cfg:?} child {i}: {fd} vs {}",
+                    d[i]
+                );
             }
         }
     }

@@ -31,13 +31,12 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{VarBuilder, VarMap};
 use serde::{Deserialize, Serialize};
 
+use super::comparison::{add_grads, Comparer, ComparisonConfig};
 use super::loss::{to_probability, value_loss, LossKind};
 use super::metrics::{self, EpochMetrics, ValidStats};
 use super::regularize::{penalized_vars, penalty};
 use super::run_state::{self, RunState, RunStateError, RUN_STATE_VERSION};
-use super::comparison::{add_grads, Comparer, ComparisonConfig};
 use crate::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
-use crate::positions::children::{expander, ChildrenError, MoveRow};
 use crate::dataset::{
     Dataset, DatasetError, EncoderInfo, Split, StreamConfig, StreamError, StreamLoader,
 };
@@ -48,6 +47,7 @@ use crate::model::{
     F32_BYTES,
 };
 use crate::optim::{clip_grad_norm, AnyOptimizer, LrSchedule, OptimizerConfig};
+use crate::positions::children::{expander, ChildrenError, MoveRow};
 use crate::util::{derive_seed, replace, seeded_rng, AtomicWriteError, DirLock, LockError};
 
 /// Errors of the training engine; each names the file or field at fault.
@@ -711,10 +711,7 @@ pub fn fit_cv(
                     data: cfg.data.clone(),
                 });
             }
-            Some(
-                expander(&spec.game, &spec.encoder)
-                    .map_err(|e| FitError::Children(Box::new(e)))?,
-            )
+            Some(expander(&spec.game, &spec.encoder).map_err(|e| FitError::Children(Box::new(e)))?)
         }
     };
     let mut fingerprint = cfg.fingerprint(dataset.manifest_sha256());
@@ -939,8 +936,7 @@ pub fn fit_cv(
                     let seed = derive_seed(derive_seed(cfg.seed, SAMPLE_STREAM), st.step);
                     let c = comparer.run(&rows, scale, seed, true)?;
                     let rest = value_part(cmp.value_weight)?;
-                    let lv =
-                        c.loss_sum * scale + rest.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+                    let lv = c.loss_sum * scale + rest.to_dtype(DType::F64)?.to_scalar::<f64>()?;
                     let mut g = c.grads;
                     add_grads(&mut g, rest.backward()?)?;
                     (lv, g.ok_or(candle_core::Error::Msg("no gradient".into()))?)
@@ -1019,10 +1015,7 @@ pub fn fit_cv(
         let (value_valid_loss, valid_mse, valid_mae, valid_acc) = vs.summary();
         let (valid_loss, valid_top1) = match &cfg.comparison {
             Some(cmp) if cmp_n > 0 => (
-                Some(
-                    cmp_loss / cmp_n as f64
-                        + cmp.value_weight * value_valid_loss.unwrap_or(0.0),
-                ),
+                Some(cmp_loss / cmp_n as f64 + cmp.value_weight * value_valid_loss.unwrap_or(0.0)),
                 Some(cmp_top1 / cmp_n as f64),
             ),
             Some(_) => (None, None),
