@@ -45,7 +45,7 @@ fn games(n: usize, seed: u64) -> Vec<Vec<(Gomoku, String, f32)>> {
             while g.outcome().is_none() {
                 g.legal_moves(&mut moves);
                 let m = moves[rng.random_range(0..moves.len())];
-                plies.push((g.clone(), g.move_to_string(m)));
+                plies.push((g, g.move_to_string(m)));
                 g.play(m);
             }
             let outcome = g.outcome().unwrap();
@@ -396,7 +396,7 @@ fn a_killed_comparison_run_resumes_to_the_same_weights() {
     let want = std::fs::read(straight.join("model.safetensors")).unwrap();
     let total = step_of(&straight).unwrap();
     let metrics = std::fs::read_to_string(straight.join("metrics.csv")).unwrap();
-    assert!(metrics.lines().nth(1).unwrap().split(',').last().unwrap() != "");
+    assert!(metrics.lines().nth(1).unwrap().split(',').next_back().unwrap() != "");
 
     let killed = tmp.path().join("killed");
     let args = train_args(&data, &killed);

@@ -28,7 +28,7 @@ pub enum TrainCmd {
     Supervised(SupervisedArgs),
     /// The training engine: any model on any dataset (the same as `plies
     /// train --data ...`).
-    Fit(super::train_model::FitArgs),
+    Fit(Box<super::train_model::FitArgs>),
 }
 
 #[derive(Args)]
@@ -299,6 +299,6 @@ pub fn run(cmd: TrainCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         TrainCmd::Td(a) => run_td(a),
         TrainCmd::Supervised(a) => run_supervised(a),
-        TrainCmd::Fit(a) => super::train_model::run_fit(a),
+        TrainCmd::Fit(a) => super::train_model::run_fit(*a),
     }
 }
