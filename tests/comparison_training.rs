@@ -396,7 +396,16 @@ fn a_killed_comparison_run_resumes_to_the_same_weights() {
     let want = std::fs::read(straight.join("model.safetensors")).unwrap();
     let total = step_of(&straight).unwrap();
     let metrics = std::fs::read_to_string(straight.join("metrics.csv")).unwrap();
-    assert!(metrics.lines().nth(1).unwrap().split(',').next_back().unwrap() != "");
+    assert!(
+        metrics
+            .lines()
+            .nth(1)
+            .unwrap()
+            .split(',')
+            .next_back()
+            .unwrap()
+            != ""
+    );
 
     let killed = tmp.path().join("killed");
     let args = train_args(&data, &killed);
