@@ -37,9 +37,17 @@ START=data/arimaa/models/linear-material.json
 "$PLIES" train --data "$OUT/arimaa-ds" --model "$START" --objective comparison \
     --comparison-loss softmax --sample 1024 --optimizer adamw --lr 0.003 --weight-decay 0 \
     --batch 16 --epochs 6 --seed 1 --out "$OUT/arimaa-softmax" --overwrite --quiet
+"$PLIES" train --data "$OUT/arimaa-ds" --model "$START" --objective comparison \
+    --comparison-loss softmax --sample 1024 --optimizer adamw --lr 0.0003 --weight-decay 0 \
+    --batch 16 --epochs 4 --seed 1 --out "$OUT/arimaa-softmax-slow" --overwrite --quiet
+"$PLIES" train --data "$OUT/arimaa-ds" --model "$START" --objective comparison \
+    --sample 1024 --optimizer adamw --lr 0.0003 --weight-decay 0 \
+    --batch 16 --epochs 4 --seed 1 --out "$OUT/arimaa-sigmoid" --overwrite --quiet
+# About 15 minutes on 2 shared cores: 10,004 positions of 16,338 moves each.
 "$PLIES" evaluate --moves --data "$OUT/eval-ds" --split test --baseline material \
     --checkpoint "$OUT/arimaa-start" --checkpoint "$OUT/arimaa-bonanza" \
-    --checkpoint "$OUT/arimaa-softmax" --out "$OUT/eval-2026-moves"
+    --checkpoint "$OUT/arimaa-softmax" --checkpoint "$OUT/arimaa-softmax-slow" \
+    --checkpoint "$OUT/arimaa-sigmoid" --out "$OUT/eval-2026-moves"
 for run in arimaa-bonanza arimaa-softmax; do
     "$PLIES" inspect "$OUT/$run" --plot "$OUT/$run-psq.png"
 done
