@@ -48,6 +48,11 @@ START=data/arimaa/models/linear-material.json
     --checkpoint "$OUT/arimaa-start" --checkpoint "$OUT/arimaa-bonanza" \
     --checkpoint "$OUT/arimaa-softmax" --checkpoint "$OUT/arimaa-softmax-slow" \
     --checkpoint "$OUT/arimaa-sigmoid" --out "$OUT/eval-2026-moves"
+# Equal depth (one turn) against material alpha-beta, 200 games each.
+for run in arimaa-softmax-slow arimaa-bonanza arimaa-start; do
+    "$PLIES" match --game arimaa --a "alphabeta:depth=1,eval=ckpt:$OUT/$run" \
+        --b alphabeta:depth=1,eval=material --games 200 --seed 1 | tee "$OUT/match-$run.txt"
+done
 for run in arimaa-bonanza arimaa-softmax; do
     "$PLIES" inspect "$OUT/$run" --plot "$OUT/$run-psq.png"
 done
