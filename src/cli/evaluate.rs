@@ -7,8 +7,8 @@ use clap::Args;
 use plies::checkpoint::CheckpointSource;
 use plies::dataset::{Dataset, Split};
 use plies::eval::{
-    evaluate_checkpoint, evaluate_material, fit_k, material_rows, EvalReport, EvaluatorResult,
-    DEFAULT_K,
+    evaluate_checkpoint, evaluate_material, fit_k, material_rows, predict_moves, EvalReport,
+    EvaluatorResult, MovePredictionInput, DEFAULT_K,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -21,8 +21,19 @@ pub struct EvaluateArgs {
     checkpoint: Vec<String>,
     /// Baseline (Arimaa): `material` (sigmoid(k * material balance), plus the
     /// `material-sign` rule) or `material-sign` alone; repeat or comma-separate.
-    #[arg(long, value_delimiter = ',', value_parser = ["material", "material-sign"])]
+    /// With --moves: `material` or any hand evaluator of the game, and
+    /// `naive` (wins at once first, moves that let the opponent win last);
+    /// `random` is always there.
+    #[arg(long, value_delimiter = ',')]
     baseline: Vec<String>,
+    /// Rank the move played among all legal moves (1 ply) instead of
+    /// predicting results: top-1, top-5 and MRR by game phase; writes
+    /// moves.json and moves.csv into --out.
+    #[arg(long)]
+    moves: bool,
+    /// With --moves: positions per forward pass (bounds memory).
+    #[arg(long, default_value_t = 4096)]
+    chunk: usize,
     /// Dataset directory.
     #[arg(long)]
     data: PathBuf,
@@ -123,6 +134,16 @@ fn material_k(a: &EvaluateArgs, data: &Dataset) -> anyhow::Result<(f64, String)>
 }
 
 pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    if a.moves {
+        return run_moves(a);
+    }
+    if let Some(b) = a
+        .baseline
+        .iter()
+        .find(|b| !["material", "material-sign"].contains(&b.as_str()))
+    {
+        bail!("--baseline {b}: expected material or material-sign (others rank moves: --moves)");
+    }
     if a.checkpoint.is_empty() && a.baseline.is_empty() {
         bail!("nothing to evaluate: pass --checkpoint DIR and/or --baseline material");
     }
@@ -145,10 +166,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
                 .open(None, None)
                 .with_context(|| format!("loading checkpoint {source}"))?;
             let metrics = evaluate_checkpoint(&ckpt, &data, split, &device, a.batch)?;
-            let base = match &source {
-                CheckpointSource::Dir(dir) => checkpoint_name(dir),
-                CheckpointSource::Hub(_) => source.label(),
-            };
+            let base = source_name(&source);
             results.push(EvaluatorResult {
                 name: unique_name(&results, base),
                 description: format!(
@@ -210,6 +228,69 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
         );
         if let Some(out) = &a.out {
             println!("wrote {}/{{metrics.json,by_height.csv,by_height_buckets.csv,by_ply.csv,height.png,height.svg}}", out.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A checkpoint's name in the report: its directory's name, or the hub
+/// repository's label.
+fn source_name(source: &CheckpointSource) -> String {
+    match source {
+        CheckpointSource::Dir(dir) => checkpoint_name(dir),
+        CheckpointSource::Hub(_) => source.label(),
+    }
+}
+
+/// `plies evaluate --moves`: move prediction.
+fn run_moves(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
+    let split = parse_split(&a.split)?;
+    let data = Dataset::open(&a.data)?;
+    let device = parse_device(&a.device)?;
+    let mut checkpoints = Vec::new();
+    for spec in &a.checkpoint {
+        let source = CheckpointSource::parse(spec)?;
+        let ckpt = source
+            .open(None, None)
+            .with_context(|| format!("loading checkpoint {source}"))?;
+        let taken: Vec<&String> = checkpoints.iter().map(|(n, _)| n).collect();
+        let mut name = source_name(&source);
+        let base = name.clone();
+        let mut i = 2;
+        while taken.contains(&&name) {
+            name = format!("{base}-{i}");
+            i += 1;
+        }
+        checkpoints.push((name, ckpt));
+    }
+    let input = MovePredictionInput {
+        dataset: &data,
+        split,
+        checkpoints: &checkpoints,
+        hands: &a.baseline,
+        device: &device,
+        chunk: a.chunk,
+        progress: !a.json,
+    };
+    let report = predict_moves(&input, &a.split)?;
+    if let Some(out) = &a.out {
+        report.write(out)?;
+    }
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report.to_json())?);
+    } else {
+        println!(
+            "{} ({} split): the move played ranked among all legal moves, 1 ply\n",
+            a.data.display(),
+            a.split
+        );
+        println!("{}", report.table());
+        for r in &report.results {
+            println!("{}: {}", r.name, r.description);
+        }
+        println!("Ties are broken uniformly at random (expectations). Phase: share of the game played, thirds.");
+        if let Some(out) = &a.out {
+            println!("wrote {}/{{moves.json,moves.csv}}", out.display());
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -19,6 +19,7 @@ mod grid;
 #[cfg(feature = "hub")]
 mod hub;
 mod import;
+mod inspect;
 mod matches;
 mod records;
 mod rules;
@@ -72,6 +73,9 @@ pub enum Command {
     Experiment(experiment::ExperimentCmd),
     /// Import game archives (arimaa.com) as JSONL records, replaying every game.
     Import(import::ImportArgs),
+    /// A linear checkpoint's piece-square tables, printed and drawn
+    /// (`--plot FILE`: one heatmap per piece type).
+    Inspect(inspect::InspectArgs),
     /// Self-play: games between two players as resumable JSONL game records.
     Selfplay(selfplay::SelfplayArgs),
     /// Accuracy, MSE and the height plot of checkpoints and baselines on a dataset split.
@@ -103,6 +107,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Engine(c) => engine::run(c),
         Command::Bench(c) => bench::run(c),
         Command::Import(a) => import::run(a),
+        Command::Inspect(a) => inspect::run(a),
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Grid(a) => grid::run(a),

@@ -28,7 +28,7 @@ pub enum TrainCmd {
     Supervised(SupervisedArgs),
     /// The training engine: any model on any dataset (the same as `plies
     /// train --data ...`).
-    Fit(super::train_model::FitArgs),
+    Fit(Box<super::train_model::FitArgs>),
     /// The bucketed MDP learner of Heon & Oetting (2012) by self-play
     /// (Pentago, Tic-tac-toe, Connect Four): the model file `mdp:FILE` plays.
     Mdp(super::train_mdp::MdpArgs),
@@ -302,7 +302,7 @@ pub fn run(cmd: TrainCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         TrainCmd::Td(a) => run_td(a),
         TrainCmd::Supervised(a) => run_supervised(a),
-        TrainCmd::Fit(a) => super::train_model::run_fit(a),
+        TrainCmd::Fit(a) => super::train_model::run_fit(*a),
         TrainCmd::Mdp(a) => super::train_mdp::run(a),
     }
 }

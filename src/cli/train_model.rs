@@ -6,7 +6,9 @@ use candle_core::Device;
 use clap::{Args, ValueEnum};
 use plies::dataset::Dataset;
 use plies::optim::{AdamWConfig, MomentumConfig, OptimizerConfig, RmsPropConfig};
-use plies::train::{fit, resolve_model, FitConfig, ScheduleSpec};
+use plies::train::{
+    fit, resolve_model, ComparisonConfig, ComparisonLoss, FitConfig, Reduce, ScheduleSpec,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -36,6 +38,31 @@ enum LossName {
     Bce,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, ValueEnum)]
+enum ObjectiveName {
+    /// Regression on the game results (the labels).
+    Value,
+    /// Rank the move played above the other legal moves.
+    Comparison,
+    /// Comparison with Thitipong et al.'s settings: sigmoid of the margin in
+    /// material units summed over all moves, SGD with h = 10, one position
+    /// per step (with the `linear` Bonanza start,
+    /// data/arimaa/models/linear-material.json).
+    Bonanza,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ComparisonLossName {
+    Sigmoid,
+    Softmax,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ReduceName {
+    Sum,
+    Mean,
+}
+
 /// Train any model on any dataset: streamed batches, validation each
 /// epoch, metrics files, the best checkpoint, early stopping, exact resume.
 #[derive(Args, Clone, Debug)]
@@ -54,9 +81,11 @@ pub struct FitArgs {
     /// metrics.jsonl, run-state/.
     #[arg(long)]
     out: Option<PathBuf>,
-    #[arg(long, value_enum, default_value = "adamw")]
-    optimizer: OptName,
-    /// Learning rate (default: 0.001 for adamw, 0.01 otherwise).
+    /// Optimizer (default adamw; sgd with --objective bonanza).
+    #[arg(long, value_enum)]
+    optimizer: Option<OptName>,
+    /// Learning rate (default: 0.001 for adamw, 0.01 otherwise; the
+    /// paper's h = 10 in logit units, 4e-7, with --objective bonanza).
     #[arg(long)]
     lr: Option<f64>,
     /// Momentum (momentum, nesterov; rmsprop's momentum buffer too).
@@ -79,8 +108,9 @@ pub struct FitArgs {
     eps: Option<f64>,
     #[arg(long, default_value_t = 10)]
     epochs: usize,
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
+    /// Positions per step (default 256; 1 with --objective bonanza).
+    #[arg(long)]
+    batch: Option<usize>,
     /// Seed of the initial weights and of the batch order.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -124,6 +154,34 @@ pub struct FitArgs {
     overwrite: bool,
     #[arg(long)]
     quiet: bool,
+    /// What the model learns: value (game results), comparison (rank the
+    /// move played first among the legal moves) or bonanza (comparison
+    /// with the Arimaa paper's settings).
+    #[arg(long, value_enum, default_value = "value")]
+    objective: ObjectiveName,
+    /// Comparison loss: sigmoid of each other move's margin (the paper's)
+    /// or softmax log-likelihood of the move played. Default sigmoid.
+    #[arg(long, value_enum)]
+    comparison_loss: Option<ComparisonLossName>,
+    /// Comparison: margins are divided by this, in the model's logit units
+    /// (default 1; 0.0002 with bonanza: the paper's material units).
+    #[arg(long)]
+    temperature: Option<f64>,
+    /// Comparison (sigmoid): sum or mean over a position's other moves
+    /// (default mean; sum with bonanza).
+    #[arg(long, value_enum)]
+    reduce: Option<ReduceName>,
+    /// Comparison: draw K other moves per position (seeded) instead of
+    /// all of them.
+    #[arg(long)]
+    sample: Option<usize>,
+    /// Comparison: children per forward pass (bounds memory; default 4096).
+    #[arg(long)]
+    chunk: Option<usize>,
+    /// Comparison: weight of the value loss added to the comparison loss
+    /// (default 0).
+    #[arg(long)]
+    value_weight: Option<f64>,
 }
 
 /// Parses `--device` (see [`plies::util::parse_device`]).
@@ -132,9 +190,19 @@ pub fn parse_device(s: &str) -> anyhow::Result<Device> {
 }
 
 fn optimizer(a: &FitArgs) -> OptimizerConfig {
-    match a.optimizer {
+    let bonanza = a.objective == ObjectiveName::Bonanza;
+    let default = if bonanza {
+        OptName::Sgd
+    } else {
+        OptName::Adamw
+    };
+    match a.optimizer.unwrap_or(default) {
         OptName::Sgd => OptimizerConfig::Sgd {
-            lr: a.lr.unwrap_or(0.01),
+            lr: a.lr.unwrap_or(if bonanza {
+                plies::train::comparison::BONANZA_LR
+            } else {
+                0.01
+            }),
         },
         OptName::Momentum | OptName::Nesterov => {
             let d = MomentumConfig::default();
@@ -143,7 +211,7 @@ fn optimizer(a: &FitArgs) -> OptimizerConfig {
                 momentum: a.momentum.unwrap_or(d.momentum),
                 dampening: 0.0,
                 weight_decay: a.weight_decay.unwrap_or(d.weight_decay),
-                nesterov: matches!(a.optimizer, OptName::Nesterov),
+                nesterov: matches!(a.optimizer, Some(OptName::Nesterov)),
             })
         }
         OptName::Rmsprop => {
@@ -170,6 +238,32 @@ fn optimizer(a: &FitArgs) -> OptimizerConfig {
     }
 }
 
+/// The comparison objective the flags ask for (`None`: value regression).
+fn comparison(a: &FitArgs) -> Option<ComparisonConfig> {
+    let mut c = match a.objective {
+        ObjectiveName::Value => return None,
+        ObjectiveName::Comparison => ComparisonConfig::default(),
+        ObjectiveName::Bonanza => ComparisonConfig::bonanza(),
+    };
+    if let Some(l) = a.comparison_loss {
+        c.loss = match l {
+            ComparisonLossName::Sigmoid => ComparisonLoss::Sigmoid,
+            ComparisonLossName::Softmax => ComparisonLoss::Softmax,
+        };
+    }
+    if let Some(r) = a.reduce {
+        c.reduce = match r {
+            ReduceName::Sum => Reduce::Sum,
+            ReduceName::Mean => Reduce::Mean,
+        };
+    }
+    c.temperature = a.temperature.unwrap_or(c.temperature);
+    c.sample = a.sample.or(c.sample);
+    c.chunk = a.chunk.unwrap_or(c.chunk);
+    c.value_weight = a.value_weight.unwrap_or(c.value_weight);
+    Some(c)
+}
+
 /// `plies train ...`: a subcommand, or the engine.
 pub fn run(a: TrainArgs) -> anyhow::Result<ExitCode> {
     match a.cmd {
@@ -190,6 +284,20 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
     let dataset = Dataset::open(&data)?;
     let (model, init_weights) = resolve_model(&model_spec, &dataset)?;
     let schedule = ScheduleSpec::parse(&a.schedule)?;
+    let comparison = comparison(&a);
+    let comparison_only = [
+        (a.comparison_loss.is_some(), "comparison-loss"),
+        (a.temperature.is_some(), "temperature"),
+        (a.reduce.is_some(), "reduce"),
+        (a.sample.is_some(), "sample"),
+        (a.chunk.is_some(), "chunk"),
+        (a.value_weight.is_some(), "value-weight"),
+    ];
+    if comparison.is_none() {
+        if let Some((_, flag)) = comparison_only.iter().find(|(given, _)| *given) {
+            anyhow::bail!("--{flag} applies to --objective comparison or bonanza only");
+        }
+    }
     let cfg = FitConfig {
         data: data.clone(),
         out: out.clone(),
@@ -207,7 +315,11 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         schedule,
         warmup_steps: a.warmup,
         epochs: a.epochs,
-        batch_size: a.batch,
+        batch_size: a.batch.unwrap_or(if a.objective == ObjectiveName::Bonanza {
+            1
+        } else {
+            256
+        }),
         buffer_rows: a.buffer_rows,
         seed: a.seed,
         patience: a.patience,
@@ -216,11 +328,16 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         resume: a.resume,
         overwrite: a.overwrite,
         quiet: a.quiet,
+        comparison,
     };
     if !a.quiet {
         eprintln!(
-            "training {} on {} ({} train / {} valid positions) with {} on {}",
+            "training {} {}on {} ({} train / {} valid positions) with {} on {}",
             cfg.model.describe(),
+            match &cfg.comparison {
+                Some(c) => format!("by comparison ({c:?}) "),
+                None => String::new(),
+            },
             data.display(),
             dataset.num_rows(Some(plies::dataset::Split::Train)),
             dataset.num_rows(Some(plies::dataset::Split::Valid)),

@@ -104,6 +104,8 @@ pub use split::{
     SPLIT_HASH,
 };
 pub use stats::{HeightBucket, LabelCounts, PliesPerGame, SideCounts, Stats, HEIGHT_BUCKET};
-pub use stream::{StreamBatch, StreamConfig, StreamEpoch, StreamError, StreamLoader, TensorBatch};
+pub use stream::{
+    RowText, StreamBatch, StreamConfig, StreamEpoch, StreamError, StreamLoader, TensorBatch,
+};
 pub use verify::{ShardReport, VerifyReport, BUILD_REPORT_FILE};
 pub use writer::{staging_dir, DatasetWriter, STAGING_DIR};

@@ -121,6 +121,10 @@ pub struct StreamConfig {
     /// before decoding (default true; the size and row counts are always
     /// checked). Turning it off is for measuring what the check costs.
     pub verify_sha256: bool,
+    /// Carry each row's game id, position text and move played
+    /// ([`RowText`]) into the batches (default false: comparison training
+    /// needs them, value training does not).
+    pub with_text: bool,
 }
 
 impl StreamConfig {
@@ -155,6 +159,7 @@ impl Default for StreamConfig {
             prefetch_batches: 4,
             chunk_rows: 4096,
             verify_sha256: true,
+            with_text: false,
         }
     }
 }
@@ -176,6 +181,17 @@ pub struct StreamBatch {
     pub plies_to_end: Vec<u32>,
     /// Rows in this batch.
     pub len: usize,
+    /// Per row, with [`StreamConfig::with_text`]; empty otherwise.
+    pub text: Vec<RowText>,
+}
+
+/// A row's text fields: what its position was and which move was played.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RowText {
+    pub game_id: String,
+    pub position: String,
+    /// `None` at a game's final position.
+    pub move_played: Option<String>,
 }
 
 /// One batch as tensors on a device, plus the side fields as vectors.
@@ -191,6 +207,8 @@ pub struct TensorBatch {
     pub ply: Vec<u32>,
     pub plies_to_end: Vec<u32>,
     pub len: usize,
+    /// Per row, with [`StreamConfig::with_text`]; empty otherwise.
+    pub text: Vec<RowText>,
 }
 
 /// Rows of one shard's split, as decoded.
@@ -202,6 +220,7 @@ struct Rows {
     side_to_move: Vec<u8>,
     ply: Vec<u32>,
     plies_to_end: Vec<u32>,
+    text: Vec<RowText>,
 }
 
 impl Rows {
@@ -209,7 +228,15 @@ impl Rows {
         self.labels.len()
     }
 
-    fn push_from(&mut self, cols: &Columns<'_>, i: usize) {
+    fn push_from(&mut self, cols: &Columns<'_>, i: usize, with_text: bool) {
+        if with_text {
+            self.text.push(RowText {
+                game_id: cols.game_id.value(i).to_string(),
+                position: cols.position.value(i).to_string(),
+                move_played: (!arrow_array::Array::is_null(cols.move_played, i))
+                    .then(|| cols.move_played.value(i).to_string()),
+            });
+        }
         self.planes.extend_from_slice(cols.planes(i));
         self.globals.extend_from_slice(cols.globals(i));
         self.labels.push(cols.label.value(i));
@@ -225,6 +252,7 @@ impl Rows {
         self.side_to_move.append(&mut other.side_to_move);
         self.ply.append(&mut other.ply);
         self.plies_to_end.append(&mut other.plies_to_end);
+        self.text.append(&mut other.text);
     }
 }
 
@@ -444,6 +472,7 @@ impl StreamLoader {
                 ply: b.ply,
                 plies_to_end: b.plies_to_end,
                 len: n,
+                text: b.text,
             })
         })
     }
@@ -555,7 +584,7 @@ fn decode_shard(
                     continue;
                 }
             }
-            chunk.push_from(&cols, i);
+            chunk.push_from(&cols, i, cfg.with_text);
             if chunk.len() == cfg.chunk_rows {
                 let full = std::mem::take(&mut chunk);
                 if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(full))).is_err() {
@@ -615,6 +644,7 @@ impl Assembler {
             side_to_move: Vec::with_capacity(cap),
             ply: Vec::with_capacity(cap),
             plies_to_end: Vec::with_capacity(cap),
+            text: Vec::new(),
         };
         let mut next = 0; // position in the shard order
         let mut produced = 0u64;
@@ -675,6 +705,7 @@ impl Assembler {
             ply: Vec::with_capacity(cap),
             plies_to_end: Vec::with_capacity(cap),
             len: cap,
+            text: Vec::new(),
         };
         for _ in 0..take {
             let n = buf.len();
@@ -696,7 +727,9 @@ impl Assembler {
             let side = buf.side_to_move.swap_remove(i);
             let ply = buf.ply.swap_remove(i);
             let to_end = buf.plies_to_end.swap_remove(i);
+            let text = (!buf.text.is_empty()).then(|| buf.text.swap_remove(i));
             if !discard {
+                b.text.extend(text);
                 b.labels.push(label);
                 b.side_to_move.push(side);
                 b.ply.push(ply);

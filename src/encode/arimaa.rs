@@ -29,6 +29,21 @@ impl Encoder<Arimaa> for ArimaaTypePlanes {
         Perspective::SideToMove
     }
 
+    fn plane_names(&self) -> Vec<String> {
+        ["rabbit", "cat", "dog", "horse", "camel", "elephant"]
+            .map(String::from)
+            .to_vec()
+    }
+
+    /// Files a-h; ranks from the side to move's view, its goal rank (8 for
+    /// gold) in row 0.
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        (
+            "abcdefgh".chars().map(String::from).collect(),
+            (1..=8).rev().map(|r| r.to_string()).collect(),
+        )
+    }
+
     fn encode(&self, state: &Arimaa, planes: &mut [i8], _globals: &mut [f32]) {
         planes[..6 * 64].fill(0);
         let pos = state.position();

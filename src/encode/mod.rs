@@ -62,6 +62,21 @@ pub trait Encoder<G: Game>: Send + Sync {
         0
     }
 
+    /// A name per plane, for tables of per-plane weights.
+    fn plane_names(&self) -> Vec<String> {
+        (0..self.shape()[0]).map(|c| format!("plane {c}")).collect()
+    }
+
+    /// Labels of the board's columns (left to right) and rows (top to
+    /// bottom, row 0 first), for drawing per-square weights.
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        let [_, h, w] = self.shape();
+        (
+            (0..w).map(|c| c.to_string()).collect(),
+            (0..h).map(|r| r.to_string()).collect(),
+        )
+    }
+
     /// `C*H*W`.
     fn plane_len(&self) -> usize {
         let [c, h, w] = self.shape();

@@ -44,6 +44,13 @@ pub enum EvalError {
         ply: u32,
         why: String,
     },
+    /// Move prediction: a row whose move cannot be ranked (not legal in its
+    /// position, an unreadable position), or a game without its rules.
+    #[error("move prediction: {0}")]
+    Children(Box<crate::positions::children::ChildrenError>),
+    /// Move prediction on a split none of whose rows has a move played.
+    #[error("dataset {dataset}: no row of the {split} split has a move played (column `move_played`), so there is no move to predict")]
+    NoMoves { dataset: PathBuf, split: String },
     /// A setting is out of range.
     #[error("invalid {field}: {found}, expected {expected}")]
     InvalidArgument {

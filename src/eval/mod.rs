@@ -8,6 +8,8 @@ mod checkpoint_eval;
 mod error;
 mod material_baseline;
 mod metrics;
+pub mod move_prediction;
+mod psq_tables;
 mod report;
 
 pub use checkpoint_eval::{
@@ -19,4 +21,6 @@ pub use material_baseline::{
     MaterialRow, DEFAULT_K,
 };
 pub use metrics::{GroupedMetrics, Metrics, MetricsAcc, HEIGHT_BUCKET_PLIES};
+pub use move_prediction::{predict_moves, MovePredictionInput, MovePredictionReport};
+pub use psq_tables::{psq_tables, PsqTables};
 pub use report::{EvalReport, EvaluatorResult, GroupRow, ZAFFETTI_ACCURACY, ZAFFETTI_MSE};

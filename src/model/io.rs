@@ -103,6 +103,25 @@ impl OutputActivation {
         }
     }
 
+    /// The inverse of [`forward`](Self::forward): the logit of a sigmoid
+    /// value, the atanh of a tanh value. Values are kept a float's width
+    /// inside the open interval first, so a saturated output gives a large
+    /// finite logit (with no gradient) instead of an infinite one.
+    pub fn inverse(&self, y: &Tensor) -> Result<Tensor> {
+        const EDGE: f64 = 1e-7;
+        match self {
+            OutputActivation::Sigmoid => {
+                let p = y.clamp(EDGE, 1.0 - EDGE)?;
+                p.log()? - p.affine(-1.0, 1.0)?.log()?
+            }
+            OutputActivation::Tanh => {
+                let t = y.clamp(EDGE - 1.0, 1.0 - EDGE)?;
+                (t.affine(1.0, 1.0)?.log()? - t.affine(-1.0, 1.0)?.log()?)?.affine(0.5, 0.0)
+            }
+            OutputActivation::Identity => Ok(y.clone()),
+        }
+    }
+
     /// Maps a result in `[0, 1]` (1 win, 0.5 draw, 0 loss) to this output's scale.
     pub fn target(&self, label01: f32) -> f32 {
         match self {

@@ -194,15 +194,31 @@ impl ValueNet for Linear {
     }
 
     fn forward_checked(&self, x: Batch<'_>) -> Result<ModelOutput> {
-        let (planes, globals) = (x.planes, x.globals);
-        let mut y = planes.flatten_from(1)?.matmul(&self.psq)?;
-        if let (Some(w), Some(g)) = (&self.globals, globals) {
-            y = (y + g.matmul(w)?)?;
-        }
-        let y = y.squeeze(1)?.broadcast_add(&self.bias)?;
+        let y = self.weighted_sum(x.planes, x.globals)?;
         Ok(ModelOutput {
             value: self.io.output.forward(&y)?,
             policy: None,
         })
+    }
+
+    fn pre_activation(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        _train: bool,
+    ) -> Result<Tensor> {
+        self.io.check(planes, globals)?;
+        self.weighted_sum(planes, globals)
+    }
+}
+
+impl Linear {
+    /// `planes . psq + globals . g + bias`, before the output activation.
+    fn weighted_sum(&self, planes: &Tensor, globals: Option<&Tensor>) -> Result<Tensor> {
+        let mut y = planes.flatten_from(1)?.matmul(&self.psq)?;
+        if let (Some(w), Some(g)) = (&self.globals, globals) {
+            y = (y + g.matmul(w)?)?;
+        }
+        y.squeeze(1)?.broadcast_add(&self.bias)
     }
 }

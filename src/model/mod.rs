@@ -105,6 +105,20 @@ pub trait ValueNet: Send + Sync {
         })
     }
 
+    /// The values `[B]` before the output activation (a sigmoid model's
+    /// logits): the scale comparison training and move ranking work on.
+    /// By default the inverse of the activation of [`forward`](Self::forward)'s
+    /// value; models that have it at hand return it exactly.
+    fn pre_activation(
+        &self,
+        planes: &Tensor,
+        globals: Option<&Tensor>,
+        train: bool,
+    ) -> candle_core::Result<Tensor> {
+        let value = self.forward(planes, globals, train)?.value;
+        self.output().inverse(&value)
+    }
+
     /// The value's scale ([`ModelConfig::output`]).
     fn output(&self) -> OutputActivation {
         self.io().output

@@ -5,9 +5,12 @@
 //!   (the last K of each game) are kept;
 //! * [`from_record`]: one record -> one [`PositionRow`](crate::dataset::PositionRow)
 //!   per position, labelled with the result for the side to move;
-//! * [`build`]: record files -> a sharded dataset, in parallel, with a report.
+//! * [`build`]: record files -> a sharded dataset, in parallel, with a report;
+//! * [`children`]: a row's position and every legal move's position, encoded,
+//!   for ranking the move played (comparison training, move prediction).
 
 pub mod build;
+pub mod children;
 mod error;
 pub mod filter;
 pub mod from_record;

@@ -35,6 +35,7 @@
 
 mod error;
 pub(crate) mod font;
+mod heatmap;
 mod plot;
 mod table;
 
@@ -44,6 +45,7 @@ use serde::Serialize;
 
 pub use crate::util::atomic::write_atomic;
 pub use error::{DrawError, ReportError};
+pub use heatmap::{Heatmap, Heatmaps};
 pub(crate) use plot::render_to;
 pub use plot::{LineChart, Series, CHART_SIZE};
 pub use table::Table;

@@ -574,6 +574,7 @@ impl GridConfig {
             resume: true,
             overwrite: false,
             quiet: true,
+            comparison: None,
         }
     }
 }

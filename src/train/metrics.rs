@@ -11,7 +11,7 @@ use crate::report::Table;
 pub const METRICS_CSV: &str = "metrics.csv";
 pub const METRICS_JSONL: &str = "metrics.jsonl";
 const CSV_HEADER: &str =
-    "epoch,step,lr,train_loss,valid_loss,valid_mse,valid_mae,valid_acc,seconds,positions_per_s";
+    "epoch,step,lr,train_loss,valid_loss,valid_mse,valid_mae,valid_acc,seconds,positions_per_s,valid_top1";
 
 /// One epoch's line. The validation figures are on the label scale
 /// (`[0, 1]`, whatever the model's output scale): `valid_mse` and
@@ -33,6 +33,10 @@ pub struct EpochMetrics {
     pub valid_mse: Option<f64>,
     pub valid_mae: Option<f64>,
     pub valid_acc: Option<f64>,
+    /// Comparison training: the share of validation positions whose played
+    /// move the model ranks first among the legal moves (ties shared).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub valid_top1: Option<f64>,
     /// Wall time of the epoch (training and validation).
     pub seconds: f64,
     /// Training positions per second.
@@ -105,7 +109,7 @@ pub fn append(dir: &Path, m: &EpochMetrics) -> std::io::Result<()> {
         text += "\n";
     }
     text += &format!(
-        "{},{},{},{},{},{},{},{},{:.3},{:.1}\n",
+        "{},{},{},{},{},{},{},{},{:.3},{:.1},{}\n",
         m.epoch,
         m.step,
         m.lr,
@@ -115,7 +119,8 @@ pub fn append(dir: &Path, m: &EpochMetrics) -> std::io::Result<()> {
         opt(m.valid_mae),
         opt(m.valid_acc),
         m.seconds,
-        m.positions_per_s
+        m.positions_per_s,
+        opt(m.valid_top1)
     );
     f.write_all(text.as_bytes())?;
     f.sync_data()?;
@@ -150,7 +155,8 @@ fn cell(v: Option<f64>, digits: usize) -> String {
 
 /// The epochs as a table; `best` marks the best epoch.
 pub fn table(rows: &[EpochMetrics], best: Option<usize>) -> Table {
-    let mut t = Table::with_headers([
+    let top1 = rows.iter().any(|m| m.valid_top1.is_some());
+    let mut headers = vec![
         "epoch",
         "steps",
         "lr",
@@ -161,10 +167,18 @@ pub fn table(rows: &[EpochMetrics], best: Option<usize>) -> Table {
         "valid acc",
         "pos/s",
         "s",
-    ]);
+    ];
+    if top1 {
+        headers.push("valid top-1");
+    }
+    let mut t = Table::with_headers(headers);
+    let percent = |v: Option<f64>| {
+        v.map(|a| format!("{:.2}%", 100.0 * a))
+            .unwrap_or_else(|| "-".into())
+    };
     for m in rows {
         let mark = if Some(m.epoch) == best { " *" } else { "" };
-        t.push_row([
+        let mut row = vec![
             format!("{}{mark}", m.epoch),
             m.step.to_string(),
             format!("{:.3e}", m.lr),
@@ -172,12 +186,14 @@ pub fn table(rows: &[EpochMetrics], best: Option<usize>) -> Table {
             cell(m.valid_loss, 5),
             cell(m.valid_mse, 5),
             cell(m.valid_mae, 4),
-            m.valid_acc
-                .map(|a| format!("{:.2}%", 100.0 * a))
-                .unwrap_or_else(|| "-".into()),
+            percent(m.valid_acc),
             format!("{:.0}", m.positions_per_s),
             format!("{:.1}", m.seconds),
-        ]);
+        ];
+        if top1 {
+            row.push(percent(m.valid_top1));
+        }
+        t.push_row(row);
     }
     t
 }
@@ -213,6 +229,7 @@ mod tests {
             valid_mse: Some(0.1),
             valid_mae: None,
             valid_acc: Some(0.5),
+            valid_top1: None,
             seconds: 1.0,
             positions_per_s: 100.0,
         };

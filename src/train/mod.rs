@@ -1,6 +1,7 @@
 //! Trainers: TD(lambda) with eligibility traces (on-line or over the games
 //! of a dataset) and supervised regression on dataset labels.
 
+pub mod comparison;
 mod error;
 mod game_inputs;
 pub mod grid;
@@ -14,6 +15,7 @@ mod td_candle;
 mod td_lambda;
 mod trainer;
 
+pub use comparison::{ComparisonConfig, ComparisonLoss, Reduce};
 pub use error::TrainError;
 pub use game_inputs::{rows_to_td_game, TdGame};
 pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};

@@ -36,6 +36,7 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{VarBuilder, VarMap};
 use serde::{Deserialize, Serialize};
 
+use super::comparison::{add_grads, Comparer, ComparisonConfig};
 use super::loss::{to_probability, value_loss, LossKind};
 use super::metrics::{self, EpochMetrics, ValidStats};
 use super::regularize::{penalized_vars, penalty};
@@ -51,7 +52,8 @@ use crate::model::{
     F32_BYTES,
 };
 use crate::optim::{clip_grad_norm, AnyOptimizer, LrSchedule, OptimizerConfig};
-use crate::util::{replace, seeded_rng, AtomicWriteError, DirLock, LockError};
+use crate::positions::children::{expander, ChildrenError, MoveRow};
+use crate::util::{derive_seed, replace, seeded_rng, AtomicWriteError, DirLock, LockError};
 
 /// Errors of the training engine; each names the file or field at fault.
 #[derive(Debug, thiserror::Error)]
@@ -96,6 +98,16 @@ pub enum FitError {
     ModelBuild(Box<ModelError>),
     #[error(transparent)]
     Candle(Box<candle_core::Error>),
+    /// Comparison training: a row whose move cannot be ranked (not legal in
+    /// its position, an unreadable position), or a game without the rules.
+    #[error("comparison training: {0}")]
+    Children(Box<ChildrenError>),
+    /// Comparison training on a dataset that has no `move_played` column.
+    #[error("{data}: the dataset has no `move_played` column, which comparison training ranks; rebuild it with `plies dataset build` (it records the move played from every position)")]
+    NoMoveColumn { data: PathBuf },
+    /// Comparison training on a split none of whose rows has a move played.
+    #[error("{data}: no row of the {split} split has a move played (column `move_played` is empty), so there is nothing to compare; build the dataset from game records")]
+    NoMoves { data: PathBuf, split: &'static str },
     /// Another writer holds the run directory.
     #[error(transparent)]
     Locked(#[from] LockError),
@@ -236,12 +248,15 @@ pub struct FitConfig {
     pub resume: bool,
     pub overwrite: bool,
     pub quiet: bool,
+    /// Comparison training (rank the move played first) instead of value
+    /// regression on the labels; `None`: value regression.
+    pub comparison: Option<ComparisonConfig>,
 }
 
 impl FitConfig {
     /// The arguments a resumed run must share with the interrupted one.
     pub fn fingerprint(&self, manifest_sha256: &str) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "dataset_manifest_sha256": manifest_sha256,
             "model": self.model,
             "model_source": self.model_source,
@@ -258,7 +273,13 @@ impl FitConfig {
             "seed": self.seed,
             "patience": self.patience,
             "device": self.device_name,
-        })
+        });
+        // Only comparison runs carry the key, so value runs saved before it
+        // existed still resume.
+        if let (Some(c), Some(obj)) = (&self.comparison, v.as_object_mut()) {
+            obj.insert("comparison".into(), serde_json::json!(c));
+        }
+        v
     }
 
     fn validate(&self) -> Result<(), FitError> {
@@ -282,6 +303,9 @@ impl FitConfig {
                 field: "epochs",
                 why: "0, expected at least 1".into(),
             });
+        }
+        if let Some(c) = &self.comparison {
+            c.validate()?;
         }
         if self.batch_size == 0 {
             return Err(FitError::Invalid {
@@ -610,6 +634,27 @@ fn publish(work: &Path, out: &Path) -> Result<(), FitError> {
     Ok(())
 }
 
+/// Seed streams of the comparison objective's move sampling.
+const SAMPLE_STREAM: u64 = 0x636f_6d70;
+const VALID_SAMPLE_STREAM: u64 = 0x7661_6c69;
+
+/// The batch's rows that have a move played, for comparison training.
+fn move_rows(b: &crate::dataset::TensorBatch) -> Vec<MoveRow> {
+    b.text
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            Some(MoveRow {
+                game_id: t.game_id.clone(),
+                ply: b.ply[i],
+                plies_to_end: b.plies_to_end[i],
+                position: t.position.clone(),
+                played: t.move_played.clone()?,
+            })
+        })
+        .collect()
+}
+
 fn labels_for(
     b: &crate::dataset::TensorBatch,
     perspective: Perspective,
@@ -667,6 +712,17 @@ pub fn fit_cv(
             why: e.to_string(),
         })?;
     let encoder = encoder_spec(&spec.game, &spec.encoder);
+    let children = match &cfg.comparison {
+        None => None,
+        Some(_) => {
+            if dataset.schema().field_with_name("move_played").is_err() {
+                return Err(FitError::NoMoveColumn {
+                    data: cfg.data.clone(),
+                });
+            }
+            Some(expander(&spec.game, &spec.encoder).map_err(|e| FitError::Children(Box::new(e)))?)
+        }
+    };
     let mut fingerprint = cfg.fingerprint(dataset.manifest_sha256());
     if let (Some(cv), Some(obj)) = (cv, fingerprint.as_object_mut()) {
         obj.insert("cv".into(), serde_json::json!(cv));
@@ -804,6 +860,7 @@ pub fn fit_cv(
         buffer_rows: cfg.buffer_rows.max(cfg.batch_size),
         seed: cfg.seed,
         drop_last: false,
+        with_text: cfg.comparison.is_some(),
         ..StreamConfig::default()
     };
     let train = StreamLoader::new(&dataset, stream(Split::Train))?;
@@ -848,7 +905,11 @@ pub fn fit_cv(
             encoder.clone(),
             cfg.model.clone(),
             TrainingInfo {
-                method: "supervised".into(),
+                method: if cfg.comparison.is_some() {
+                    "comparison".into()
+                } else {
+                    "supervised".into()
+                },
                 seed: Some(cfg.seed),
                 dataset_manifest_sha256: Some(dataset.manifest_sha256().to_string()),
                 dataset: Some(cfg.data.display().to_string()),
@@ -872,27 +933,60 @@ pub fn fit_cv(
         pb.set_position((st.batch * cfg.batch_size as u64).min(train.len()));
         pb.reset_eta();
         let mut lr = schedule.lr(base_lr, st.step as usize);
+        let epoch_from_start = st.batch == 0;
+        let mut moved_rows = 0u64;
         for batch in train.epoch_tensors_from(epoch, st.batch, device) {
             let b = batch?;
             lr = schedule.lr(base_lr, st.step as usize);
             opt.set_learning_rate(lr);
             let labels = labels_for(&b, encoder.perspective)?;
-            let out_v = crate::model::dropout::with_step(cfg.seed, st.step, || {
-                net.forward(&b.planes, b.globals.as_ref(), true)
-            })?;
-            let data_loss = value_loss(cfg.loss, output, &out_v.value, &labels)?;
-            let loss = match penalty(&pvars, cfg.l1, cfg.l2)? {
-                Some(p) => (&data_loss + p)?,
-                None => data_loss,
+            let value_part = |weight: f64| -> Result<Tensor, FitError> {
+                let out_v = crate::model::dropout::with_step(cfg.seed, st.step, || {
+                    net.forward(&b.planes, b.globals.as_ref(), true)
+                })?;
+                let data_loss = value_loss(cfg.loss, output, &out_v.value, &labels)?;
+                let data_loss = if weight == 1.0 {
+                    data_loss
+                } else {
+                    data_loss.affine(weight, 0.0)?
+                };
+                Ok(match penalty(&pvars, cfg.l1, cfg.l2)? {
+                    Some(p) => (&data_loss + p)?,
+                    None => data_loss,
+                })
             };
-            let lv = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+            let (lv, mut grads) = match (&cfg.comparison, &children) {
+                (Some(cmp), Some(x)) => {
+                    let rows = move_rows(&b);
+                    moved_rows += rows.len() as u64;
+                    let comparer = Comparer {
+                        net: net.as_ref(),
+                        expander: x.as_ref(),
+                        cfg: cmp,
+                        shape: spec.encoder.shape,
+                        device,
+                    };
+                    let scale = 1.0 / rows.len().max(1) as f64;
+                    let seed = derive_seed(derive_seed(cfg.seed, SAMPLE_STREAM), st.step);
+                    let c = comparer.run(&rows, scale, seed, true)?;
+                    let rest = value_part(cmp.value_weight)?;
+                    let lv = c.loss_sum * scale + rest.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+                    let mut g = c.grads;
+                    add_grads(&mut g, rest.backward()?)?;
+                    (lv, g.ok_or(candle_core::Error::Msg("no gradient".into()))?)
+                }
+                _ => {
+                    let loss = value_part(1.0)?;
+                    let lv = loss.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+                    (lv, loss.backward()?)
+                }
+            };
             if !lv.is_finite() {
                 return Err(FitError::NotFinite {
                     step: st.step,
                     epoch: epoch + 1,
                 });
             }
-            let mut grads = loss.backward()?;
             if let Some(c) = cfg.clip {
                 let norm = clip_grad_norm(&mut grads, &tvars, c)?;
                 if !norm.is_finite() {
@@ -916,11 +1010,18 @@ pub fn fit_cv(
             }
         }
         pb.finish_and_clear();
+        if children.is_some() && epoch_from_start && moved_rows == 0 {
+            return Err(FitError::NoMoves {
+                data: cfg.data.clone(),
+                split: "train",
+            });
+        }
         let train_seconds = st.epoch_seconds + started.elapsed().as_secs_f64();
 
         // Validation.
         let mut vs = ValidStats::default();
-        for batch in valid.epoch_tensors(0, device) {
+        let (mut cmp_loss, mut cmp_top1, mut cmp_n) = (0.0, 0.0, 0usize);
+        for (i, batch) in valid.epoch_tensors(0, device).enumerate() {
             let b = batch?;
             let labels = labels_for(&b, encoder.perspective)?;
             let value = net.forward(&b.planes, b.globals.as_ref(), false)?.value;
@@ -929,8 +1030,31 @@ pub fn fit_cv(
                 .to_scalar::<f64>()?;
             let probs = to_probability(output, &value)?.to_vec1::<f32>()?;
             vs.add(l, &probs, &labels.to_vec1::<f32>()?);
+            if let (Some(cmp), Some(x)) = (&cfg.comparison, &children) {
+                let comparer = Comparer {
+                    net: net.as_ref(),
+                    expander: x.as_ref(),
+                    cfg: cmp,
+                    shape: spec.encoder.shape,
+                    device,
+                };
+                // The same draws every epoch, so epochs compare.
+                let seed = derive_seed(derive_seed(cfg.seed, VALID_SAMPLE_STREAM), i as u64);
+                let c = comparer.run(&move_rows(&b), 1.0, seed, false)?;
+                cmp_loss += c.loss_sum;
+                cmp_top1 += c.top1_sum;
+                cmp_n += c.positions;
+            }
         }
-        let (valid_loss, valid_mse, valid_mae, valid_acc) = vs.summary();
+        let (value_valid_loss, valid_mse, valid_mae, valid_acc) = vs.summary();
+        let (valid_loss, valid_top1) = match &cfg.comparison {
+            Some(cmp) if cmp_n > 0 => (
+                Some(cmp_loss / cmp_n as f64 + cmp.value_weight * value_valid_loss.unwrap_or(0.0)),
+                Some(cmp_top1 / cmp_n as f64),
+            ),
+            Some(_) => (None, None),
+            None => (value_valid_loss, None),
+        };
         let train_loss = st.train_loss_sum / st.train_batches.max(1) as f64;
         let m = EpochMetrics {
             epoch: epoch as usize + 1,
@@ -941,6 +1065,7 @@ pub fn fit_cv(
             valid_mse,
             valid_mae,
             valid_acc,
+            valid_top1,
             seconds: st.epoch_seconds + started.elapsed().as_secs_f64(),
             positions_per_s: st.train_positions as f64 / train_seconds.max(1e-9),
         };
