@@ -9,9 +9,10 @@
 
 use super::SearchError;
 use crate::checkpoint;
+use crate::encode::EncoderSpec;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
-use crate::infer::{CandleEvaluator, Evaluator, InferError};
+use crate::infer::{weights_evaluator, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
 use std::sync::Arc;
@@ -68,7 +69,9 @@ pub fn evaluator_by_name<G: GameSupport>(
 }
 
 /// A checkpoint's model behind the encoder it was trained with; refuses a
-/// checkpoint of another game or board size, naming both.
+/// checkpoint of another game, and one whose model reads boards of a fixed
+/// size other than `size`, naming the field (a size-free model such as the
+/// MDRNN plays any board the game allows).
 pub fn checkpoint_evaluator<G: GameSupport>(
     dir: &Path,
     size: usize,
@@ -80,41 +83,45 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
     // Boards are compared as the encoder lays them out (rows x columns),
     // so boards that are not square compare too.
-    let [_, rows, columns] = encoder.spec().shape;
-    if spec.shape[1..] != [rows, columns] {
-        return Err(bad(
-            &name,
-            format!(
-                "the checkpoint's encoder {} reads {}x{} boards, the game is played on {rows}x{columns}",
-                spec.name, spec.shape[1], spec.shape[2]
-            ),
-        ));
-    }
-    if encoder.spec() != *spec {
+    let here = encoder.spec();
+    let [_, rows, columns] = here.shape;
+    ck.config
+        .model
+        .check_input(here.shape, here.globals)
+        .map_err(|e| {
+            bad(
+                &name,
+                format!(
+                    "the checkpoint's encoder {} read {}x{} boards and its model does not \
+                     take the {rows}x{columns} board the game is played on: {e}",
+                    spec.name, spec.shape[1], spec.shape[2]
+                ),
+            )
+        })?;
+    let same_but_board = EncoderSpec {
+        shape: spec.shape,
+        ..here.clone()
+    };
+    if same_but_board != *spec {
         return Err(bad(
             &name,
             format!(
                 "the checkpoint's encoder {:?} differs from this program's {:?}",
-                spec,
-                encoder.spec()
+                spec, here
             ),
         ));
     }
-    let model = ck.model(device)?;
-    // The checkpoint's weights are fixed from here on.
-    model
-        .freeze()
-        .map_err(crate::checkpoint::CheckpointError::from)?;
     let label = dir
         .file_name()
         .map(|n| n.to_string_lossy().to_string())
         .unwrap_or_else(|| "ckpt".into());
-    Ok(Arc::new(CandleEvaluator::new(
+    Ok(weights_evaluator(
         encoder,
-        model,
-        device.clone(),
+        &ck.config.model,
+        &ck.tensors,
+        device,
         label,
-    )))
+    )?)
 }
 
 /// `random`: a value on `[-1, 1]` drawn from the position's key, so the
