@@ -13,6 +13,7 @@ mod data;
 mod dataset;
 mod engine;
 mod evaluate;
+mod evolve;
 mod experiment;
 mod grid;
 mod import;
@@ -74,6 +75,12 @@ pub enum Command {
     /// Cross-validated grid search over dropout, regulariser, learning rule
     /// and cnn3 kernel shape; the ranked table of Zaffetti's figure 4.
     Grid(grid::GridArgs),
+    /// Evolve a network (MDRNN) by an evolution strategy, its fitness the
+    /// score of games against a fixed opponent; resumable.
+    Evolve(evolve::EvolveArgs),
+    /// Host-parasite coevolution of two populations of networks (shared
+    /// fitness, shared sampling, hall of fame); resumable.
+    Coevolve(evolve::CoevolveArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -91,6 +98,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Selfplay(a) => selfplay::run(a),
         Command::Evaluate(a) => evaluate::run(a),
         Command::Grid(a) => grid::run(a),
+        Command::Evolve(a) => evolve::run_evolve_cmd(a),
+        Command::Coevolve(a) => evolve::run_coevolve_cmd(a),
     }
 }
 

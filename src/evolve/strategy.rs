@@ -71,6 +71,29 @@ pub struct Individual {
     pub sigmas: Vec<f64>,
 }
 
+impl Individual {
+    /// A child: step sizes mutated log-normally first (`tau' = 1/sqrt(2n)`
+    /// for all, `tau = 1/sqrt(2 sqrt n)` each), then the point with them.
+    pub fn mutate(&self, rng: &mut SeededRng) -> Individual {
+        let n = self.x.len().max(1) as f64;
+        let tau_global = 1.0 / (2.0 * n).sqrt();
+        let tau_local = 1.0 / (2.0 * n.sqrt()).sqrt();
+        let global = tau_global * normal(rng);
+        let sigmas: Vec<f64> = self
+            .sigmas
+            .iter()
+            .map(|s| s * (global + tau_local * normal(rng)).exp())
+            .collect();
+        let x = self
+            .x
+            .iter()
+            .zip(&sigmas)
+            .map(|(x, s)| x + s * normal(rng))
+            .collect();
+        Individual { x, sigmas }
+    }
+}
+
 /// A strategy and its state.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
@@ -199,25 +222,8 @@ impl Strategy {
                 })
             }
             Strategy::MuLambda { lambda, parents } => {
-                let n = parents[0].x.len().max(1) as f64;
-                let tau_global = 1.0 / (2.0 * n).sqrt();
-                let tau_local = 1.0 / (2.0 * n.sqrt()).sqrt();
                 let children: Vec<Individual> = (0..*lambda)
-                    .map(|k| {
-                        let p = &parents[k % parents.len()];
-                        let global = tau_global * normal(rng);
-                        let sigmas: Vec<f64> = p
-                            .sigmas
-                            .iter()
-                            .map(|s| s * (global + tau_local * normal(rng)).exp())
-                            .collect();
-                        let x =
-                            p.x.iter()
-                                .zip(&sigmas)
-                                .map(|(x, s)| x + s * normal(rng))
-                                .collect();
-                        Individual { x, sigmas }
-                    })
+                    .map(|k| parents[k % parents.len()].mutate(rng))
                     .collect();
                 let points: Vec<Vec<f64>> = children.iter().map(|c| c.x.clone()).collect();
                 let f = fitness(&points)?;

@@ -143,7 +143,7 @@ impl NativeMdrnn {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{build, seeded_init, ModelConfig, ValueNet};
+    use crate::model::{build, seeded_init, ModelConfig};
     use candle_core::{DType, Device, Tensor};
     use candle_nn::{VarBuilder, VarMap};
     use rand::{RngExt, SeedableRng};
