@@ -85,7 +85,7 @@ pub fn evolve_config(a: &EvolveArgs) -> EvolveConfig {
         _ => 20,
     });
     EvolveConfig {
-        game: a.net.game.name().into(),
+        game: with_game_name(a.net.game),
         size: a.net.size,
         encoder: "stones-2".into(),
         model,
@@ -161,7 +161,7 @@ pub struct CoevolveArgs {
 
 pub fn coevolve_config(a: &CoevolveArgs) -> CoevolveConfig {
     CoevolveConfig {
-        game: a.net.game.name().into(),
+        game: with_game_name(a.net.game),
         size: a.net.size,
         encoder: "stones-2".into(),
         model: a.net.model(),
@@ -197,4 +197,9 @@ pub fn run_coevolve_cmd(a: CoevolveArgs) -> anyhow::Result<ExitCode> {
     a.net.threads()?;
     let cfg = coevolve_config(&a);
     plies::with_game!(a.net.game, G => coevolve_game::<G>(&cfg, a.net.quiet))
+}
+
+/// The game's name as its checkpoints record it.
+fn with_game_name(game: GameKind) -> String {
+    plies::with_game!(game, G => G::NAME.to_string())
 }

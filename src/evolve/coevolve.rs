@@ -140,7 +140,10 @@ impl CoevolveConfig {
         if !self.model.has_policy() {
             return Err(EvolveError::option(
                 "model",
-                format!("a {} has no per-point outputs to play by", self.model.kind()),
+                format!(
+                    "a {} has no per-point outputs to play by",
+                    self.model.kind()
+                ),
             ));
         }
         Ok(())
@@ -170,17 +173,16 @@ fn shared_sample(parasites: &[Member], n: usize, rng: &mut SeededRng) -> Vec<usi
                 .map(|k| 1.0 / (1.0 + *covered.get(k).unwrap_or(&0) as f64))
                 .sum()
         };
-        let best = order
-            .iter()
-            .copied()
-            .filter(|j| !picked.contains(j))
-            .fold(None::<(usize, f64)>, |acc, j| {
+        let best = order.iter().copied().filter(|j| !picked.contains(j)).fold(
+            None::<(usize, f64)>,
+            |acc, j| {
                 let w = worth(j);
                 match acc {
                     Some((_, bw)) if bw >= w => acc,
                     _ => Some((j, w)),
                 }
-            });
+            },
+        );
         let Some((j, _)) = best else { break };
         for k in &parasites[j].beat {
             *covered.entry(*k).or_insert(0) += 1;
@@ -403,8 +405,10 @@ pub fn run_coevolve<G: GameSupport>(
                 id: top.id,
                 weights: top.net.x.clone(),
             });
-            let survivors: Vec<Member> =
-                order[..cfg.mu].iter().map(|&i| population[i].clone()).collect();
+            let survivors: Vec<Member> = order[..cfg.mu]
+                .iter()
+                .map(|&i| population[i].clone())
+                .collect();
             let mut rng = seeded_rng(cfg.seed, game_stream(&[g, side as u64, 2]));
             let mut next = survivors.clone();
             for k in 0..cfg.population - cfg.mu {
@@ -431,11 +435,7 @@ pub fn run_coevolve<G: GameSupport>(
             0.0
         };
         games += cfg.monitor_games as u64;
-        if state
-            .champion
-            .as_ref()
-            .is_none_or(|c| monitor_score > c.0)
-        {
+        if state.champion.as_ref().is_none_or(|c| monitor_score > c.0) {
             state.champion = Some((monitor_score, g, champion_x.clone()));
         }
         state.generation += 1;
@@ -598,8 +598,9 @@ mod tests {
             },
             beat,
         };
-        // 0 and 1 beat the same hosts; 2 beats others: 0 or 1, then 2.
-        let parasites = [m(1, vec![7, 8]), m(2, vec![7, 8]), m(3, vec![9])];
+        // 0 and 1 beat the same three hosts, 2 two others: 0 or 1 first
+        // (worth 3), then 2 (worth 2, the other's wins now worth 1.5).
+        let parasites = [m(1, vec![7, 8, 9]), m(2, vec![7, 8, 9]), m(3, vec![10, 11])];
         let picked = shared_sample(&parasites, 2, &mut seeded_rng(1, 0));
         assert!(picked.contains(&2), "{picked:?}");
     }

@@ -38,7 +38,8 @@ pub fn game_score(outcome: Outcome, me: Side, moves: u32, bounds: Option<(u32, u
 
 /// The random stream of one game, from where it stands in the run.
 pub fn game_stream(path: &[u64]) -> u64 {
-    path.iter().fold(0x6576_6f6c_7665, |acc, &p| derive_seed(acc, p))
+    path.iter()
+        .fold(0x6576_6f6c_7665, |acc, &p| derive_seed(acc, p))
 }
 
 /// How networks are played: the model, the board and the temperature.

@@ -17,8 +17,8 @@ use crate::games::GameSupport;
 use crate::infer::{flat_from_tensors, tensors_from_flat};
 use crate::model::{seeded_tensors, ModelConfig};
 use crate::report::{write_json, LineChart, Table};
-use crate::search::game_player::{player_from_spec_in, PlayerContext};
 use crate::search::evaluators::EvalContext;
+use crate::search::game_player::{player_from_spec_in, PlayerContext};
 use crate::util::lock::DirLock;
 use crate::util::seeded_rng;
 use serde::{Deserialize, Serialize};
@@ -127,9 +127,7 @@ pub fn check_same_run<T: Serialize>(dir: &Path, saved: &T, now: &T) -> Result<()
     };
     Err(EvolveError::State {
         path: dir.join(STATE_FILE),
-        why: format!(
-            "holds another run ({field}); use another --out or remove it to start afresh"
-        ),
+        why: format!("holds another run ({field}); use another --out or remove it to start afresh"),
     })
 }
 
@@ -182,7 +180,10 @@ impl EvolveConfig {
         if !self.model.has_policy() {
             return Err(EvolveError::option(
                 "model",
-                format!("a {} has no per-point outputs to play by", self.model.kind()),
+                format!(
+                    "a {} has no per-point outputs to play by",
+                    self.model.kind()
+                ),
             ));
         }
         if self.games == 0 {
@@ -270,9 +271,13 @@ pub fn run_evolve<G: GameSupport>(
             scores_against(&players, &opponent, cfg.games, cfg.size, cfg.seed, &[g])
         };
         let stats = state.strategy.generation(&mut rng, &mut fitness)?;
-        let games = state.history.last().map_or(0, |r| r.games)
-            + (stats.evaluations * cfg.games) as u64;
-        if state.champion.as_ref().is_none_or(|c| stats.best > c.fitness) {
+        let games =
+            state.history.last().map_or(0, |r| r.games) + (stats.evaluations * cfg.games) as u64;
+        if state
+            .champion
+            .as_ref()
+            .is_none_or(|c| stats.best > c.fitness)
+        {
             state.champion = Some(Champion {
                 generation: g,
                 fitness: stats.best,

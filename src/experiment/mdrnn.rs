@@ -134,10 +134,7 @@ fn train<G: GameSupport>(
     let model = ModelConfig::Mdrnn(MdrnnConfig::stones(size, cfg.hidden));
     let mut out = Vec::new();
     if cfg.es_generations > 0 {
-        let dir = cfg
-            .out
-            .join("train")
-            .join(format!("{}-{size}-es", G::NAME));
+        let dir = cfg.out.join("train").join(format!("{}-{size}-es", G::NAME));
         let es = EvolveConfig {
             game: G::NAME.into(),
             size,
@@ -160,7 +157,7 @@ fn train<G: GameSupport>(
         let r = run_evolve::<G>(&es, progress)?;
         let last = r.state.history.last();
         out.push(Trained {
-            game: G::NAME.into(),
+            game: G::KIND.name().into(),
             train_size: size,
             method: "es".into(),
             checkpoint: r.final_dir,
@@ -198,7 +195,7 @@ fn train<G: GameSupport>(
         let r = run_coevolve::<G>(&co, progress)?;
         let last = r.state.history.last();
         out.push(Trained {
-            game: G::NAME.into(),
+            game: G::KIND.name().into(),
             train_size: size,
             method: "coevolve".into(),
             checkpoint: r.best_dir,
@@ -230,7 +227,8 @@ fn measure<G: GameSupport>(
         .into_par_iter()
         .map(|i| {
             let mut rng = seeded_rng(cfg.seed, game_stream(&[cell_key, i as u64]));
-            let start = G::with_size(size).map_err(|e| EvolveError::option("sizes", e.to_string()))?;
+            let start =
+                G::with_size(size).map_err(|e| EvolveError::option("sizes", e.to_string()))?;
             let first = i % 2 == 0;
             let (a, b) = if first {
                 (me.as_ref(), them.as_ref())
@@ -343,7 +341,15 @@ pub fn run(
 
 pub fn transfer_table(cells: &[Cell]) -> Table {
     let mut t = Table::with_headers([
-        "game", "trained", "opponent", "board", "games", "wins", "draws", "losses", "win rate",
+        "game",
+        "trained",
+        "opponent",
+        "board",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win rate",
         "95% interval",
     ]);
     for c in cells {
