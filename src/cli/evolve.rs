@@ -201,5 +201,5 @@ pub fn run_coevolve_cmd(a: CoevolveArgs) -> anyhow::Result<ExitCode> {
 
 /// The game's name as its checkpoints record it.
 fn with_game_name(game: GameKind) -> String {
-    plies::with_game!(game, G => G::NAME.to_string())
+    plies::with_game!(game, G => <G as plies::game::Game>::NAME.to_string())
 }
