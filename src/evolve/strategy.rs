@@ -113,6 +113,9 @@ pub enum Strategy {
     },
 }
 
+/// Values a whole generation's points at once.
+pub type BatchFitness<'a, E> = dyn FnMut(&[Vec<f64>]) -> Result<Vec<f64>, E> + 'a;
+
 /// What one generation did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GenerationStats {
@@ -198,7 +201,7 @@ impl Strategy {
     pub fn generation<E>(
         &mut self,
         rng: &mut SeededRng,
-        fitness: &mut dyn FnMut(&[Vec<f64>]) -> Result<Vec<f64>, E>,
+        fitness: &mut BatchFitness<'_, E>,
     ) -> Result<GenerationStats, E> {
         match self {
             Strategy::OnePlusOne { parent, sigma } => {
