@@ -353,9 +353,14 @@ fn evolve_and_coevolve_survive_kills() {
         a.push(out.display().to_string());
         a
     };
-    let commands: [(&str, &dyn Fn(&Path) -> Vec<String>); 2] =
-        [("evolve", &evolve), ("coevolve", &coevolve)];
-    for (seed, (name, args)) in commands.into_iter().enumerate() {
+    for (seed, name) in ["evolve", "coevolve"].into_iter().enumerate() {
+        let args = |out: &Path| {
+            if name == "evolve" {
+                evolve(out)
+            } else {
+                coevolve(out)
+            }
+        };
         let whole = tmp.path().join(format!("{name}-whole"));
         let killed = tmp.path().join(format!("{name}-killed"));
         let ms = timed_run(&args(&whole));
