@@ -18,6 +18,7 @@ pub mod checkpoint;
 pub mod dataset;
 pub mod encode;
 pub mod eval;
+pub mod evolve;
 pub mod experiment;
 pub mod game;
 pub mod hub;

@@ -425,3 +425,59 @@ fn checkpoint_players_play_whole_games_through_the_protocol() {
     );
     e.end();
 }
+
+/// An MDRNN evolved on 7x7 Gomoku (a tiny `plies evolve` run) plays a
+/// whole 15x15 game through the protocol as `policy:ckpt=DIR`, against an
+/// engine playing naive, refereed move by move.
+#[test]
+fn an_evolved_mdrnn_plays_a_whole_15x15_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("evolved");
+    let status = Command::new(env!("CARGO_BIN_EXE_plies"))
+        .args([
+            "evolve",
+            "--game",
+            "gomoku",
+            "--size",
+            "7",
+            "--generations",
+            "2",
+            "--games",
+            "4",
+            "--quiet",
+            "--out",
+        ])
+        .arg(&out)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{status}");
+    let spec = format!("policy:ckpt={}", out.join("best").display());
+    let n = 15;
+    let mut net = Engine::spawn(&spec, 4);
+    let mut naive = Engine::spawn("naive", 5);
+    assert_eq!(net.ask("START 15"), "OK");
+    assert_eq!(naive.ask("START 15"), "OK");
+    let mut g = Gomoku::with_size(n).unwrap();
+    let mut last = net.ask("BEGIN");
+    referee_play(&mut g, cell_of(&last, n), "the MDRNN");
+    let mut net_to_move = false;
+    while g.outcome().is_none() {
+        let (who, e) = if net_to_move {
+            ("the MDRNN", &mut net)
+        } else {
+            ("naive", &mut naive)
+        };
+        last = e.ask(&format!("TURN {last}"));
+        referee_play(&mut g, cell_of(&last, n), who);
+        net_to_move = !net_to_move;
+    }
+    eprintln!(
+        "evolved MDRNN (Black) vs naive on 15x15: {:?} after {} stones",
+        g.outcome().unwrap(),
+        g.ply()
+    );
+    net.end();
+    naive.end();
+}

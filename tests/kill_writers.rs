@@ -304,3 +304,93 @@ fn import_and_arena_survive_kills() {
     assert_eq!(files(&out, &tables), want, "arena after kills");
     assert!(temporaries(root).is_empty(), "{:?}", temporaries(root));
 }
+
+/// `state.json` without the wall seconds (the one thing a resumed run does
+/// not repeat).
+fn replayable_state(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("state.json")).unwrap();
+    let mut state: serde_json::Value = serde_json::from_str(&text).unwrap();
+    for record in state["history"].as_array_mut().unwrap() {
+        record["seconds"] = serde_json::Value::from(0.0);
+    }
+    state
+}
+
+#[test]
+fn evolve_and_coevolve_survive_kills() {
+    let tmp = tempfile::tempdir().unwrap();
+    let evolve = |out: &Path| {
+        let mut a = strings(&[
+            "evolve",
+            "--game",
+            "atari-go",
+            "--size",
+            "5",
+            "--hidden",
+            "3",
+            "--strategy",
+            "snes",
+            "--generations",
+            "25",
+            "--games",
+            "6",
+            "--quiet",
+            "--out",
+        ]);
+        a.push(out.display().to_string());
+        a
+    };
+    let coevolve = |out: &Path| {
+        let mut a = strings(&[
+            "coevolve",
+            "--game",
+            "gomoku",
+            "--size",
+            "5",
+            "--hidden",
+            "3",
+            "--population",
+            "4",
+            "--mu",
+            "2",
+            "--sample",
+            "2",
+            "--hall",
+            "1",
+            "--monitor-games",
+            "4",
+            "--generations",
+            "12",
+            "--quiet",
+            "--out",
+        ]);
+        a.push(out.display().to_string());
+        a
+    };
+    for (seed, name) in ["evolve", "coevolve"].into_iter().enumerate() {
+        let args = |out: &Path| {
+            if name == "evolve" {
+                evolve(out)
+            } else {
+                coevolve(out)
+            }
+        };
+        let whole = tmp.path().join(format!("{name}-whole"));
+        let killed = tmp.path().join(format!("{name}-killed"));
+        let ms = timed_run(&args(&whole));
+        for delay in delays(seed as u64 + 40, 3, ms.max(10)) {
+            kill_after(&args(&killed), delay);
+        }
+        run(&args(&killed));
+        assert_eq!(
+            replayable_state(&killed),
+            replayable_state(&whole),
+            "{name}"
+        );
+        for checkpoint in ["best", "final"] {
+            let weights =
+                |dir: &Path| std::fs::read(dir.join(checkpoint).join("model.safetensors")).unwrap();
+            assert_eq!(weights(&killed), weights(&whole), "{name} {checkpoint}");
+        }
+    }
+}

@@ -15,6 +15,7 @@ pub mod models;
 pub mod movegen;
 pub mod peer;
 pub mod playouts;
+pub mod policy;
 pub mod report;
 pub mod td;
 pub mod vs_spiel;

@@ -186,3 +186,25 @@ fn cells_show_dashes_where_a_side_is_missing() {
     assert_eq!(num(ratio(Some(3.0), Some(2.0)), 2), "1.50");
     assert_eq!(ratio(Some(1.0), None), None);
 }
+
+#[test]
+fn policy_bench_times_every_size_and_refuses_an_unplayable_one() {
+    use super::policy::{self, PolicyBenchOptions};
+    let opts = |sizes: Vec<usize>| PolicyBenchOptions {
+        sizes,
+        hidden: 3,
+        moves: 3,
+        fitness_games: 4,
+    };
+    let r = policy::run(&opts(vec![5, 9])).unwrap();
+    assert_eq!(r.moves.len(), 2);
+    assert!(r
+        .moves
+        .iter()
+        .all(|m| m.plain_ms > 0.0 && m.candle_ms > 0.0));
+    assert_eq!(r.moves[1].paper_ms, Some(20.0));
+    assert_eq!(r.fitness.iter().map(|f| f.size).collect::<Vec<_>>(), [5, 7]);
+    assert!(r.to_string().contains("paper ms"));
+    let e = policy::run(&opts(vec![4])).err().unwrap();
+    assert_eq!(option_of(e), "--sizes");
+}

@@ -50,6 +50,36 @@ pub enum BenchCmd {
     /// max_batch, with the ratio, and PyTorch's forward pass at the same
     /// batch sizes (through `plies bench infer`), in one run.
     Evaluator(EvaluatorBenchArgs),
+    /// The MDRNN as a player: ms per policy move on 5x5, 9x9 and 19x19
+    /// (plain Rust against the candle model, beside the paper's 2 ms / 20
+    /// ms) and fitness games per second against naive.
+    Policy(PolicyBenchArgs),
+}
+
+#[derive(Args)]
+pub struct PolicyBenchArgs {
+    #[arg(long, value_delimiter = ',', default_value = "5,9,19")]
+    sizes: Vec<usize>,
+    #[arg(long, default_value_t = 10)]
+    hidden: usize,
+    /// Moves timed per board size.
+    #[arg(long, default_value_t = 200)]
+    moves: usize,
+    /// Fitness games timed on 5x5 and 7x7.
+    #[arg(long, default_value_t = 400)]
+    fitness_games: usize,
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench_policy(a: PolicyBenchArgs) -> anyhow::Result<ExitCode> {
+    let report = plies::bench::policy::run(&plies::bench::policy::PolicyBenchOptions {
+        sizes: a.sizes,
+        hidden: a.hidden,
+        moves: a.moves,
+        fitness_games: a.fitness_games,
+    })?;
+    print_report(&report, a.json)
 }
 
 /// `--json` and `--csv` of the benchmarks that print rows.
@@ -123,6 +153,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Infer(a) => super::bench_models::run_infer(a),
         BenchCmd::Evaluator(a) => super::bench_evaluator::run(a),
         BenchCmd::Conv(a) => super::bench_conv::run(a),
+        BenchCmd::Policy(a) => bench_policy(a),
     }
 }
 

@@ -12,6 +12,75 @@ pub enum ExperimentCmd {
     /// feature players against RANDOM and the greedy feature player, beside
     /// alpha-beta and MCTS on the tuned features.
     Pentago(super::experiment_pentago::PentagoArgs),
+    /// Schaul & Schmidhuber (2008): MDRNNs evolved on 5x5 and 7x7 Atari-Go
+    /// and Gomoku, measured against random and naive on 5x5 to 19x19.
+    Mdrnn(MdrnnArgs),
+}
+
+#[derive(Args)]
+pub struct MdrnnArgs {
+    /// Games, comma separated.
+    #[arg(long, value_delimiter = ',', default_value = "atari-go,gomoku")]
+    games: Vec<plies::games::GameKind>,
+    /// Training board sizes.
+    #[arg(long, value_delimiter = ',', default_value = "5,7")]
+    train_sizes: Vec<usize>,
+    /// Board sizes every network is measured on.
+    #[arg(long, value_delimiter = ',', default_value = "5,7,9,11,13,15,19")]
+    eval_sizes: Vec<usize>,
+    /// (1+1)-ES generations against naive (0: none); default the two-hour budget.
+    #[arg(long)]
+    es_generations: Option<u64>,
+    /// Coevolution generations (0: none).
+    #[arg(long)]
+    coevolve_generations: Option<u64>,
+    /// Fitness games per evaluation.
+    #[arg(long)]
+    fitness_games: Option<usize>,
+    /// Networks per coevolution population.
+    #[arg(long)]
+    population: Option<usize>,
+    /// Games per measured cell.
+    #[arg(long, default_value_t = 200)]
+    eval_games: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Output directory (default runs/mdrnn); a run there is resumed.
+    #[arg(long, default_value = "runs/mdrnn")]
+    out: PathBuf,
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
+    use plies::experiment::mdrnn::{cost_table, run, transfer_table, MdrnnExperimentConfig};
+    if let Some(t) = a.threads {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
+    }
+    let mut cfg = MdrnnExperimentConfig::default_budget(a.out);
+    cfg.games = a.games;
+    cfg.train_sizes = a.train_sizes;
+    cfg.eval_sizes = a.eval_sizes;
+    cfg.es_generations = a.es_generations.unwrap_or(cfg.es_generations);
+    cfg.coevolve_generations = a.coevolve_generations.unwrap_or(cfg.coevolve_generations);
+    cfg.fitness_games = a.fitness_games.unwrap_or(cfg.fitness_games);
+    cfg.population = a.population.unwrap_or(cfg.population);
+    cfg.eval_games = a.eval_games;
+    cfg.seed = a.seed;
+    let report = run(&cfg, !a.quiet)?;
+    println!("{}", transfer_table(&report.cells));
+    println!("{}", cost_table(&report.trained));
+    println!(
+        "wrote {0}/transfer.csv, transfer.json, cost.csv, transfer-*.png ({1:.0} s)",
+        cfg.out.display(),
+        report.seconds
+    );
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]
@@ -60,6 +129,7 @@ pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
     let a = match cmd {
         ExperimentCmd::Ttt(a) => a,
         ExperimentCmd::Pentago(a) => return super::experiment_pentago::run(a),
+        ExperimentCmd::Mdrnn(a) => return run_mdrnn(a),
     };
     let out = a
         .out

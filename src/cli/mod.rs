@@ -13,6 +13,7 @@ mod data;
 mod dataset;
 mod engine;
 mod evaluate;
+mod evolve;
 mod experiment;
 mod experiment_pentago;
 mod grid;
@@ -93,6 +94,12 @@ pub enum Command {
     #[cfg(feature = "hub")]
     #[command(subcommand)]
     Hub(hub::HubCmd),
+    /// Evolve a network (MDRNN) by an evolution strategy, its fitness the
+    /// score of games against a fixed opponent; resumable.
+    Evolve(evolve::EvolveArgs),
+    /// Host-parasite coevolution of two populations of networks (shared
+    /// fitness, shared sampling, hall of fame); resumable.
+    Coevolve(evolve::CoevolveArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -114,6 +121,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Tune(a) => tune::run(a),
         #[cfg(feature = "hub")]
         Command::Hub(c) => hub::run(c),
+        Command::Evolve(a) => evolve::run_evolve_cmd(a),
+        Command::Coevolve(a) => evolve::run_coevolve_cmd(a),
     }
 }
 

@@ -12,4 +12,10 @@ impl GameSupport for AtariGo {
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         stones_encoder(name, size)
     }
+
+    /// Black b1, White a1 (one liberty left), Black a2 captures: 3 moves;
+    /// at most a full board (every move adds a stone until the capture).
+    fn game_length_bounds(size: usize) -> Option<(u32, u32)> {
+        Some((3, (size * size) as u32))
+    }
 }

@@ -19,6 +19,11 @@ impl GameSupport for Gomoku {
         Some(self.winning_cells(side))
     }
 
+    /// Black's five after its fifth stone (move 9); a full board.
+    fn game_length_bounds(size: usize) -> Option<(u32, u32)> {
+        Some((9, (size * size) as u32))
+    }
+
     /// PlayOK's PGN-like text (`data/gomoku`).
     const RECORD_FORMATS: &'static [&'static str] = &["playok-pgn"];
 

@@ -274,6 +274,14 @@ pub trait GameSupport: Game {
         None
     }
 
+    /// The shortest and longest games possible on a board of side `size`,
+    /// in moves (Schaul & Schmidhuber's `Mmin`, `Mmax`, by which evolution's
+    /// fitness rewards quick wins and slow losses); `None`: not known, the
+    /// fitness then counts results only.
+    fn game_length_bounds(_size: usize) -> Option<(u32, u32)> {
+        None
+    }
+
     /// The record formats `plies import` reads for this game, the default
     /// first (empty: none).
     const RECORD_FORMATS: &'static [&'static str] = &[];

@@ -8,14 +8,18 @@
 pub mod batched;
 mod candle_eval;
 mod error;
+mod from_weights;
 pub mod hand;
 mod native_eval;
+mod native_mdrnn_eval;
 mod priors;
 
 pub use batched::{BatchOptions, BatchStats, BatchedEvaluator};
 pub use candle_eval::CandleEvaluator;
 pub use error::InferError;
+pub use from_weights::{flat_from_tensors, tensors_from_flat, weights_evaluator};
 pub use native_eval::{native_values, NativeEvaluator};
+pub use native_mdrnn_eval::NativeMdrnnEvaluator;
 pub use priors::priors;
 
 use crate::encode::Perspective;

@@ -57,6 +57,7 @@ pub mod kernels;
 mod linear;
 mod mdrnn;
 mod mlp;
+mod native_mdrnn;
 mod native_mlp;
 mod resnet;
 mod size;
@@ -73,6 +74,7 @@ pub use io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivati
 pub use linear::{Linear, LinearConfig, LinearInit, ARIMAA_MATERIAL};
 pub use mdrnn::{Mdrnn, MdrnnConfig};
 pub use mlp::{Mlp, MlpConfig, MlpNetConfig};
+pub use native_mdrnn::NativeMdrnn;
 pub use native_mlp::NativeMlp;
 pub use resnet::{ResNet, ResNetConfig};
 pub use size::{ParamCount, F32_BYTES};

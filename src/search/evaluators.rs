@@ -11,10 +11,11 @@
 
 use super::SearchError;
 use crate::checkpoint::CheckpointSource;
+use crate::encode::EncoderSpec;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
 use crate::infer::hand::{HandEval, WeightsFile};
-use crate::infer::{CandleEvaluator, Evaluator, InferError};
+use crate::infer::{weights_evaluator, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
 use std::sync::Arc;
@@ -90,7 +91,9 @@ pub fn hand_eval_by_name<G: GameSupport>(name: &str) -> Result<Option<HandEval<G
 
 /// A checkpoint's model behind the encoder it was trained with (a local
 /// directory or a hub repository, checked alike); refuses a checkpoint of
-/// another game or board size, naming both.
+/// another game, and one whose model reads boards of a fixed size other
+/// than `size`, naming the field (a size-free model such as the MDRNN plays
+/// any board the game allows).
 pub fn checkpoint_evaluator<G: GameSupport>(
     source: &CheckpointSource,
     size: usize,
@@ -102,38 +105,42 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     let encoder = G::encoder(&spec.name, size).map_err(|e| bad(&name, e.to_string()))?;
     // Boards are compared as the encoder lays them out (rows x columns),
     // so boards that are not square compare too.
-    let [_, rows, columns] = encoder.spec().shape;
-    if spec.shape[1..] != [rows, columns] {
-        return Err(bad(
-            &name,
-            format!(
-                "the checkpoint's encoder {} reads {}x{} boards, the game is played on {rows}x{columns}",
-                spec.name, spec.shape[1], spec.shape[2]
-            ),
-        ));
-    }
-    if encoder.spec() != *spec {
+    let here = encoder.spec();
+    let [_, rows, columns] = here.shape;
+    ck.config
+        .model
+        .check_input(here.shape, here.globals)
+        .map_err(|e| {
+            bad(
+                &name,
+                format!(
+                    "the checkpoint's encoder {} read {}x{} boards and its model does not \
+                     take the {rows}x{columns} board the game is played on: {e}",
+                    spec.name, spec.shape[1], spec.shape[2]
+                ),
+            )
+        })?;
+    let same_but_board = EncoderSpec {
+        shape: spec.shape,
+        ..here.clone()
+    };
+    if same_but_board != *spec {
         return Err(bad(
             &name,
             format!(
                 "the checkpoint's encoder {:?} differs from this program's {:?}",
-                spec,
-                encoder.spec()
+                spec, here
             ),
         ));
     }
-    let model = ck.model(device)?;
-    // The checkpoint's weights are fixed from here on.
-    model
-        .freeze()
-        .map_err(crate::checkpoint::CheckpointError::from)?;
     let label = source.label();
-    Ok(Arc::new(CandleEvaluator::new(
+    Ok(weights_evaluator(
         encoder,
-        model,
-        device.clone(),
+        &ck.config.model,
+        &ck.tensors,
+        device,
         label,
-    )))
+    )?)
 }
 
 /// `random`: a value on `[-1, 1]` drawn from the position's key, so the

@@ -5,8 +5,9 @@
 //! `greedy+:CHECKPOINT_DIR` (the published NETWORK player),
 //! `mcts:sims=N[,threads=T,eval=NAME,...]` (see [`MctsConfig`]),
 //! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot),
-//! `mdp:MODEL_FILE` (the bucketed MDP learner of `plies train mdp`) and,
-//! for Arimaa, `random-steps[:end=P]`. Every consumer (match, arena, play,
+//! `mdp:MODEL_FILE` (the bucketed MDP learner of `plies train mdp`),
+//! `policy:ckpt=PATH[,temperature=T]` (moves drawn from a model's per-point
+//! outputs) and, for Arimaa, `random-steps[:end=P]`. Every consumer (match, arena, play,
 //! self-play, both engines) builds its players here.
 //!
 //! A spec is a name, then optionally `:` and comma-separated `key=value`
@@ -37,8 +38,8 @@ use super::mdp::MdpPlayer;
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
 use super::{
-    pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, RandomPlayer,
-    SearchError, SearchInfo, Searched, Watch,
+    pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, PolicyPlayer,
+    RandomPlayer, SearchError, SearchInfo, Searched, Watch,
 };
 use crate::checkpoint::CheckpointSource;
 use crate::game::{Game, Side};
@@ -103,11 +104,18 @@ pub enum GamePlayerSpec {
     SpielMcts(Vec<(String, String)>),
     /// The bucketed MDP learner's model file ([`MdpPlayer`]).
     Mdp { model: std::path::PathBuf },
+    /// A move drawn from the Gibbs distribution of a checkpoint's per-point
+    /// outputs over the legal points at `temperature` (0: greedy, ties at
+    /// random; [`PolicyPlayer`]).
+    Policy {
+        checkpoint: std::path::PathBuf,
+        temperature: f64,
+    },
 }
 
 impl GamePlayerSpec {
     /// The spec names, for help and errors.
-    pub const NAMES: [&'static str; 10] = [
+    pub const NAMES: [&'static str; 11] = [
         "random",
         "naive",
         "expert",
@@ -118,6 +126,7 @@ impl GamePlayerSpec {
         "mcts",
         "spiel-mcts",
         "mdp",
+        "policy",
     ];
 }
 
@@ -204,6 +213,7 @@ impl FromStr for GamePlayerSpec {
             "random-steps" => &["end"],
             "mcts" => &MctsConfig::KEYS,
             "spiel-mcts" => &["sims", "rollouts", "c", "seed", "impl", "python", "timeout"],
+            "policy" => &["ckpt", "temperature"],
             other => {
                 return Err(bad(
                     s,
@@ -279,6 +289,24 @@ impl FromStr for GamePlayerSpec {
                     .map(|&(k, v)| (k.to_string(), v.to_string()))
                     .collect(),
             ),
+            "policy" => {
+                let checkpoint = match get("ckpt") {
+                    Some(dir) if !dir.is_empty() => std::path::PathBuf::from(dir),
+                    _ => return Err(bad(s, "expected policy:ckpt=CHECKPOINT_DIR")),
+                };
+                let temperature = option(
+                    s,
+                    "temperature",
+                    get("temperature"),
+                    "a finite number >= 0",
+                    |t| t.parse().ok().filter(|&t: &f64| t.is_finite() && t >= 0.0),
+                )?
+                .unwrap_or(0.0);
+                GamePlayerSpec::Policy {
+                    checkpoint,
+                    temperature,
+                }
+            }
             _ => {
                 let end = option(s, "end", get("end"), "a probability in 0..=1", |t| {
                     t.parse().ok().filter(|p: &f64| (0.0..=1.0).contains(p))
@@ -337,6 +365,16 @@ impl fmt::Display for GamePlayerSpec {
             GamePlayerSpec::RandomSteps { end } => write!(f, "random-steps:end={end}"),
             GamePlayerSpec::Mcts(cfg) => write!(f, "{cfg}"),
             GamePlayerSpec::Mdp { model } => write!(f, "mdp:{}", model.display()),
+            GamePlayerSpec::Policy {
+                checkpoint,
+                temperature,
+            } => {
+                write!(f, "policy:ckpt={}", checkpoint.display())?;
+                if *temperature != 0.0 {
+                    write!(f, ",temperature={temperature}")?;
+                }
+                Ok(())
+            }
             GamePlayerSpec::SpielMcts(opts) if opts.is_empty() => f.write_str("spiel-mcts"),
             GamePlayerSpec::SpielMcts(opts) => {
                 let parts: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -460,6 +498,18 @@ pub fn build_player_in<G: GameSupport>(
             let eval = checkpoint_evaluator::<G>(&source, ctx.size, &ctx.eval.device)
                 .map_err(in_spec(spec))?;
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
+        }
+        GamePlayerSpec::Policy {
+            checkpoint,
+            temperature,
+        } => {
+            let eval = checkpoint_evaluator::<G>(
+                &crate::checkpoint::CheckpointSource::Dir(checkpoint.clone()),
+                ctx.size,
+                &ctx.eval.device,
+            )
+            .map_err(in_spec(spec))?;
+            Arc::new(PolicyPlayer::new(eval, *temperature, spec.to_string())?)
         }
         GamePlayerSpec::Mcts(cfg) => {
             let eval = mcts_evaluator::<G>(cfg, ctx).map_err(in_spec(spec))?;
@@ -702,6 +752,8 @@ mod tests {
             "mcts:sims=100,eval=ckpt:runs/x,rollout=10",
             "spiel-mcts:sims=100,rollouts=2",
             "mdp:runs/pentago-mdp.json",
+            "policy:ckpt=runs/evolve/best",
+            "policy:ckpt=runs/evolve/best,temperature=0.5",
         ] {
             let spec: GamePlayerSpec = text.parse().unwrap();
             assert_eq!(spec.to_string(), text);
@@ -749,6 +801,9 @@ mod tests {
             e.contains("/no/model.json") && e.contains("cannot read"),
             "{e}"
         );
+        assert!(err("policy").contains("expected policy:ckpt=CHECKPOINT_DIR"));
+        assert!(err("policy:ckpt=x,temperature=-1").contains("temperature '-1'"));
+        assert!(err("policy:ckpt=x,temp=1").contains("unknown option 'temp'"));
         let e = player_from_spec::<Arimaa>("greedy:eval=mindist")
             .err()
             .unwrap()

@@ -17,6 +17,7 @@ pub mod mcts;
 pub mod mdp;
 pub mod naive;
 mod option_error;
+pub mod policy;
 mod random;
 mod report;
 pub mod scorer;
@@ -32,6 +33,7 @@ pub use greedy::greedy_choice;
 pub use greedy::GreedyPlayer;
 pub use naive::NaivePlayer;
 pub use option_error::OptionError;
+pub use policy::PolicyPlayer;
 pub use random::RandomPlayer;
 pub use report::{Score, SearchInfo, Searched, TreeInfo};
 

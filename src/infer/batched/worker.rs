@@ -175,6 +175,7 @@ impl<G: Game> Batch<G> {
 fn error_text(e: &InferError) -> String {
     match e {
         InferError::Candle(c) => c.to_string(),
+        InferError::Model(m) => m.to_string(),
         InferError::Other(s) => s.clone(),
     }
 }

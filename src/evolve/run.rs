@@ -1,0 +1,461 @@
+//! `plies evolve`: an evolution strategy over a model's weights, the
+//! fitness of each point its mean game score against a fixed opponent.
+//!
+//! The output directory holds `state.json` (the configuration, the
+//! strategy's state, the champion and the history; written atomically after
+//! every generation), `history.csv`/`history.json` (per generation: best
+//! and mean fitness, step size, games, seconds), `learning_curve.png`, and
+//! two ordinary checkpoints: `best/` (the point with the best fitness seen)
+//! and `final/` (the strategy's current answer). Run again with the same
+//! options and a higher `--generations` and it continues where it stopped:
+//! a run killed at any moment and resumed ends as the uninterrupted one.
+
+use super::fitness::{scores_against, NetworkPlay};
+use super::{EvolveError, Strategy, StrategyKind};
+use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
+use crate::games::GameSupport;
+use crate::infer::{flat_from_tensors, tensors_from_flat};
+use crate::model::{seeded_tensors, ModelConfig};
+use crate::report::{write_json, LineChart, Table};
+use crate::search::evaluators::EvalContext;
+use crate::search::game_player::{player_from_spec_in, PlayerContext};
+use crate::util::lock::DirLock;
+use crate::util::seeded_rng;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Stream of the starting weights.
+const INIT_STREAM: u64 = 0x1217;
+
+/// What a run is; everything but `generations` and `out` must match when
+/// a run resumes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvolveConfig {
+    pub game: String,
+    pub size: usize,
+    pub encoder: String,
+    pub model: ModelConfig,
+    pub strategy: StrategyKind,
+    /// Step size at the start.
+    pub sigma: f64,
+    /// Parents of `mu-lambda`.
+    pub mu: usize,
+    /// Children a generation (`mu-lambda`, `snes`).
+    pub lambda: usize,
+    /// Games per fitness evaluation (the paper: 100).
+    pub games: usize,
+    /// The fixed opponent, a player spec (the paper: naive).
+    pub opponent: String,
+    pub temperature: f64,
+    pub seed: u64,
+    #[serde(skip)]
+    pub generations: u64,
+    #[serde(skip)]
+    pub out: PathBuf,
+}
+
+/// The best point seen.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Champion {
+    pub generation: u64,
+    pub fitness: f64,
+    pub weights: Vec<f64>,
+}
+
+/// One generation's line of the history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GenerationRecord {
+    pub generation: u64,
+    pub best: f64,
+    pub mean: f64,
+    pub step: f64,
+    /// Games played so far.
+    pub games: u64,
+    /// Wall seconds so far (the one thing a resumed run does not repeat).
+    pub seconds: f64,
+}
+
+/// Everything a run needs to go on.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EvolveState {
+    pub config: EvolveConfig,
+    /// Generations done.
+    pub generation: u64,
+    pub strategy: Strategy,
+    pub champion: Option<Champion>,
+    pub history: Vec<GenerationRecord>,
+}
+
+pub const STATE_FILE: &str = "state.json";
+
+/// Reads a run's state file, `None` when there is none.
+pub fn read_state<T: for<'de> Deserialize<'de>>(dir: &Path) -> Result<Option<T>, EvolveError> {
+    let path = dir.join(STATE_FILE);
+    match std::fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| EvolveError::State {
+                path,
+                why: format!("not a run state: {e}"),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(EvolveError::State {
+            path,
+            why: e.to_string(),
+        }),
+    }
+}
+
+/// Refuses to resume a run made with other options, naming the first that
+/// differs.
+pub fn check_same_run<T: Serialize>(dir: &Path, saved: &T, now: &T) -> Result<(), EvolveError> {
+    let (a, b) = (
+        serde_json::to_value(saved).unwrap_or_default(),
+        serde_json::to_value(now).unwrap_or_default(),
+    );
+    if a == b {
+        return Ok(());
+    }
+    let field = match (&a, &b) {
+        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => x
+            .iter()
+            .find(|(k, v)| y.get(*k) != Some(v))
+            .map(|(k, v)| format!("{k} was {v}, now {}", y.get(k).cloned().unwrap_or_default()))
+            .unwrap_or_else(|| "the options".into()),
+        _ => "the options".into(),
+    };
+    Err(EvolveError::State {
+        path: dir.join(STATE_FILE),
+        why: format!("holds another run ({field}); use another --out or remove it to start afresh"),
+    })
+}
+
+/// The starting weights of `model`, drawn as its init plan says (the
+/// MDRNN: N(0, 1), as in the paper).
+pub fn initial_weights(model: &ModelConfig, seed: u64) -> Result<Vec<f64>, EvolveError> {
+    let tensors = seeded_tensors(
+        model,
+        &mut seeded_rng(seed, INIT_STREAM),
+        &candle_core::Device::Cpu,
+    )?;
+    Ok(flat_from_tensors(model, &tensors)?
+        .into_iter()
+        .map(f64::from)
+        .collect())
+}
+
+/// Saves `weights` as an ordinary checkpoint of game `G`.
+pub fn save_network<G: GameSupport>(
+    dir: &Path,
+    play: &NetworkPlay,
+    weights: &[f64],
+    training: TrainingInfo,
+) -> Result<(), EvolveError> {
+    let flat: Vec<f32> = weights.iter().map(|&w| w as f32).collect();
+    let tensors = tensors_from_flat(&play.model, &flat)?;
+    let encoder = G::encoder(&play.encoder, play.size)?.spec();
+    let cfg = CheckpointConfig::new(G::NAME, encoder, play.model.clone(), training);
+    checkpoint::save(dir, &cfg, &tensors)?;
+    Ok(())
+}
+
+/// A learning curve: best and mean per generation.
+pub fn write_curve(
+    dir: &Path,
+    title: &str,
+    rows: &[(f64, f64, f64)],
+    y_label: &str,
+) -> Result<(), EvolveError> {
+    let chart = LineChart::new(title, "generation", y_label)
+        .with_series("best", rows.iter().map(|r| (r.0, r.1)))
+        .with_series("mean", rows.iter().map(|r| (r.0, r.2)))
+        .with_y_range(-1.0, 1.0);
+    chart.write_png(dir.join("learning_curve.png"))?;
+    Ok(())
+}
+
+impl EvolveConfig {
+    fn check(&self) -> Result<(), EvolveError> {
+        if !self.model.has_policy() {
+            return Err(EvolveError::option(
+                "model",
+                format!(
+                    "a {} has no per-point outputs to play by",
+                    self.model.kind()
+                ),
+            ));
+        }
+        if self.games == 0 {
+            return Err(EvolveError::option("games", "must be at least 1"));
+        }
+        if !(self.sigma.is_finite() && self.sigma > 0.0) {
+            return Err(EvolveError::option("sigma", "must be a number > 0"));
+        }
+        if self.strategy == StrategyKind::MuLambda && self.lambda < self.mu {
+            return Err(EvolveError::option(
+                "lambda",
+                format!("must be at least --mu ({})", self.mu),
+            ));
+        }
+        Ok(())
+    }
+
+    pub fn play(&self) -> NetworkPlay {
+        NetworkPlay {
+            model: self.model.clone(),
+            encoder: self.encoder.clone(),
+            size: self.size,
+            temperature: self.temperature,
+        }
+    }
+}
+
+/// What a finished (or resumed and finished) run reports.
+#[derive(Clone, Debug, Serialize)]
+pub struct EvolveReport {
+    pub state: EvolveState,
+    pub best_dir: PathBuf,
+    pub final_dir: PathBuf,
+}
+
+/// Runs (or resumes) `cfg` up to `cfg.generations`; `progress` prints a
+/// line per generation on stderr.
+pub fn run_evolve<G: GameSupport>(
+    cfg: &EvolveConfig,
+    progress: bool,
+) -> Result<EvolveReport, EvolveError> {
+    cfg.check()?;
+    std::fs::create_dir_all(&cfg.out).map_err(|e| EvolveError::State {
+        path: cfg.out.clone(),
+        why: e.to_string(),
+    })?;
+    let _lock = DirLock::acquire(&cfg.out)?;
+    let ctx = PlayerContext {
+        size: cfg.size,
+        eval: EvalContext::default(),
+    };
+    let opponent = player_from_spec_in::<G>(&cfg.opponent, &ctx)?;
+    let play = cfg.play();
+    let mut state = match read_state::<EvolveState>(&cfg.out)? {
+        Some(saved) => {
+            check_same_run(&cfg.out, &saved.config, cfg)?;
+            saved
+        }
+        None => {
+            let x0 = initial_weights(&cfg.model, cfg.seed)?;
+            EvolveState {
+                config: EvolveConfig {
+                    generations: 0,
+                    out: PathBuf::new(),
+                    ..cfg.clone()
+                },
+                generation: 0,
+                strategy: Strategy::new(cfg.strategy, x0, cfg.sigma, cfg.mu, cfg.lambda),
+                champion: None,
+                history: Vec::new(),
+            }
+        }
+    };
+    let resumed_seconds = state.history.last().map_or(0.0, |r| r.seconds);
+    let started = Instant::now();
+    while state.generation < cfg.generations {
+        let g = state.generation;
+        let mut rng = seeded_rng(cfg.seed, g);
+        let mut fitness = |points: &[Vec<f64>]| -> Result<Vec<f64>, EvolveError> {
+            let players = points
+                .iter()
+                .enumerate()
+                .map(|(i, p)| play.player::<G>(p, &format!("g{g}i{i}")))
+                .collect::<Result<Vec<_>, _>>()?;
+            scores_against(&players, &opponent, cfg.games, cfg.size, cfg.seed, &[g])
+        };
+        let stats = state.strategy.generation(&mut rng, &mut fitness)?;
+        let games =
+            state.history.last().map_or(0, |r| r.games) + (stats.evaluations * cfg.games) as u64;
+        if state
+            .champion
+            .as_ref()
+            .is_none_or(|c| stats.best > c.fitness)
+        {
+            state.champion = Some(Champion {
+                generation: g,
+                fitness: stats.best,
+                weights: stats.best_x.clone(),
+            });
+        }
+        state.generation += 1;
+        state.history.push(GenerationRecord {
+            generation: g,
+            best: stats.best,
+            mean: stats.mean,
+            step: stats.step,
+            games,
+            seconds: resumed_seconds + started.elapsed().as_secs_f64(),
+        });
+        write_json(cfg.out.join(STATE_FILE), &state)?;
+        write_outputs::<G>(cfg, &play, &state)?;
+        if progress {
+            eprintln!(
+                "generation {g}: best {:.3} mean {:.3} step {:.4} ({} games, {:.0} s)",
+                stats.best,
+                stats.mean,
+                stats.step,
+                games,
+                resumed_seconds + started.elapsed().as_secs_f64()
+            );
+        }
+    }
+    if state.history.is_empty() {
+        write_outputs::<G>(cfg, &play, &state)?;
+    }
+    Ok(EvolveReport {
+        state,
+        best_dir: cfg.out.join("best"),
+        final_dir: cfg.out.join("final"),
+    })
+}
+
+/// The history as a table.
+pub fn history_table(history: &[GenerationRecord]) -> Table {
+    let mut t = Table::with_headers(["generation", "best", "mean", "step", "games", "seconds"]);
+    for r in history {
+        t.push_row([
+            r.generation.to_string(),
+            format!("{:.4}", r.best),
+            format!("{:.4}", r.mean),
+            format!("{:.5}", r.step),
+            r.games.to_string(),
+            format!("{:.1}", r.seconds),
+        ]);
+    }
+    t
+}
+
+fn write_outputs<G: GameSupport>(
+    cfg: &EvolveConfig,
+    play: &NetworkPlay,
+    state: &EvolveState,
+) -> Result<(), EvolveError> {
+    history_table(&state.history).write_csv(cfg.out.join("history.csv"))?;
+    write_json(cfg.out.join("history.json"), &state.history)?;
+    let rows: Vec<(f64, f64, f64)> = state
+        .history
+        .iter()
+        .map(|r| (r.generation as f64, r.best, r.mean))
+        .collect();
+    if !rows.is_empty() {
+        write_curve(
+            &cfg.out,
+            &format!(
+                "{} {}x{}: {} against {}",
+                cfg.game, cfg.size, cfg.size, cfg.strategy, cfg.opponent
+            ),
+            &rows,
+            "fitness (mean game score)",
+        )?;
+    }
+    let games = state.history.last().map_or(0, |r| r.games);
+    let training = |fitness: Option<f64>| TrainingInfo {
+        method: format!("evolve:{}", cfg.strategy),
+        seed: Some(cfg.seed),
+        examples: games,
+        hyperparameters: serde_json::to_value(cfg).unwrap_or_default(),
+        metrics: serde_json::json!({
+            "generations": state.generation,
+            "fitness": fitness,
+        }),
+        ..TrainingInfo::default()
+    };
+    if let Some(c) = &state.champion {
+        save_network::<G>(
+            &cfg.out.join("best"),
+            play,
+            &c.weights,
+            training(Some(c.fitness)),
+        )?;
+    }
+    save_network::<G>(
+        &cfg.out.join("final"),
+        play,
+        state.strategy.center(),
+        training(None),
+    )?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::AtariGo;
+    use crate::model::MdrnnConfig;
+    use crate::util::scratch;
+
+    fn tiny(out: PathBuf, strategy: StrategyKind, generations: u64) -> EvolveConfig {
+        EvolveConfig {
+            game: "atari-go".into(),
+            size: 5,
+            encoder: "stones-2".into(),
+            model: ModelConfig::Mdrnn(MdrnnConfig::stones(5, 3)),
+            strategy,
+            sigma: 0.5,
+            mu: 2,
+            lambda: 4,
+            games: 4,
+            opponent: "naive".into(),
+            temperature: 0.0,
+            seed: 11,
+            generations,
+            out,
+        }
+    }
+
+    /// The state without the wall seconds.
+    fn replayable(mut s: EvolveState) -> EvolveState {
+        s.history.iter_mut().for_each(|r| r.seconds = 0.0);
+        s
+    }
+
+    #[test]
+    fn a_resumed_run_ends_as_the_uninterrupted_one() {
+        for strategy in [StrategyKind::OnePlusOne, StrategyKind::Snes] {
+            let (_a, whole) = scratch("whole");
+            let (_b, parts) = scratch("parts");
+            let full = run_evolve::<AtariGo>(&tiny(whole.clone(), strategy, 4), false).unwrap();
+            // Stopped after 1 generation, then after 2 more, then finished.
+            for g in [1, 3, 4] {
+                run_evolve::<AtariGo>(&tiny(parts.clone(), strategy, g), false).unwrap();
+            }
+            let resumed: EvolveState = read_state(&parts).unwrap().unwrap();
+            assert_eq!(resumed.generation, 4);
+            assert_eq!(replayable(resumed), replayable(full.state.clone()));
+            let weights = |dir: &Path| {
+                std::fs::read(dir.join("final").join(checkpoint::WEIGHTS_FILE)).unwrap()
+            };
+            assert_eq!(weights(&whole), weights(&parts));
+            // The best network is an ordinary checkpoint that plays.
+            let spec = format!("policy:ckpt={}", whole.join("best").display());
+            let ctx = PlayerContext {
+                size: 9,
+                eval: EvalContext::default(),
+            };
+            assert!(player_from_spec_in::<AtariGo>(&spec, &ctx).is_ok());
+            // Another seed is another run.
+            let (_c, other) = scratch("other");
+            let mut cfg = tiny(other, strategy, 4);
+            cfg.seed = 12;
+            let other = run_evolve::<AtariGo>(&cfg, false).unwrap();
+            assert_ne!(replayable(other.state), replayable(full.state));
+        }
+    }
+
+    #[test]
+    fn a_run_with_other_options_is_not_resumed() {
+        let (_a, out) = scratch("run");
+        run_evolve::<AtariGo>(&tiny(out.clone(), StrategyKind::Snes, 1), false).unwrap();
+        let mut cfg = tiny(out, StrategyKind::Snes, 2);
+        cfg.games = 6;
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("games was 4, now 6"), "{e}");
+    }
+}

@@ -1,0 +1,439 @@
+//! Schaul & Schmidhuber (2008), "A scalable neural network architecture
+//! for board games": MDRNNs trained on small Atari-Go and Gomoku boards by
+//! evolution against NAIVE and by coevolution, then measured against
+//! RANDOM and NAIVE on every board size, to see whether what was learned on
+//! 5x5 and 7x7 carries to 19x19.
+//!
+//! Output directory: `train/<game>-<size>-<method>/` (each an ordinary
+//! `plies evolve` / `plies coevolve` run, resumed where it stopped),
+//! `cells/` (one JSON file per measured cell, kept, so a killed run
+//! measures only what is missing), `transfer.csv`/`transfer.json` (win
+//! rates with Wilson 95% intervals), `cost.csv` (training games and
+//! seconds), and one chart per game and opponent, `transfer-<game>-<opponent>.png`:
+//! win rate against board size, one line per training size and method.
+
+use crate::arena::{play_game_from, Wdl};
+use crate::evolve::fitness::game_stream;
+use crate::evolve::{
+    run_coevolve, run_evolve, CoevolveConfig, EvolveConfig, EvolveError, StrategyKind,
+};
+use crate::game::{Outcome, Side};
+use crate::games::{GameKind, GameSupport};
+use crate::model::{MdrnnConfig, ModelConfig};
+use crate::report::{write_json, LineChart, Table};
+use crate::search::evaluators::EvalContext;
+use crate::search::game_player::{player_from_spec_in, PlayerContext};
+use crate::util::seeded_rng;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MdrnnExperimentConfig {
+    #[serde(serialize_with = "game_names")]
+    pub games: Vec<GameKind>,
+    pub train_sizes: Vec<usize>,
+    pub eval_sizes: Vec<usize>,
+    pub opponents: Vec<String>,
+    pub hidden: usize,
+    /// (1+1)-ES generations against NAIVE (0: no ES networks).
+    pub es_generations: u64,
+    /// Fitness games per evaluation (the paper: 100).
+    pub fitness_games: usize,
+    pub sigma: f64,
+    /// Coevolution generations (0: no coevolved networks).
+    pub coevolve_generations: u64,
+    pub population: usize,
+    /// Games per measured cell.
+    pub eval_games: usize,
+    pub seed: u64,
+    pub out: PathBuf,
+}
+
+impl MdrnnExperimentConfig {
+    /// The default budget: about two hours on two cores, estimated from
+    /// the reduced run's rates (8,000 fitness games in 23-34 s, 112 cells
+    /// of 200 games in about 12 minutes): 4 x 160,000 ES games, 4 x 52,000
+    /// coevolution games, then the cells.
+    pub fn default_budget(out: PathBuf) -> Self {
+        MdrnnExperimentConfig {
+            games: vec![GameKind::AtariGo, GameKind::Gomoku],
+            train_sizes: vec![5, 7],
+            eval_sizes: vec![5, 7, 9, 11, 13, 15, 19],
+            opponents: vec!["random".into(), "naive".into()],
+            hidden: 10,
+            es_generations: 800,
+            fitness_games: 100,
+            sigma: 0.2,
+            coevolve_generations: 200,
+            population: 10,
+            eval_games: 200,
+            seed: 1,
+            out,
+        }
+    }
+}
+
+fn game_names<S: serde::Serializer>(games: &[GameKind], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(games.iter().map(|g| g.name()))
+}
+
+/// One measured cell.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Cell {
+    pub game: String,
+    pub network: String,
+    pub train_size: usize,
+    pub method: String,
+    pub opponent: String,
+    pub size: usize,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    pub win_rate: f64,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+/// A trained network and what it cost.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trained {
+    pub game: String,
+    pub train_size: usize,
+    pub method: String,
+    pub dir: PathBuf,
+    pub checkpoint: PathBuf,
+    pub games: u64,
+    pub seconds: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MdrnnExperimentReport {
+    pub config: MdrnnExperimentConfig,
+    pub trained: Vec<Trained>,
+    pub cells: Vec<Cell>,
+    pub seconds: f64,
+}
+
+/// Wilson's 95% interval of `wins` in `n`.
+pub fn wilson(wins: u64, n: u64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (z, n) = (1.96f64, n as f64);
+    let p = wins as f64 / n;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+fn train<G: GameSupport>(
+    cfg: &MdrnnExperimentConfig,
+    size: usize,
+    progress: bool,
+) -> Result<Vec<Trained>, EvolveError> {
+    let model = ModelConfig::Mdrnn(MdrnnConfig::stones(size, cfg.hidden));
+    let mut out = Vec::new();
+    if cfg.es_generations > 0 {
+        let dir = cfg.out.join("train").join(format!("{}-{size}-es", G::NAME));
+        let es = EvolveConfig {
+            game: G::NAME.into(),
+            size,
+            encoder: "stones-2".into(),
+            model: model.clone(),
+            strategy: StrategyKind::OnePlusOne,
+            sigma: cfg.sigma,
+            mu: 1,
+            lambda: 1,
+            games: cfg.fitness_games,
+            opponent: "naive".into(),
+            temperature: 0.0,
+            seed: cfg.seed,
+            generations: cfg.es_generations,
+            out: dir.clone(),
+        };
+        if progress {
+            eprintln!("training {} {size}x{size} by (1+1)-ES", G::NAME);
+        }
+        let r = run_evolve::<G>(&es, progress)?;
+        let last = r.state.history.last();
+        out.push(Trained {
+            game: G::KIND.name().into(),
+            train_size: size,
+            method: "es".into(),
+            checkpoint: r.final_dir,
+            dir,
+            games: last.map_or(0, |h| h.games),
+            seconds: last.map_or(0.0, |h| h.seconds),
+        });
+    }
+    if cfg.coevolve_generations > 0 {
+        let dir = cfg
+            .out
+            .join("train")
+            .join(format!("{}-{size}-coevolve", G::NAME));
+        let co = CoevolveConfig {
+            game: G::NAME.into(),
+            size,
+            encoder: "stones-2".into(),
+            model,
+            population: cfg.population,
+            mu: (cfg.population / 4).max(1),
+            sample: 4,
+            hall: 2,
+            games: 2,
+            sigma: cfg.sigma,
+            temperature: 0.0,
+            monitor: "naive".into(),
+            monitor_games: 20,
+            seed: cfg.seed,
+            generations: cfg.coevolve_generations,
+            out: dir.clone(),
+        };
+        if progress {
+            eprintln!("training {} {size}x{size} by coevolution", G::NAME);
+        }
+        let r = run_coevolve::<G>(&co, progress)?;
+        let last = r.state.history.last();
+        out.push(Trained {
+            game: G::KIND.name().into(),
+            train_size: size,
+            method: "coevolve".into(),
+            checkpoint: r.best_dir,
+            dir,
+            games: last.map_or(0, |h| h.games),
+            seconds: last.map_or(0.0, |h| h.seconds),
+        });
+    }
+    Ok(out)
+}
+
+/// Measures `net` against `opponent` on `size`: `games` games, starts
+/// alternating, each seeded from the cell and its index.
+fn measure<G: GameSupport>(
+    cfg: &MdrnnExperimentConfig,
+    net: &Trained,
+    opponent: &str,
+    size: usize,
+    cell_key: u64,
+) -> Result<Cell, EvolveError> {
+    let ctx = PlayerContext {
+        size,
+        eval: EvalContext::default(),
+    };
+    let spec = format!("policy:ckpt={}", net.checkpoint.display());
+    let me = player_from_spec_in::<G>(&spec, &ctx)?;
+    let them = player_from_spec_in::<G>(opponent, &ctx)?;
+    let outcomes = (0..cfg.eval_games)
+        .into_par_iter()
+        .map(|i| {
+            let mut rng = seeded_rng(cfg.seed, game_stream(&[cell_key, i as u64]));
+            let start =
+                G::with_size(size).map_err(|e| EvolveError::option("sizes", e.to_string()))?;
+            let first = i % 2 == 0;
+            let (a, b) = if first {
+                (me.as_ref(), them.as_ref())
+            } else {
+                (them.as_ref(), me.as_ref())
+            };
+            let g = play_game_from(start, a, b, i, &mut rng, None)?;
+            let side = if first { Side::First } else { Side::Second };
+            Ok((g.outcome.unwrap_or(Outcome::Draw), side))
+        })
+        .collect::<Result<Vec<_>, EvolveError>>()?;
+    let mut wdl = Wdl::default();
+    for (o, side) in outcomes {
+        wdl.add(o, side);
+    }
+    let (lo, hi) = wilson(wdl.wins, wdl.games());
+    Ok(Cell {
+        game: net.game.clone(),
+        network: format!("{}-{}", net.train_size, net.method),
+        train_size: net.train_size,
+        method: net.method.clone(),
+        opponent: opponent.into(),
+        size,
+        games: wdl.games(),
+        wins: wdl.wins,
+        draws: wdl.draws,
+        losses: wdl.losses,
+        win_rate: wdl.wins as f64 / wdl.games().max(1) as f64,
+        lo,
+        hi,
+    })
+}
+
+fn cell_path(out: &Path, net: &Trained, opponent: &str, size: usize) -> PathBuf {
+    out.join("cells").join(format!(
+        "{}-{}-{}-vs-{opponent}-{size}.json",
+        net.game, net.train_size, net.method
+    ))
+}
+
+fn run_game<G: GameSupport>(
+    cfg: &MdrnnExperimentConfig,
+    progress: bool,
+    trained: &mut Vec<Trained>,
+    cells: &mut Vec<Cell>,
+) -> Result<(), EvolveError> {
+    let mut nets = Vec::new();
+    for &size in &cfg.train_sizes {
+        nets.extend(train::<G>(cfg, size, progress)?);
+    }
+    for (n, net) in nets.iter().enumerate() {
+        for (o, opponent) in cfg.opponents.iter().enumerate() {
+            for &size in &cfg.eval_sizes {
+                let path = cell_path(&cfg.out, net, opponent, size);
+                let saved = std::fs::read_to_string(&path)
+                    .ok()
+                    .and_then(|t| serde_json::from_str::<Cell>(&t).ok())
+                    .filter(|c| c.games == cfg.eval_games as u64);
+                let cell = match saved {
+                    Some(c) => c,
+                    None => {
+                        let started = Instant::now();
+                        let key = game_stream(&[n as u64, o as u64, size as u64]);
+                        let c = measure::<G>(cfg, net, opponent, size, key)?;
+                        write_json(&path, &c)?;
+                        if progress {
+                            eprintln!(
+                                "{} {}x{} {} vs {opponent} on {size}x{size}: {:.3} [{:.3}, {:.3}] ({:.0} s)",
+                                net.game,
+                                net.train_size,
+                                net.train_size,
+                                net.method,
+                                c.win_rate,
+                                c.lo,
+                                c.hi,
+                                started.elapsed().as_secs_f64()
+                            );
+                        }
+                        c
+                    }
+                };
+                cells.push(cell);
+            }
+        }
+    }
+    trained.extend(nets);
+    Ok(())
+}
+
+/// Runs (or resumes) the experiment.
+pub fn run(
+    cfg: &MdrnnExperimentConfig,
+    progress: bool,
+) -> Result<MdrnnExperimentReport, EvolveError> {
+    let started = Instant::now();
+    let mut trained = Vec::new();
+    let mut cells = Vec::new();
+    for &game in &cfg.games {
+        with_game!(game, G => run_game::<G>(cfg, progress, &mut trained, &mut cells))?;
+    }
+    let report = MdrnnExperimentReport {
+        config: cfg.clone(),
+        trained,
+        cells,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+    write_outputs(&report)?;
+    Ok(report)
+}
+
+pub fn transfer_table(cells: &[Cell]) -> Table {
+    let mut t = Table::with_headers([
+        "game",
+        "trained",
+        "opponent",
+        "board",
+        "games",
+        "wins",
+        "draws",
+        "losses",
+        "win rate",
+        "95% interval",
+    ]);
+    for c in cells {
+        t.push_row([
+            c.game.clone(),
+            c.network.clone(),
+            c.opponent.clone(),
+            format!("{0}x{0}", c.size),
+            c.games.to_string(),
+            c.wins.to_string(),
+            c.draws.to_string(),
+            c.losses.to_string(),
+            format!("{:.3}", c.win_rate),
+            format!("[{:.3}, {:.3}]", c.lo, c.hi),
+        ]);
+    }
+    t
+}
+
+pub fn cost_table(trained: &[Trained]) -> Table {
+    let mut t = Table::with_headers(["game", "board", "method", "games", "seconds", "checkpoint"]);
+    for n in trained {
+        t.push_row([
+            n.game.clone(),
+            format!("{0}x{0}", n.train_size),
+            n.method.clone(),
+            n.games.to_string(),
+            format!("{:.0}", n.seconds),
+            n.checkpoint.display().to_string(),
+        ]);
+    }
+    t
+}
+
+fn write_outputs(report: &MdrnnExperimentReport) -> Result<(), EvolveError> {
+    let out = &report.config.out;
+    transfer_table(&report.cells).write_csv(out.join("transfer.csv"))?;
+    cost_table(&report.trained).write_csv(out.join("cost.csv"))?;
+    write_json(out.join("transfer.json"), report)?;
+    for &game in &report.config.games {
+        for opponent in &report.config.opponents {
+            let mut chart = LineChart::new(
+                format!("MDRNN on {game}: win rate against {opponent} by board size"),
+                "board size",
+                "win rate",
+            )
+            .with_y_range(0.0, 1.0);
+            for net in report.trained.iter().filter(|n| n.game == game.name()) {
+                let points: Vec<(f64, f64)> = report
+                    .cells
+                    .iter()
+                    .filter(|c| {
+                        c.game == net.game
+                            && c.train_size == net.train_size
+                            && c.method == net.method
+                            && &c.opponent == opponent
+                    })
+                    .map(|c| (c.size as f64, c.win_rate))
+                    .collect();
+                chart = chart.with_series(
+                    format!("trained on {0}x{0} ({1})", net.train_size, net.method),
+                    points,
+                );
+            }
+            if !chart.series.is_empty() {
+                chart.write_png(out.join(format!("transfer-{game}-{opponent}.png")))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wilson_intervals() {
+        let (lo, hi) = wilson(100, 200);
+        assert!((lo - 0.4314).abs() < 1e-3 && (hi - 0.5686).abs() < 1e-3);
+        let (lo, hi) = wilson(200, 200);
+        assert!(hi == 1.0 && (lo - 0.9812).abs() < 1e-3, "{lo}");
+    }
+}
