@@ -3,14 +3,16 @@
 
 use anyhow::Context;
 use clap::Args;
+use plies::checkpoint::CheckpointSource;
 use plies::eval::psq_tables;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct InspectArgs {
-    /// Checkpoint directory of a `linear` model.
-    checkpoint: PathBuf,
+    /// A `linear` model's checkpoint: a directory, `ckpt:PATH` or
+    /// `ckpt:hf:ORG/NAME[@REV]`.
+    checkpoint: String,
     /// Also draw the tables, one 8x8 heatmap per piece type: a .png or
     /// .svg file (both when the name has neither extension).
     #[arg(long)]
@@ -18,8 +20,10 @@ pub struct InspectArgs {
 }
 
 pub fn run(a: InspectArgs) -> anyhow::Result<ExitCode> {
-    let ckpt = plies::checkpoint::load(&a.checkpoint, None, None)
-        .with_context(|| format!("loading checkpoint {}", a.checkpoint.display()))?;
+    let source = CheckpointSource::parse(&a.checkpoint)?;
+    let ckpt = source
+        .open(None, None)
+        .with_context(|| format!("loading checkpoint {source}"))?;
     let tables = psq_tables(&ckpt)?;
     print!("{}", tables.text());
     if let Some(path) = &a.plot {
