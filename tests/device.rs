@@ -8,11 +8,12 @@
 
 use candle_core::{DType, Device, Tensor};
 use candle_nn::{VarBuilder, VarMap};
-use plies::model::device_kernels::{mdrnn_sweep, planes};
+use plies::model::device_kernels::mdrnn_sweep;
 use plies::model::{
     build, seeded_init, Cnn3Config, Cnn3NetConfig, InputShape, LinearConfig, MdrnnConfig,
     ModelConfig, ResNetConfig, WeightInit,
 };
+use plies::util::int8_planes as planes;
 use plies::util::{parse_device, seeded_rng};
 
 /// The device under test, or `None` (with a note) when none is named. A

@@ -62,7 +62,7 @@ use super::schema::Columns;
 use super::spec::EncoderInfo;
 use super::split::Split;
 use crate::util::memory::{bytes_for, MemoryError, MemoryLimit};
-use crate::util::{derive_seed, seeded_rng, SeededRng};
+use crate::util::{derive_seed, int8_planes, seeded_rng, SeededRng};
 
 /// Errors of the streaming loader.
 #[derive(Debug, thiserror::Error)]
@@ -167,8 +167,11 @@ impl Default for StreamConfig {
 /// One batch as plain vectors, row-major.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamBatch {
-    /// `len * C*H*W` values.
+    /// `len * C*H*W` values (empty when the planes stay int8, below).
     pub planes: Vec<f32>,
+    /// The same values as stored, int8, when the batch goes to a GPU as
+    /// int8 ([`StreamLoader::epoch_tensors_via_int8`]); empty otherwise.
+    pub planes_int8: Vec<i8>,
     /// `len * G` values.
     pub globals: Vec<f32>,
     /// Result for the side to move, one per row.
@@ -438,7 +441,7 @@ impl StreamLoader {
     /// The batches of epoch `epoch` from batch `skip` on (the first `skip`
     /// batches are drawn but not built): for resuming a run mid-epoch.
     pub fn epoch_from(&self, epoch: u64, skip: u64) -> StreamEpoch<StreamBatch> {
-        self.start(epoch, skip, Ok)
+        self.start(epoch, skip, false, Ok)
     }
 
     /// The batches of epoch `epoch` as tensors on `device`, built on the
@@ -447,25 +450,56 @@ impl StreamLoader {
         self.epoch_tensors_from(epoch, 0, device)
     }
 
-    /// [`StreamLoader::epoch_tensors`] from batch `skip` on.
+    /// [`StreamLoader::epoch_tensors`] from batch `skip` on. On a GPU the
+    /// planes travel as int8 and are widened there
+    /// ([`StreamLoader::epoch_tensors_via_int8`]).
     pub fn epoch_tensors_from(
         &self,
         epoch: u64,
         skip: u64,
         device: &Device,
     ) -> StreamEpoch<TensorBatch> {
+        self.tensors(epoch, skip, device, !device.is_cpu())
+    }
+
+    /// [`StreamLoader::epoch_tensors_from`] with the planes sent to the
+    /// device as int8 (a quarter of the f32 bytes) and widened to f32 there
+    /// ([`crate::util::int8_planes`]): what a GPU gets. The tensors equal
+    /// the f32 route's exactly.
+    pub fn epoch_tensors_via_int8(
+        &self,
+        epoch: u64,
+        skip: u64,
+        device: &Device,
+    ) -> StreamEpoch<TensorBatch> {
+        self.tensors(epoch, skip, device, true)
+    }
+
+    fn tensors(
+        &self,
+        epoch: u64,
+        skip: u64,
+        device: &Device,
+        int8: bool,
+    ) -> StreamEpoch<TensorBatch> {
         let device = device.clone();
         let [c, h, w] = self.shape;
         let g = self.globals_len;
-        self.start(epoch, skip, move |b: StreamBatch| {
+        self.start(epoch, skip, int8, move |b: StreamBatch| {
             let n = b.len;
             let globals = if g > 0 {
                 Some(Tensor::from_vec(b.globals, (n, g), &device)?)
             } else {
                 None
             };
+            let planes = if int8 {
+                let bytes = int8_planes::int8_tensor(&b.planes_int8, (n, c, h, w), &device)?;
+                int8_planes::widen(&bytes)?
+            } else {
+                Tensor::from_vec(b.planes, (n, c, h, w), &device)?
+            };
             Ok(TensorBatch {
-                planes: Tensor::from_vec(b.planes, (n, c, h, w), &device)?,
+                planes,
                 globals,
                 labels: Tensor::from_vec(b.labels, (n, 1), &device)?,
                 side_to_move: b.side_to_move,
@@ -477,7 +511,9 @@ impl StreamLoader {
         })
     }
 
-    fn start<T, F>(&self, epoch: u64, skip: u64, convert: F) -> StreamEpoch<T>
+    /// Starts an epoch's threads; `int8`: batches keep their planes as
+    /// int8 ([`StreamBatch::planes_int8`]).
+    fn start<T, F>(&self, epoch: u64, skip: u64, int8: bool, convert: F) -> StreamEpoch<T>
     where
         T: Send + 'static,
         F: Fn(StreamBatch) -> Result<T, StreamError> + Send + 'static,
@@ -509,6 +545,7 @@ impl StreamLoader {
             shards: order.len(),
             rng: seeded_rng(derive_seed(self.cfg.seed, epoch), 2),
             skip,
+            int8,
             stop: stop.clone(),
             peak: peak.clone(),
         };
@@ -622,6 +659,8 @@ struct Assembler {
     shards: usize,
     rng: SeededRng,
     skip: u64,
+    /// Keep the planes int8 in the batches.
+    int8: bool,
     stop: Arc<AtomicBool>,
     peak: Arc<AtomicUsize>,
 }
@@ -697,8 +736,10 @@ impl Assembler {
     fn draw(&mut self, buf: &mut Rows, take: usize, discard: bool) -> StreamBatch {
         let (p, g) = (self.planes_len, self.globals_len);
         let cap = if discard { 0 } else { take };
+        let (cap_f32, cap_i8) = if self.int8 { (0, cap) } else { (cap, 0) };
         let mut b = StreamBatch {
-            planes: Vec::with_capacity(cap * p),
+            planes: Vec::with_capacity(cap_f32 * p),
+            planes_int8: Vec::with_capacity(cap_i8 * p),
             globals: Vec::with_capacity(cap * g),
             labels: Vec::with_capacity(cap),
             side_to_move: Vec::with_capacity(cap),
@@ -712,8 +753,12 @@ impl Assembler {
             let i = self.rng.random_range(0..n);
             let last = n - 1;
             if !discard {
-                b.planes
-                    .extend(buf.planes[i * p..(i + 1) * p].iter().map(|&v| f32::from(v)));
+                let row = &buf.planes[i * p..(i + 1) * p];
+                if self.int8 {
+                    b.planes_int8.extend_from_slice(row);
+                } else {
+                    b.planes.extend(row.iter().map(|&v| f32::from(v)));
+                }
                 b.globals
                     .extend_from_slice(&buf.globals[i * g..(i + 1) * g]);
             }
@@ -1071,6 +1116,38 @@ mod tests {
         let raw = collect(&loader, 0).remove(0);
         let planes: Vec<f32> = first.planes.flatten_all().unwrap().to_vec1().unwrap();
         assert_eq!(planes, raw.planes);
+        assert!(raw.planes_int8.is_empty());
+    }
+
+    /// The route a GPU takes (int8 planes widened on the device) gives the
+    /// f32 route's tensors exactly, batch for batch, negative values too.
+    #[test]
+    fn int8_planes_widen_to_the_same_tensors() {
+        let dir = tempfile::tempdir().unwrap();
+        let ds = write(dir.path());
+        let loader = StreamLoader::new(&ds, cfg(None, 16, 64)).unwrap();
+        let plain: Vec<TensorBatch> = loader
+            .epoch_tensors(1, &Device::Cpu)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let via_int8: Vec<TensorBatch> = loader
+            .epoch_tensors_via_int8(1, 0, &Device::Cpu)
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(plain.len(), via_int8.len());
+        let mut negative = false;
+        for (a, b) in plain.iter().zip(&via_int8) {
+            assert_eq!(b.planes.dtype(), candle_core::DType::F32);
+            assert_eq!(a.planes.dims(), b.planes.dims());
+            let (x, y): (Vec<f32>, Vec<f32>) = (
+                a.planes.flatten_all().unwrap().to_vec1().unwrap(),
+                b.planes.flatten_all().unwrap().to_vec1().unwrap(),
+            );
+            assert_eq!(x, y);
+            negative |= x.iter().any(|&v| v < 0.0);
+            assert_eq!(a.side_to_move, b.side_to_move);
+        }
+        assert!(negative, "the fixture has negative planes");
     }
 
     fn first_error(loader: &StreamLoader) -> String {

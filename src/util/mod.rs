@@ -6,6 +6,7 @@
 pub mod atomic;
 mod device;
 mod digest;
+pub mod int8_planes;
 pub mod lock;
 pub mod memory;
 pub mod replace;

@@ -1,11 +1,10 @@
-//! Custom ops whose GPU side is a CUDA kernel of `kernels/` (compiled to
-//! PTX by `build.rs` with the `cuda` feature) and whose CPU side is the
-//! kernel's exact twin: the same loops in the same order, so the host tests
+//! Custom ops of the models whose GPU side is a CUDA kernel of `kernels/`
+//! (compiled to PTX by `build.rs` with the `cuda` feature) and whose CPU
+//! side is the kernel's exact twin: the same loops in the same order, so the host tests
 //! pin the arithmetic the GPU runs. Forward only: they serve inference;
 //! training goes through candle's ops, which carry gradients.
 
 pub mod mdrnn_sweep;
-pub mod planes;
 
 use candle_core::{CpuStorage, Layout, Result};
 
@@ -22,4 +21,4 @@ fn f32_data<'a>(op: &str, s: &'a CpuStorage, l: &Layout) -> Result<&'a [f32]> {
 
 /// Threads per block for the kernels (a multiple of the warp).
 #[cfg(feature = "cuda")]
-const THREADS: u32 = 256;
+pub(crate) const THREADS: u32 = 256;

@@ -1,7 +1,8 @@
 //! int8 planes widened to f32 where they are used: a dataset's planes are
-//! int8, so a batch goes to the device at a quarter of the f32 bytes and is
-//! widened there (`kernels/planes.cu`). candle has no int8 type: the bytes
-//! travel as `U8` holding two's-complement int8.
+//! int8, so the loader sends a batch to a GPU at a quarter of the f32 bytes
+//! and it is widened there (`kernels/planes.cu`, a custom op whose CPU side
+//! is the kernel's exact twin, [`widen_host`]). candle has no int8 type:
+//! the bytes travel as `U8` holding two's-complement int8.
 
 use candle_core::{CpuStorage, CustomOp1, Layout, Result, Shape, Tensor};
 
@@ -60,10 +61,11 @@ impl CustomOp1 for Widen {
         // SAFETY: every element is written by the kernel below.
         let out = unsafe { dev.alloc::<f32>(n)? };
         let func = dev.get_or_load_custom_func("planes_i8_to_f32", "plies_planes", PTX)?;
-        let blocks = (n as u64).div_ceil(super::THREADS as u64).clamp(1, 65_535) as u32;
+        const THREADS: u32 = 256;
+        let blocks = (n as u64).div_ceil(u64::from(THREADS)).clamp(1, 65_535) as u32;
         let cfg = LaunchConfig {
             grid_dim: (blocks, 1, 1),
-            block_dim: (super::THREADS, 1, 1),
+            block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
         let count = n as u64;
