@@ -448,8 +448,11 @@ pub fn run_coevolve<G: GameSupport>(
             games,
             seconds: resumed_seconds + started.elapsed().as_secs_f64(),
         });
-        write_json(cfg.out.join(STATE_FILE), &state)?;
+        // Outputs before the state: a kill between the two reruns this
+        // generation and rewrites them alike; the other order could leave
+        // `final/` a generation behind a state that says it is done.
         write_outputs::<G>(cfg, &play, &state, &champion_x)?;
+        write_json(cfg.out.join(STATE_FILE), &state)?;
         if progress {
             eprintln!(
                 "generation {g}: shared fitness best {best:.3} mean {mean:.3}, champion vs {} {:.3} ({games} games)",

@@ -293,8 +293,10 @@ pub fn run_evolve<G: GameSupport>(
             games,
             seconds: resumed_seconds + started.elapsed().as_secs_f64(),
         });
-        write_json(cfg.out.join(STATE_FILE), &state)?;
+        // Outputs before the state, so a kill between them never leaves
+        // `best/`, `final/` or the history behind a state that moved on.
         write_outputs::<G>(cfg, &play, &state)?;
+        write_json(cfg.out.join(STATE_FILE), &state)?;
         if progress {
             eprintln!(
                 "generation {g}: best {:.3} mean {:.3} step {:.4} ({} games, {:.0} s)",
