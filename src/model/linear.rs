@@ -41,9 +41,27 @@ pub enum LinearInit {
     FanIn,
     /// All zero (the value of every position is `output(0)`).
     Zeros,
-    /// Every square of plane `c` starts at `values[c] * scale`; bias and
-    /// globals start at 0.
-    Material { values: Vec<f64>, scale: f64 },
+    /// Every square of plane `c` starts at `values[c] * scale`, plus
+    /// `row_bonus`'s value for its row where one is given for the plane
+    /// (advanced rabbits, in the units of `values`); bias and globals start
+    /// at 0.
+    Material {
+        values: Vec<f64>,
+        scale: f64,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        row_bonus: Vec<RowBonus>,
+    },
+}
+
+/// A bonus by row for every square of one plane of a material start: the
+/// hand evaluator's "advanced rabbit" terms, so the start scores what the
+/// hand evaluator scores.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RowBonus {
+    pub plane: usize,
+    /// One value per row, row 0 first.
+    pub values: Vec<f64>,
 }
 
 fn sigmoid() -> OutputActivation {
@@ -79,13 +97,19 @@ impl LinearConfig {
             init: LinearInit::Material {
                 values: ARIMAA_MATERIAL.to_vec(),
                 scale: 1.0 / 5000.0,
+                row_bonus: Vec::new(),
             },
         }
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         self.input.validate("linear")?;
-        if let LinearInit::Material { values, scale } = &self.init {
+        if let LinearInit::Material {
+            values,
+            scale,
+            row_bonus,
+        } = &self.init
+        {
             if values.len() != self.input.planes[0] {
                 return Err(ModelError::field(
                     "linear",
@@ -97,12 +121,27 @@ impl LinearConfig {
                     ),
                 ));
             }
-            if !scale.is_finite() || values.iter().any(|v| !v.is_finite()) {
+            let bonuses = row_bonus.iter().flat_map(|b| &b.values);
+            if !scale.is_finite() || values.iter().chain(bonuses).any(|v| !v.is_finite()) {
                 return Err(ModelError::field(
                     "linear",
                     "init",
-                    "values and scale must be finite numbers",
+                    "values, scale and row bonuses must be finite numbers",
                 ));
+            }
+            let [planes, rows, _] = self.input.planes;
+            for b in row_bonus {
+                if b.plane >= planes || b.values.len() != rows {
+                    return Err(ModelError::field(
+                        "linear",
+                        "init.row_bonus",
+                        format!(
+                            "plane {} with {} values, expected a plane below {planes} and one value per row ({rows})",
+                            b.plane,
+                            b.values.len()
+                        ),
+                    ));
+                }
             }
         }
         self.sizes().check_weights()
@@ -137,12 +176,27 @@ impl LinearConfig {
                 let draw = match &self.init {
                     LinearInit::FanIn => Draw::Uniform(a),
                     LinearInit::Zeros => Draw::Const(0.0),
-                    LinearInit::Material { values, scale } if name == "psq.weight" => {
-                        let per_plane = self.input.points();
-                        Draw::Values(
-                            values
+                    LinearInit::Material {
+                        values,
+                        scale,
+                        row_bonus,
+                    } if name == "psq.weight" => {
+                        let [_, rows, cols] = self.input.planes;
+                        let square = |plane: usize, row: usize| {
+                            let bonus: f64 = row_bonus
                                 .iter()
-                                .flat_map(|&v| std::iter::repeat_n((v * scale) as f32, per_plane))
+                                .filter(|b| b.plane == plane)
+                                .map(|b| b.values[row])
+                                .sum();
+                            ((values[plane] + bonus) * scale) as f32
+                        };
+                        Draw::Values(
+                            (0..values.len())
+                                .flat_map(|c| {
+                                    (0..rows).flat_map(move |r| {
+                                        std::iter::repeat_n(square(c, r), cols)
+                                    })
+                                })
                                 .collect(),
                         )
                     }
@@ -220,5 +274,100 @@ impl Linear {
             y = (y + g.matmul(w)?)?;
         }
         y.squeeze(1)?.broadcast_add(&self.bias)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::{ArimaaRichPlanes, Encoder};
+    use crate::game::arimaa::notation::parse_position_line;
+    use crate::infer::hand::arimaa_material::{material_balance, PIECE_VALUES, RABBIT_ADVANCE};
+    use crate::model::init::Draw;
+
+    /// The shipped start on `arimaa-20x8x8` that carries every term of the
+    /// hand evaluator (rabbit advances need separate planes for each side).
+    fn advance_start() -> LinearConfig {
+        let text = include_str!("../../data/arimaa/models/linear-material-rich.json");
+        let crate::model::ModelConfig::Linear(cfg) = serde_json::from_str(text).unwrap() else {
+            panic!("not a linear config");
+        };
+        cfg.validate().unwrap();
+        cfg
+    }
+
+    fn psq(cfg: &LinearConfig) -> Vec<f32> {
+        match &cfg.init_plan()[0].draw {
+            Draw::Values(v) => v.clone(),
+            other => panic!("psq.weight drawn as {other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_advance_start_scores_what_the_material_evaluator_scores() {
+        let cfg = advance_start();
+        let weights = psq(&cfg);
+        // The start's piece values are the hand evaluator's, and its row bonus
+        // is the hand evaluator's rabbit advance read from the goal rank down.
+        let LinearInit::Material { values, row_bonus, .. } = &cfg.init else {
+            panic!("not a material start");
+        };
+        let hand: Vec<f64> = PIECE_VALUES[1..].iter().map(|&v| f64::from(v)).collect();
+        assert_eq!(values[1..6], hand);
+        let negated: Vec<f64> = hand.iter().map(|v| -v).collect();
+        assert_eq!(values[7..12], negated);
+        // Row 0 is the mover's goal rank: its rabbits advance up the rows,
+        // the opponent's down.
+        let own: Vec<f64> = (0..8).map(|row| RABBIT_ADVANCE[7 - row] as f64).collect();
+        let theirs: Vec<f64> = (0..8).map(|row| -RABBIT_ADVANCE[row] as f64).collect();
+        assert_eq!(row_bonus[0].values, own);
+        assert_eq!(row_bonus[1].values, theirs);
+        // With eight rabbits a side (where material counts each rabbit 1000,
+        // as the table does), the table's logit is the balance times the scale,
+        // whoever moves and wherever the rabbits stand.
+        let boards = [
+            "g rrrrrrrrdhcemchd................................DHCMECHDRRRRRRRR",
+            "s rrrrrrrrdhcemchd................................DHCMECHDRRRRRRRR",
+            "g .rrrrrrrdhcemchd......r.....R...............R...DHC.ECHD.RRRRRR.",
+            "s .rrrrrrrdhcemchd......r.....R...............R...DHC.ECHD.RRRRRR.",
+            "s dhcemchd.rrrrrrr..r........R..................R.RRR.RR..DHCMECHR",
+            "g dhcemchd.rrrrrrr..r........R..................R.RRR.RR..DHCMECHR",
+        ];
+        let enc = ArimaaRichPlanes;
+        for line in boards {
+            let (pos, _) = parse_position_line(line).unwrap();
+            let game = crate::game::arimaa::Arimaa::from_position(pos.clone(), 2);
+            let mut planes = vec![0i8; enc.shape().iter().product()];
+            enc.encode(&game, &mut planes, &mut []);
+            let logit: f64 = planes
+                .iter()
+                .zip(&weights)
+                .map(|(&p, &w)| p as f64 * w as f64)
+                .sum();
+            let balance = material_balance(&pos, pos.side_to_move()) as f64;
+            assert!(
+                (logit / 0.0002 - balance).abs() < 0.5,
+                "{line}: table {} vs material {balance}",
+                logit / 0.0002
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_bonus_for_a_missing_plane_or_of_the_wrong_length_is_refused() {
+        let mut cfg = advance_start();
+        let LinearInit::Material { row_bonus, .. } = &mut cfg.init else {
+            unreachable!()
+        };
+        row_bonus[0].values.pop();
+        let err = cfg.validate().unwrap_err().to_string();
+        assert!(err.contains("init.row_bonus") && err.contains("7 values"), "{err}");
+        let LinearInit::Material { row_bonus, .. } = &mut cfg.init else {
+            unreachable!()
+        };
+        row_bonus[0].values.push(0.0);
+        row_bonus[0].plane = 20;
+        let err = cfg.validate().unwrap_err().to_string();
+        assert!(err.contains("plane 20"), "{err}");
     }
 }
