@@ -43,15 +43,33 @@ START=data/arimaa/models/linear-material.json
 "$PLIES" train --data "$OUT/arimaa-ds" --model "$START" --objective comparison \
     --sample 1024 --optimizer adamw --lr 0.0003 --weight-decay 0 \
     --batch 16 --epochs 4 --seed 1 --out "$OUT/arimaa-sigmoid" --overwrite --quiet
+# The same objective on arimaa-20x8x8 (a plane for each side's pieces, so a
+# table can hold material's advanced-rabbit terms, plus frozen, dominated and
+# trap-guard planes): 1,280 weights started at exactly the material
+# evaluator's terms (linear-material-rich.json); settings chosen on the
+# archive's valid split. About 9 minutes an epoch on 2 busy cores.
+"$PLIES" dataset build --records "$OUT/arimaa-records/games.jsonl" --encoder arimaa-20x8x8 \
+    --terminations all --out "$OUT/arimaa-rich-ds" --force --quiet
+"$PLIES" dataset build --records "$OUT/eval-records/games.jsonl" --encoder arimaa-20x8x8 \
+    --terminations all --valid 0 --test 1 --out "$OUT/eval-rich-ds" --force --quiet
+RICH=data/arimaa/models/linear-material-rich.json
+"$PLIES" train --data "$OUT/arimaa-rich-ds" --model "$RICH" --optimizer sgd --lr 0 --epochs 1 \
+    --out "$OUT/rich-start" --overwrite --quiet
+"$PLIES" train --data "$OUT/arimaa-rich-ds" --model "$RICH" --objective comparison \
+    --comparison-loss softmax --temperature 0.01 --optimizer adamw --lr 0.0003 --weight-decay 0 \
+    --batch 16 --epochs 3 --seed 1 --out "$OUT/rich-softmax" --overwrite --quiet
+"$PLIES" evaluate --moves --data "$OUT/eval-rich-ds" --split test --baseline material \
+    --checkpoint "$OUT/rich-start" --checkpoint "$OUT/rich-softmax/best" \
+    --out "$OUT/eval-2026-moves-rich"
 # About 15 minutes on 2 shared cores: 10,004 positions of 16,338 moves each.
 "$PLIES" evaluate --moves --data "$OUT/eval-ds" --split test --baseline material \
     --checkpoint "$OUT/arimaa-start" --checkpoint "$OUT/arimaa-bonanza" \
     --checkpoint "$OUT/arimaa-softmax" --checkpoint "$OUT/arimaa-softmax-slow" \
     --checkpoint "$OUT/arimaa-sigmoid" --out "$OUT/eval-2026-moves"
 # Equal depth (one turn) against material alpha-beta, 200 games each.
-for run in arimaa-softmax-slow arimaa-bonanza arimaa-start; do
+for run in rich-softmax/best arimaa-softmax-slow arimaa-bonanza arimaa-start; do
     "$PLIES" match --game arimaa --a "alphabeta:depth=1,eval=ckpt:$OUT/$run" \
-        --b alphabeta:depth=1,eval=material --games 200 --seed 1 | tee "$OUT/match-$run.txt"
+        --b alphabeta:depth=1,eval=material --games 200 --seed 1 | tee "$OUT/match-${run%/best}.txt"
 done
 for run in arimaa-bonanza arimaa-softmax; do
     "$PLIES" inspect "$OUT/$run" --plot "$OUT/$run-psq.png"
