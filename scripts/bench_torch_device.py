@@ -15,7 +15,7 @@ then positions/s of the forward pass (torch.inference_mode, eval mode) at
 every batch size and of training steps (train mode, MSE against seeded
 targets, SGD lr 0.01 momentum 0.9 Nesterov), eager and under torch.compile.
 Inputs are on the device before timing; the device is synchronised after
-every call. The MDRNN runs its anti-diagonal sweep (`Mdrnn.sweep_diagonals`,
+every call; TF32 is off (full f32 products, as plies'). The MDRNN runs its anti-diagonal sweep (`Mdrnn.sweep_diagonals`,
 the same function in H + W - 1 steps). A compile that fails leaves its
 figures empty with the reason.
 
@@ -71,6 +71,10 @@ def main(argv):
     name = plan["device"]
     device = torch.device("mps" if name == "metal" else name)
     if device.type == "cuda":
+        # Full f32 products, as candle's: PyTorch's convolutions would
+        # otherwise run in TF32 on Ampere and later.
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
         sync = lambda: torch.cuda.synchronize(device)  # noqa: E731
         device_name = torch.cuda.get_device_name(device)
     elif device.type == "mps":

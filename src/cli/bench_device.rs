@@ -27,6 +27,12 @@ pub struct DeviceBenchArgs {
     /// Skip PyTorch.
     #[arg(long)]
     no_torch: bool,
+    /// Only these networks, comma-separated (to run the plan in pieces).
+    #[arg(long, value_delimiter = ',')]
+    nets: Vec<String>,
+    /// Skip the MCTS rows.
+    #[arg(long)]
+    no_mcts: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Print the JSON instead of the table.
@@ -42,6 +48,8 @@ pub fn run(a: DeviceBenchArgs) -> anyhow::Result<ExitCode> {
             work: a.out.join("work"),
             python: a.python,
             no_torch: a.no_torch,
+            nets: a.nets,
+            no_mcts: a.no_mcts,
             seed: a.seed,
         },
         &mut |note| eprintln!("{note}"),

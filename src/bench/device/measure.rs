@@ -82,10 +82,12 @@ pub fn planes(shape: [usize; 3], batch: usize, seed: u64) -> Result<Tensor> {
     )?)
 }
 
-/// The first `rows` planes as `dtype` on `device`.
+/// The first `rows` planes as `dtype` on `device` (widened to f32 on the
+/// CPU: not every device casts `U8` to every float type).
 pub fn on_device(planes: &Tensor, rows: usize, dtype: DType, device: &Device) -> Result<Tensor> {
     Ok(planes
         .narrow(0, 0, rows)?
+        .to_dtype(DType::F32)?
         .to_device(device)?
         .to_dtype(dtype)?)
 }

@@ -49,6 +49,10 @@ pub struct DeviceBenchOptions {
     pub python: Option<PathBuf>,
     /// Skip PyTorch.
     pub no_torch: bool,
+    /// Only these networks (by name; all when empty).
+    pub nets: Vec<String>,
+    /// Skip the MCTS rows.
+    pub no_mcts: bool,
     pub seed: u64,
 }
 
@@ -60,13 +64,14 @@ struct Measured {
     peer: PeerNet,
 }
 
-/// Runs the whole plan on `opts.device`; progress goes to `notes`.
+/// Runs the plan (or the part `opts` asks for) on `opts.device`; progress
+/// goes to `notes`.
 pub fn run(opts: &DeviceBenchOptions, notes: Notes) -> Result<DeviceReport> {
     let device = parse_device(&opts.device)?;
-    let plan = plan::plan(opts.quick);
+    let plan = plan::plan(opts.quick).only(&opts.nets, !opts.no_mcts)?;
     let mut measured = Vec::new();
-    for (i, net) in plan.nets.iter().enumerate() {
-        let seed = opts.seed + i as u64;
+    for net in &plan.nets {
+        let seed = opts.seed + net.seed_offset;
         measured.push(
             measure_net(net, &plan, seed, &device, &opts.work, notes)
                 .step(|| format!("plies, {}", net.name))?,
@@ -88,11 +93,21 @@ pub fn run(opts: &DeviceBenchOptions, notes: Notes) -> Result<DeviceReport> {
         };
         torch::run(&peer_plan, &opts.work, opts.python.clone())?
     };
-    notes(&format!(
-        "MCTS on Arimaa, {} simulations, threads {:?}",
-        plan.mcts_sims, plan.mcts_threads
-    ));
-    let mcts = mcts::run(
+    let mcts = if plan.mcts_threads.is_empty() {
+        Vec::new()
+    } else {
+        notes(&format!(
+            "MCTS on Arimaa, {} simulations, threads {:?}",
+            plan.mcts_sims, plan.mcts_threads
+        ));
+        mcts_rows(opts, &plan, notes)?
+    };
+    Ok(assemble(opts, &plan, &device, measured, torch, mcts))
+}
+
+/// MCTS with the batched evaluator against unbatched ([`mcts::run`]).
+fn mcts_rows(opts: &DeviceBenchOptions, plan: &Plan, notes: Notes) -> Result<Vec<mcts::MctsRow>> {
+    let report = mcts::run(
         &MctsOptions {
             game: GameKind::Arimaa,
             model: plan.mcts_model.into(),
@@ -108,7 +123,7 @@ pub fn run(opts: &DeviceBenchOptions, notes: Notes) -> Result<DeviceReport> {
         notes,
     )
     .step(|| "MCTS".into())?;
-    Ok(assemble(opts, &plan, &device, measured, torch, mcts.rows))
+    Ok(report.rows)
 }
 
 /// The report: plies' rows with PyTorch's figures beside them.

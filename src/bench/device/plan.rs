@@ -3,6 +3,7 @@
 //! `--quick` keeps its shape (every kind of row) at sizes a CPU runs in
 //! seconds, to check the plumbing, never to quote.
 
+use super::super::{BenchError, Result};
 use crate::model::{
     Cnn3Config, Cnn3NetConfig, InputShape, MdrnnConfig, ModelConfig, OutputActivation, ResNetConfig,
 };
@@ -17,6 +18,10 @@ pub struct BenchNet {
     /// `mdrnn-k10-19x19`).
     pub name: String,
     pub config: ModelConfig,
+    /// Its place in the full list: the weights' and inputs' seed is the
+    /// run's seed plus this, so a run of a few networks (`--nets`) gets
+    /// the same ones as a run of all.
+    pub seed_offset: u64,
 }
 
 /// Everything one run measures.
@@ -55,6 +60,7 @@ fn resnet(blocks: usize, channels: usize, value_hidden: usize) -> BenchNet {
             policy: false,
             output: OutputActivation::Sigmoid,
         }),
+        seed_offset: 0,
     }
 }
 
@@ -62,6 +68,7 @@ fn mdrnn(hidden: usize, board: usize) -> BenchNet {
     BenchNet {
         name: format!("mdrnn-k{hidden}-{board}x{board}"),
         config: ModelConfig::Mdrnn(MdrnnConfig::stones(board, hidden)),
+        seed_offset: 0,
     }
 }
 
@@ -72,11 +79,44 @@ fn cnn3() -> BenchNet {
             InputShape::new(ARIMAA_PLANES, 0),
             Cnn3Config::default(),
         )),
+        seed_offset: 0,
     }
 }
 
 /// The GPU check's plan, or (`quick`) the same rows at tiny sizes.
 pub fn plan(quick: bool) -> Plan {
+    let mut plan = sizes(quick);
+    for (i, n) in plan.nets.iter_mut().enumerate() {
+        n.seed_offset = i as u64;
+    }
+    plan
+}
+
+impl Plan {
+    /// Keeps the networks named in `nets` (all when empty) and, unless
+    /// `mcts`, drops the MCTS rows: a GPU run in pieces.
+    pub fn only(mut self, nets: &[String], mcts: bool) -> Result<Plan> {
+        if let Some(bad) = nets
+            .iter()
+            .find(|n| !self.nets.iter().any(|b| &b.name == *n))
+        {
+            let known: Vec<&str> = self.nets.iter().map(|b| b.name.as_str()).collect();
+            return Err(BenchError::bad_option(
+                format!("--nets {bad}"),
+                format!("expected some of {}", known.join(", ")),
+            ));
+        }
+        if !nets.is_empty() {
+            self.nets.retain(|b| nets.contains(&b.name));
+        }
+        if !mcts {
+            self.mcts_threads.clear();
+        }
+        Ok(self)
+    }
+}
+
+fn sizes(quick: bool) -> Plan {
     if quick {
         return Plan {
             nets: vec![
@@ -158,5 +198,28 @@ mod tests {
         for n in &q.nets {
             n.config.validate().unwrap();
         }
+    }
+
+    #[test]
+    fn a_partial_plan_keeps_its_seeds_and_refuses_unknown_names() {
+        let p = plan(false)
+            .only(&["mdrnn-k10-19x19".into(), "cnn3".into()], false)
+            .unwrap();
+        let kept: Vec<(&str, u64)> = p
+            .nets
+            .iter()
+            .map(|n| (n.name.as_str(), n.seed_offset))
+            .collect();
+        assert_eq!(kept, [("cnn3", 0), ("mdrnn-k10-19x19", 5)]);
+        assert!(p.mcts_threads.is_empty());
+        assert_eq!(plan(true).only(&[], true).unwrap().nets.len(), 7);
+        let e = plan(false)
+            .only(&["resnet-9x9".into()], true)
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("--nets resnet-9x9") && e.to_string().contains("cnn3"),
+            "{e}"
+        );
     }
 }
