@@ -329,18 +329,22 @@ impl fmt::Display for DeviceReport {
                 num(ratio(Some(r.plies), r.torch_compile), 2),
             )?;
         }
-        writeln!(
-            f,
-            "\nMCTS on Arimaa, {} evaluator, {} simulations x {} positions: batched evaluator against unbatched",
-            self.mcts_model, self.mcts_sims, self.mcts_positions
-        )?;
-        write!(
-            f,
-            "{}",
-            super::super::mcts::MctsReport {
-                rows: self.mcts.clone()
-            }
-        )?;
+        if self.mcts.is_empty() {
+            writeln!(f, "\nMCTS: not measured in this run (--no-mcts)")?;
+        } else {
+            writeln!(
+                f,
+                "\nMCTS on Arimaa, {} evaluator, {} simulations x {} positions: batched evaluator against unbatched",
+                self.mcts_model, self.mcts_sims, self.mcts_positions
+            )?;
+            write!(
+                f,
+                "{}",
+                super::super::mcts::MctsReport {
+                    rows: self.mcts.clone()
+                }
+            )?;
+        }
         writeln!(f, "\ntargets (on {})", self.where_run())?;
         for t in self.targets() {
             let status = match t.status {
