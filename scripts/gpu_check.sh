@@ -7,11 +7,15 @@
 #
 # DIR defaults to target/gpu-check. `bundle` builds `--features cuda`
 # (scripts/cuda_toolkit.sh sets the toolkit up) into target/cuda and copies
-# the plies binary and the device tests (tests/device.rs, which need no
-# other file of the repository). `run` points the loader at the
-# CUDA libraries of the machine's PyTorch (never at the link-time driver
-# stub), then runs those tests with PLIES_TEST_DEVICE=cuda, and writes what
-# it saw to DIR/gpu-check.txt and DIR/gpu-check.json.
+# the plies binary, the device tests (tests/device.rs, which need no other
+# file of the repository) and the PyTorch peer's scripts into DIR. `run`
+# points the loader at the CUDA libraries of the machine's PyTorch (never
+# at the link-time driver stub), runs those tests with
+# PLIES_TEST_DEVICE=cuda, then `plies bench device` on the same device
+# against PyTorch eager and torch.compile (PLIES_BENCH_ARGS adds flags,
+# e.g. --quick), and writes DIR/gpu-check.txt (the tests' output and the
+# benchmark table) and DIR/gpu-check.json (the tests' results and the
+# benchmark's JSON, targets included).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
@@ -35,7 +39,10 @@ for line in sys.stdin:
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
         print(m["target"]["name"], m["executable"])
 ' | while read -r name exe; do cp "$exe" "$dir/tests/$name"; done
-  ls -l "$dir" "$dir/tests"
+  # The PyTorch peer of `plies bench device`, found as scripts/ beside the binary.
+  mkdir -p "$dir/scripts"
+  cp scripts/bench_torch_device.py scripts/torch_models.py "$dir/scripts/"
+  ls -l "$dir" "$dir/tests" "$dir/scripts"
   echo "bundle ready in $dir: copy the repository with it to the GPU machine, then: bash scripts/gpu_check.sh run $dir"
 }
 
@@ -79,8 +86,35 @@ run() {
       status=1
     fi
   done
-  local IFS=,
-  echo "{\"device\": \"$PLIES_TEST_DEVICE\", \"results\": [${results[*]}]}" > "$dir/gpu-check.json"
+  local tests_json
+  tests_json="[$(IFS=,; echo "${results[*]}")]"
+
+  # The benchmarks, from inside the bundle so that its scripts/ are used
+  # (a relative interpreter path is made absolute first).
+  local py="${PLIES_TORCH_PYTHON:-python3}"
+  case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac
+  echo "== benchmarks: plies bench device --device $PLIES_TEST_DEVICE ${PLIES_BENCH_ARGS:-}" | tee -a "$report"
+  rm -rf "$dir/bench"
+  # shellcheck disable=SC2086
+  if ! (cd "$dir" && ./plies bench device --device "$PLIES_TEST_DEVICE" --out bench \
+      --python "$py" ${PLIES_BENCH_ARGS:-}) >> "$report" 2> >(tee "$dir/bench-progress.log" >&2); then
+    echo "plies bench device failed: see $dir/bench-progress.log" | tee -a "$report"
+    status=1
+  fi
+  "$py" - "$dir" "$tests_json" "$PLIES_TEST_DEVICE" <<'EOF'
+import json, os, sys
+folder, tests, device = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+path = os.path.join(folder, "bench", "device-bench.json")
+bench = None
+if os.path.exists(path):
+    with open(path) as f:
+        bench = json.load(f)
+report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench}
+tmp = os.path.join(folder, ".gpu-check.json.tmp")
+with open(tmp, "w") as f:
+    json.dump(report, f, indent=1)
+os.replace(tmp, os.path.join(folder, "gpu-check.json"))
+EOF
   echo "report: $report, $dir/gpu-check.json"
   return $status
 }

@@ -41,7 +41,7 @@ pub struct MctsOptions {
     pub seed: u64,
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone, Debug)]
 pub struct MctsRow {
     pub threads: usize,
     pub unbatched_sims_per_s: f64,
@@ -161,7 +161,11 @@ fn run_game<G: GameSupport>(
             let batched = BatchedEvaluator::new(
                 inner.clone(),
                 BatchOptions {
-                    max_batch: opts.max_batch.or(mcts.service_batch()).unwrap_or(1).max(1),
+                    max_batch: opts
+                        .max_batch
+                        .or(mcts.service_batch_on(!device.is_cpu()))
+                        .unwrap_or(1)
+                        .max(1),
                     max_wait: Duration::from_micros(opts.max_wait_us),
                     cache_entries: 0,
                 },

@@ -8,6 +8,7 @@
 //! cannot run, its column is left empty and the report says why.
 
 pub mod conv;
+pub mod device;
 pub mod evaluator;
 pub mod loader;
 pub mod mcts;
@@ -121,6 +122,8 @@ pub enum BenchError {
     #[error(transparent)]
     Write(Box<AtomicWriteError>),
     #[error(transparent)]
+    Checkpoint(Box<crate::checkpoint::CheckpointError>),
+    #[error(transparent)]
     ThreadPool(Box<rayon::ThreadPoolBuildError>),
 }
 
@@ -150,6 +153,7 @@ boxed_from! {
     DeviceError => Device,
     AtomicWriteError => Write,
     rayon::ThreadPoolBuildError => ThreadPool,
+    crate::checkpoint::CheckpointError => Checkpoint,
 }
 
 impl BenchError {

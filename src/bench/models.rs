@@ -169,7 +169,7 @@ fn set_threads(threads: Option<usize>) -> Result<usize> {
 
 /// Best rate (iterations per second) of `rounds` rounds, each running at
 /// least `min_seconds` and `min_iters` iterations.
-fn timed(
+pub(crate) fn timed(
     mut f: impl FnMut() -> Result<()>,
     min_seconds: f64,
     min_iters: usize,

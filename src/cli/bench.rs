@@ -54,6 +54,12 @@ pub enum BenchCmd {
     /// (plain Rust against the candle model, beside the paper's 2 ms / 20
     /// ms) and fitness games per second against naive.
     Policy(PolicyBenchArgs),
+    /// The GPU check's benchmarks on any device: inference positions/s of
+    /// cnn3, two residual nets and four MDRNNs at several batch sizes (f32
+    /// and bf16), training positions/s, and MCTS with the batched evaluator
+    /// against unbatched; PyTorch eager and torch.compile on the same
+    /// device, weights and inputs in the same run; the targets marked.
+    Device(super::bench_device::DeviceBenchArgs),
 }
 
 #[derive(Args)]
@@ -154,6 +160,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Evaluator(a) => super::bench_evaluator::run(a),
         BenchCmd::Conv(a) => super::bench_conv::run(a),
         BenchCmd::Policy(a) => bench_policy(a),
+        BenchCmd::Device(a) => super::bench_device::run(a),
     }
 }
 

@@ -29,8 +29,8 @@ pub struct MctsBenchArgs {
     /// Longest wait of the batched service for a fuller batch, microseconds.
     #[arg(long, default_value_t = 500)]
     max_wait_us: u64,
-    /// Largest batch of the service (default: MCTS's own, three quarters
-    /// of the threads).
+    /// Largest batch of the service (default: MCTS's own, every thread's
+    /// leaf on a GPU, three quarters of the threads on the CPU).
     #[arg(long)]
     max_batch: Option<usize>,
     /// Rounds per measurement, unbatched and batched taking turns; the

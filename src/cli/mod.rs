@@ -3,6 +3,7 @@
 mod arena;
 mod bench;
 mod bench_conv;
+mod bench_device;
 mod bench_evaluator;
 mod bench_loader;
 mod bench_mcts;

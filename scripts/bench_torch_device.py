@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""PyTorch side of `plies bench device`, on the same device in the same run.
+
+    python scripts/bench_torch_device.py PLAN.json
+
+PLAN (written by plies) names the device ("cpu", "cuda", "cuda:N", "metal"),
+seconds per timed round, rounds, a seed, and the networks: for each, a plies
+checkpoint (loaded by scripts/torch_models.py: the same weights), an inputs
+file (`planes` [N, C, H, W] as uint8, `expected`: plies' f32 values of the
+first rows), inference batch sizes, the training batch, and whether to try
+torch.compile.
+
+For each network: max |PyTorch - plies| over `expected` (the same function),
+then positions/s of the forward pass (torch.inference_mode, eval mode) at
+every batch size and of training steps (train mode, MSE against seeded
+targets, SGD lr 0.01 momentum 0.9 Nesterov), eager and under torch.compile.
+Inputs are on the device before timing; the device is synchronised after
+every call; TF32 is off (full f32 products, as plies'). The MDRNN runs its anti-diagonal sweep (`Mdrnn.sweep_diagonals`,
+the same function in H + W - 1 steps). A compile that fails leaves its
+figures empty with the reason.
+
+Prints one JSON object: {"torch", "device_name", "nets": [{"name",
+"max_abs_diff", "infer": [[batch, eager, compiled]...], "train": [batch,
+eager, compiled], "compile_note"}]}; progress goes to stderr.
+"""
+
+import copy
+import json
+import os
+import sys
+import time
+
+
+def log(msg):
+    print(msg, file=sys.stderr, flush=True)
+
+
+def timed(fn, sync, seconds, rounds):
+    """Best calls/s of `rounds` rounds, each >= `seconds` and 3 calls."""
+    best = 0.0
+    for _ in range(max(1, rounds)):
+        n, t0 = 0, time.perf_counter()
+        while True:
+            fn()
+            sync()
+            n += 1
+            dt = time.perf_counter() - t0
+            if n >= 3 and dt >= seconds:
+                break
+        best = max(best, n / dt)
+    return best
+
+
+def short(e):
+    text = f"{type(e).__name__}: {e}".strip().splitlines()
+    return text[0][:300] if text else type(e).__name__
+
+
+def main(argv):
+    if len(argv) != 1:
+        print(__doc__, file=sys.stderr)
+        return 2
+    with open(argv[0]) as f:
+        plan = json.load(f)
+    import torch
+    from safetensors.torch import load_file
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import torch_models
+
+    name = plan["device"]
+    device = torch.device("mps" if name == "metal" else name)
+    if device.type == "cuda":
+        # Full f32 products, as candle's: PyTorch's convolutions would
+        # otherwise run in TF32 on Ampere and later.
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+        sync = lambda: torch.cuda.synchronize(device)  # noqa: E731
+        device_name = torch.cuda.get_device_name(device)
+    elif device.type == "mps":
+        sync = torch.mps.synchronize
+        device_name = "Apple MPS"
+    else:
+        sync = lambda: None  # noqa: E731
+        device_name = None
+    seconds, rounds = plan["seconds"], plan["rounds"]
+    torch.manual_seed(plan["seed"])
+    gen = torch.Generator().manual_seed(plan["seed"])
+    results = []
+    for net in plan["nets"]:
+        model = torch_models.load(net["checkpoint"]).to(device)
+        if isinstance(model, torch_models.Mdrnn):
+            model.by_diagonals = True
+        data = load_file(net["inputs"])
+        planes = data["planes"].to(device).float()
+        expected = data["expected"]
+        with torch.inference_mode():
+            value, _ = model(planes[: len(expected)])
+        diff = (value.float().cpu() - expected).abs().max().item()
+        log(f"{net['name']}: max |PyTorch - plies| {diff:.2e}")
+        compile_note = None if net["compile"] else "not tried (--quick compiles the first network only)"
+
+        def infer_rate(m, batch):
+            x = planes[:batch]
+
+            def fwd():
+                with torch.inference_mode():
+                    m(x)
+
+            for _ in range(3):
+                fwd()
+            sync()
+            return timed(fwd, sync, seconds, rounds) * batch
+
+        compiled = None
+        if net["compile"]:
+            try:
+                compiled = torch.compile(model, dynamic=False)
+            except Exception as e:  # the reason goes into the report
+                compile_note = short(e)
+        infer = []
+        for batch in net["batches"]:
+            eager = infer_rate(model, batch)
+            fast = None
+            if compiled is not None:
+                try:
+                    fast = infer_rate(compiled, batch)
+                except Exception as e:
+                    compile_note, compiled = short(e), None
+            log(f"{net['name']} batch {batch}: eager {eager:.0f}/s, compiled {fast}")
+            infer.append([batch, eager, fast])
+
+        batch = net["train_batch"]
+        x = planes[:batch]
+        t = torch.rand(batch, generator=gen).to(device)
+
+        def train_rate(m, params):
+            opt = torch.optim.SGD(params, lr=0.01, momentum=0.9, nesterov=True)
+
+            def step():
+                opt.zero_grad(set_to_none=True)
+                v, _ = m(x)
+                loss = ((v - t) ** 2).mean()
+                loss.backward()
+                opt.step()
+
+            for _ in range(3):
+                step()
+            sync()
+            return timed(step, sync, seconds, rounds) * batch
+
+        trained = copy.deepcopy(model).train()
+        train_eager = train_rate(trained, trained.parameters())
+        train_fast = None
+        if compiled is not None:
+            trained = copy.deepcopy(model).train()
+            try:
+                train_fast = train_rate(torch.compile(trained, dynamic=False), trained.parameters())
+            except Exception as e:
+                compile_note = short(e)
+        log(f"{net['name']} training at {batch}: eager {train_eager:.0f}/s, compiled {train_fast}")
+        results.append(
+            {
+                "name": net["name"],
+                "max_abs_diff": diff,
+                "infer": infer,
+                "train": [batch, train_eager, train_fast],
+                "compile_note": compile_note,
+            }
+        )
+        del model, compiled, trained, planes
+        if device.type == "cuda":
+            torch.cuda.empty_cache()
+    print(json.dumps({"torch": torch.__version__, "device_name": device_name, "nets": results}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

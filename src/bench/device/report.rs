@@ -1,0 +1,429 @@
+//! The report of `plies bench device`: one table (text) and one JSON
+//! object, with plies/PyTorch ratios and the GPU check's targets marked
+//! met, unmet or unmeasured.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use super::super::mcts::MctsRow;
+use super::super::peer::PeerError;
+use super::super::report::{num, ratio};
+
+/// Positions/s of one forward pass at one batch size.
+#[derive(Serialize, Clone, Debug)]
+pub struct InferRow {
+    pub net: String,
+    pub batch: usize,
+    pub plies: f64,
+    /// plies with bf16 weights and inputs.
+    pub plies_bf16: Option<f64>,
+    pub torch_eager: Option<f64>,
+    pub torch_compile: Option<f64>,
+}
+
+/// Positions/s of training steps.
+#[derive(Serialize, Clone, Debug)]
+pub struct TrainRow {
+    pub net: String,
+    pub batch: usize,
+    pub plies: f64,
+    pub torch_eager: Option<f64>,
+    pub torch_compile: Option<f64>,
+}
+
+/// What is known of one network beyond its speed.
+#[derive(Serialize, Clone, Debug)]
+pub struct NetInfo {
+    pub net: String,
+    pub architecture: String,
+    pub parameters: usize,
+    /// Max and mean |bf16 - f32| of plies' values on the checked rows.
+    pub bf16_max_abs_diff: Option<f64>,
+    pub bf16_mean_abs_diff: Option<f64>,
+    /// Why there is no bf16 figure.
+    pub bf16_note: Option<String>,
+    /// Max |PyTorch - plies| of the values on the checked rows (f32): the
+    /// peer computes the same function.
+    pub torch_max_abs_diff: Option<f64>,
+    /// Why torch.compile gave no figure.
+    pub compile_note: Option<String>,
+}
+
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Met,
+    Unmet,
+    Unmeasured,
+}
+
+/// One of the GPU check's targets, judged on this run's rows.
+#[derive(Serialize, Clone, Debug)]
+pub struct Target {
+    pub target: &'static str,
+    pub status: Status,
+    /// The rows that decide it, or why none did.
+    pub detail: String,
+}
+
+pub struct DeviceReport {
+    /// The `--device` value.
+    pub device: String,
+    /// The GPU's name (from PyTorch) when the device is a GPU; `None` on
+    /// a CPU, so that no figure reads as a GPU's.
+    pub gpu: Option<String>,
+    pub quick: bool,
+    pub seconds: f64,
+    pub rounds: usize,
+    /// PyTorch's version, or why it did not run.
+    pub torch: Result<String, PeerError>,
+    pub nets: Vec<NetInfo>,
+    pub infer: Vec<InferRow>,
+    pub train: Vec<TrainRow>,
+    /// MCTS on Arimaa with the batched evaluator against unbatched.
+    pub mcts_model: String,
+    pub mcts_sims: u64,
+    pub mcts_positions: usize,
+    pub mcts: Vec<MctsRow>,
+}
+
+/// Rows at or above `factor` times their peer: met when all are, unmet
+/// (naming those below) otherwise, unmeasured when no row has both sides.
+fn judge(
+    target: &'static str,
+    rows: &[(String, f64, Option<f64>)],
+    factor: f64,
+    none: &str,
+) -> Target {
+    let compared: Vec<(&String, f64)> = rows
+        .iter()
+        .filter_map(|(name, ours, theirs)| theirs.map(|t| (name, ours / t)))
+        .collect();
+    let below: Vec<String> = compared
+        .iter()
+        .filter(|(_, r)| *r < factor)
+        .map(|(name, r)| format!("{name} {r:.2}x"))
+        .collect();
+    let (status, detail) = if compared.is_empty() {
+        (Status::Unmeasured, none.to_string())
+    } else if below.is_empty() {
+        (Status::Met, format!("all {} rows", compared.len()))
+    } else {
+        (
+            Status::Unmet,
+            format!(
+                "{} of {} rows below: {}",
+                below.len(),
+                compared.len(),
+                below.join(", ")
+            ),
+        )
+    };
+    Target {
+        target,
+        status,
+        detail,
+    }
+}
+
+impl DeviceReport {
+    /// The three targets, judged on this run.
+    pub fn targets(&self) -> Vec<Target> {
+        let eager: Vec<_> = self
+            .infer
+            .iter()
+            .map(|r| {
+                (
+                    format!("infer {} @{}", r.net, r.batch),
+                    r.plies,
+                    r.torch_eager,
+                )
+            })
+            .chain(self.train.iter().map(|r| {
+                (
+                    format!("train {} @{}", r.net, r.batch),
+                    r.plies,
+                    r.torch_eager,
+                )
+            }))
+            .collect();
+        let compiled: Vec<_> = self
+            .infer
+            .iter()
+            .filter(|r| r.batch >= 1024)
+            .map(|r| {
+                (
+                    format!("infer {} @{}", r.net, r.batch),
+                    r.plies,
+                    r.torch_compile,
+                )
+            })
+            .collect();
+        let mcts: Vec<_> = self
+            .mcts
+            .iter()
+            .filter(|r| r.threads == 512)
+            .map(|r| {
+                (
+                    "512 threads".to_string(),
+                    r.batched_sims_per_s,
+                    Some(r.unbatched_sims_per_s),
+                )
+            })
+            .collect();
+        vec![
+            judge(
+                "plies >= PyTorch eager on every row",
+                &eager,
+                1.0,
+                "no row has a PyTorch eager figure",
+            ),
+            judge(
+                "plies >= torch.compile for inference at batch >= 1024",
+                &compiled,
+                1.0,
+                "no inference row at batch >= 1024 has a torch.compile figure",
+            ),
+            judge(
+                "batched evaluator >= 20x unbatched inside MCTS at 512 threads",
+                &mcts,
+                20.0,
+                "no MCTS row at 512 threads",
+            ),
+        ]
+    }
+
+    pub fn to_json(&self) -> serde_json::Value {
+        let infer: Vec<_> = self
+            .infer
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).expect("plain rows serialise");
+                v["plies_over_eager"] = serde_json::json!(ratio(Some(r.plies), r.torch_eager));
+                v["plies_over_compile"] = serde_json::json!(ratio(Some(r.plies), r.torch_compile));
+                v["bf16_over_f32"] = serde_json::json!(ratio(r.plies_bf16, Some(r.plies)));
+                v
+            })
+            .collect();
+        let train: Vec<_> = self
+            .train
+            .iter()
+            .map(|r| {
+                let mut v = serde_json::to_value(r).expect("plain rows serialise");
+                v["plies_over_eager"] = serde_json::json!(ratio(Some(r.plies), r.torch_eager));
+                v["plies_over_compile"] = serde_json::json!(ratio(Some(r.plies), r.torch_compile));
+                v
+            })
+            .collect();
+        serde_json::json!({
+            "device": self.device,
+            "gpu": self.gpu,
+            "quick": self.quick,
+            "seconds": self.seconds,
+            "rounds": self.rounds,
+            "torch": self.torch.as_ref().ok(),
+            "torch_note": self.torch.as_ref().err().map(|e| e.to_string()),
+            "nets": self.nets,
+            "infer": infer,
+            "train": train,
+            "mcts": {
+                "game": "arimaa",
+                "model": self.mcts_model,
+                "sims": self.mcts_sims,
+                "positions": self.mcts_positions,
+                "rows": self.mcts,
+            },
+            "targets": self.targets(),
+        })
+    }
+
+    fn where_run(&self) -> String {
+        match &self.gpu {
+            Some(gpu) => format!("{} ({gpu})", self.device),
+            None => format!("{} (not a GPU: no figure here is a GPU's)", self.device),
+        }
+    }
+}
+
+impl fmt::Display for DeviceReport {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "plies bench device on {}", self.where_run())?;
+        let torch = match &self.torch {
+            Ok(v) => format!("PyTorch {v}"),
+            Err(e) => format!("PyTorch did not run: {e}"),
+        };
+        writeln!(
+            f,
+            "{torch}; positions/s, best of {} rounds of >= {} s, inputs on the device, synchronised after every call{}",
+            self.rounds,
+            self.seconds,
+            if self.quick { "; --quick: tiny sizes, figures not to quote" } else { "" }
+        )?;
+        writeln!(f, "\nnetworks")?;
+        writeln!(
+            f,
+            "{:<16} {:>10} {:>12} {:>12} {:>12}  architecture",
+            "net", "params", "bf16 max|d|", "bf16 mean|d|", "torch max|d|"
+        )?;
+        for n in &self.nets {
+            writeln!(
+                f,
+                "{:<16} {:>10} {:>12} {:>12} {:>12}  {}",
+                n.net,
+                n.parameters,
+                sci(n.bf16_max_abs_diff),
+                sci(n.bf16_mean_abs_diff),
+                sci(n.torch_max_abs_diff),
+                n.architecture
+            )?;
+        }
+        writeln!(f, "\ninference (forward pass of one batch)")?;
+        writeln!(
+            f,
+            "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8}",
+            "net",
+            "batch",
+            "plies",
+            "plies bf16",
+            "eager",
+            "compile",
+            "/eager",
+            "/compile",
+            "bf16/f32"
+        )?;
+        for r in &self.infer {
+            writeln!(
+                f,
+                "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>8} {:>8} {:>8}",
+                r.net,
+                r.batch,
+                num(Some(r.plies), 0),
+                num(r.plies_bf16, 0),
+                num(r.torch_eager, 0),
+                num(r.torch_compile, 0),
+                num(ratio(Some(r.plies), r.torch_eager), 2),
+                num(ratio(Some(r.plies), r.torch_compile), 2),
+                num(ratio(r.plies_bf16, Some(r.plies)), 2),
+            )?;
+        }
+        writeln!(
+            f,
+            "\ntraining (forward + MSE + backward + SGD Nesterov step)"
+        )?;
+        writeln!(
+            f,
+            "{:<16} {:>6} {:>12} {:>12} {:>12} {:>8} {:>8}",
+            "net", "batch", "plies", "eager", "compile", "/eager", "/compile"
+        )?;
+        for r in &self.train {
+            writeln!(
+                f,
+                "{:<16} {:>6} {:>12} {:>12} {:>12} {:>8} {:>8}",
+                r.net,
+                r.batch,
+                num(Some(r.plies), 0),
+                num(r.torch_eager, 0),
+                num(r.torch_compile, 0),
+                num(ratio(Some(r.plies), r.torch_eager), 2),
+                num(ratio(Some(r.plies), r.torch_compile), 2),
+            )?;
+        }
+        if self.mcts.is_empty() {
+            writeln!(f, "\nMCTS: not measured in this run (--no-mcts)")?;
+        } else {
+            writeln!(
+                f,
+                "\nMCTS on Arimaa, {} evaluator, {} simulations x {} positions: batched evaluator against unbatched",
+                self.mcts_model, self.mcts_sims, self.mcts_positions
+            )?;
+            write!(
+                f,
+                "{}",
+                super::super::mcts::MctsReport {
+                    rows: self.mcts.clone()
+                }
+            )?;
+        }
+        writeln!(f, "\ntargets (on {})", self.where_run())?;
+        for t in self.targets() {
+            let status = match t.status {
+                Status::Met => "met",
+                Status::Unmet => "UNMET",
+                Status::Unmeasured => "unmeasured",
+            };
+            writeln!(f, "  {:<10} {}: {}", status, t.target, t.detail)?;
+        }
+        let notes: Vec<String> = self
+            .nets
+            .iter()
+            .flat_map(|n| {
+                [
+                    n.bf16_note
+                        .as_ref()
+                        .map(|s| format!("{}: no bf16: {s}", n.net)),
+                    n.compile_note
+                        .as_ref()
+                        .map(|s| format!("{}: no torch.compile: {s}", n.net)),
+                ]
+            })
+            .flatten()
+            .collect();
+        if !notes.is_empty() {
+            writeln!(f, "\nnotes")?;
+            for n in notes {
+                writeln!(f, "  {n}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn sci(v: Option<f64>) -> String {
+    v.map_or("-".into(), |v| format!("{v:.2e}"))
+}
+
+impl super::super::report::Report for DeviceReport {
+    fn json(&self) -> serde_json::Result<String> {
+        serde_json::to_string_pretty(&self.to_json())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, ours: f64, theirs: Option<f64>) -> (String, f64, Option<f64>) {
+        (name.into(), ours, theirs)
+    }
+
+    #[test]
+    fn a_target_is_met_unmet_or_unmeasured() {
+        let met = judge(
+            "t",
+            &[row("a", 2.0, Some(1.0)), row("b", 1.0, None)],
+            1.0,
+            "none",
+        );
+        assert_eq!(
+            (met.status, met.detail.as_str()),
+            (Status::Met, "all 1 rows")
+        );
+        let unmet = judge(
+            "t",
+            &[row("a", 2.0, Some(1.0)), row("b", 1.0, Some(4.0))],
+            1.0,
+            "none",
+        );
+        assert_eq!(unmet.status, Status::Unmet);
+        assert_eq!(unmet.detail, "1 of 2 rows below: b 0.25x");
+        let unmeasured = judge("t", &[row("b", 1.0, None)], 1.0, "no peer");
+        assert_eq!(
+            (unmeasured.status, unmeasured.detail.as_str()),
+            (Status::Unmeasured, "no peer")
+        );
+        // 19x unbatched is short of 20x.
+        let mcts = judge("t", &[row("512 threads", 19.0, Some(1.0))], 20.0, "none");
+        assert_eq!(mcts.status, Status::Unmet);
+    }
+}
