@@ -7,6 +7,7 @@ mod game_inputs;
 pub mod grid;
 pub mod loss;
 pub mod mdp;
+pub mod policy_loss;
 pub mod metrics;
 pub mod regularize;
 pub mod run_state;
