@@ -48,7 +48,8 @@ const CONFIG: &str = r#"{
 }"#;
 
 /// Every file whose bytes a run with the same seed must reproduce: all but
-/// the timings (and the tables that show them) and the locks.
+/// the timings and what shows them (the tables, the trainer's metrics, and
+/// a checkpoint's card and config, which record its epochs' seconds).
 fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
@@ -57,8 +58,8 @@ fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
             let p = e.path();
             let name = e.file_name().to_string_lossy().into_owned();
             if p.is_dir() {
-                // The trainer's resumable state is not an output.
-                if name != "run-state" {
+                // The trainer's resumable state (and its swap) is not an output.
+                if !name.starts_with("run-state") {
                     stack.push(p);
                 }
             } else if !(name == "timing.json"
@@ -66,12 +67,17 @@ fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
                 || name.ends_with(".lock")
                 || name.starts_with('.')
                 || name == "metrics.csv"
-                || name == "metrics.jsonl")
+                || name == "metrics.jsonl"
+                || name == "README.md"
+                || name == "config.json")
             {
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                ));
+                let mut bytes = std::fs::read(&p).unwrap();
+                // The window's manifest names its sources by path.
+                if name.ends_with(".json") {
+                    let text = String::from_utf8(bytes).unwrap();
+                    bytes = text.replace(dir.to_str().unwrap(), "DIR").into_bytes();
+                }
+                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
             }
         }
     }

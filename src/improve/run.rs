@@ -74,9 +74,18 @@ pub struct AnchorResult {
     pub draws: u64,
     pub losses: u64,
     pub score: f64,
-    pub elo: f64,
-    pub elo_lo: f64,
-    pub elo_hi: f64,
+}
+
+impl AnchorResult {
+    /// The network's Elo over the anchor with its 95% interval (infinite
+    /// for a perfect or null score, which is why it is not stored in JSON).
+    pub fn elo(&self) -> EloEstimate {
+        EloEstimate::from_wdl(self.wins, self.draws, self.losses).unwrap_or(EloEstimate {
+            elo: 0.0,
+            lo: 0.0,
+            hi: 0.0,
+        })
+    }
 }
 
 /// Wall and CPU seconds of one generation's stages.
@@ -257,14 +266,15 @@ impl LoopSummary {
             "elo 95% high",
         ]);
         for a in &self.anchors {
+            let e = a.elo();
             t.push_row([
                 a.generation.to_string(),
                 a.anchor.clone(),
                 format!("{}-{}-{}", a.wins, a.draws, a.losses),
                 format!("{:.3}", a.score),
-                format!("{:.0}", a.elo),
-                format!("{:.0}", a.elo_lo),
-                format!("{:.0}", a.elo_hi),
+                format!("{:.0}", e.elo),
+                format!("{:.0}", e.lo),
+                format!("{:.0}", e.hi),
             ]);
         }
         t
@@ -581,11 +591,6 @@ pub fn decide(g: u32, opponent: String, r: &MatchResult, margin: f64, z: f64) ->
 
 fn anchor_result(g: u32, anchor: &str, r: &MatchResult) -> AnchorResult {
     let w = &r.total;
-    let e = EloEstimate::from_wdl(w.wins, w.draws, w.losses).unwrap_or(EloEstimate {
-        elo: 0.0,
-        lo: 0.0,
-        hi: 0.0,
-    });
     AnchorResult {
         generation: g,
         anchor: anchor.to_string(),
@@ -593,9 +598,6 @@ fn anchor_result(g: u32, anchor: &str, r: &MatchResult) -> AnchorResult {
         draws: w.draws,
         losses: w.losses,
         score: w.score(),
-        elo: e.elo,
-        elo_lo: e.lo,
-        elo_hi: e.hi,
     }
 }
 
@@ -621,7 +623,7 @@ fn write_reports(dir: &Path, s: &LoopSummary) -> Result<(), LoopError> {
             .map(|a| {
                 (
                     a.generation as f64,
-                    a.elo.clamp(-ELO_PLOT_LIMIT, ELO_PLOT_LIMIT),
+                    a.elo().elo.clamp(-ELO_PLOT_LIMIT, ELO_PLOT_LIMIT),
                 )
             });
         chart = chart.with_series(name, points);
