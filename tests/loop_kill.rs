@@ -100,12 +100,20 @@ fn a_killed_loop_resumes_to_the_bytes_of_an_uninterrupted_one() {
     let rows = data.rows(None).unwrap();
     let with_policy = rows.iter().filter(|r| r.policy.is_some()).count();
     let with_move = rows.iter().filter(|r| r.move_played.is_some()).count();
-    assert_eq!(with_policy, with_move, "every searched position has a target");
+    assert_eq!(
+        with_policy, with_move,
+        "every searched position has a target"
+    );
     for r in rows.iter().filter_map(|r| r.policy.as_ref()) {
         assert!(r.index.iter().all(|&i| i < 9));
         assert!((r.prob.iter().sum::<f32>() - 1.0).abs() < 1e-4);
     }
-    for f in ["elo.csv", "elo.png", "gen-001/net/model.safetensors", "gen-001/net/README.md"] {
+    for f in [
+        "elo.csv",
+        "elo.png",
+        "gen-001/net/model.safetensors",
+        "gen-001/net/README.md",
+    ] {
         assert!(whole.join(f).exists(), "{f}");
     }
 

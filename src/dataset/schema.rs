@@ -514,10 +514,20 @@ impl<'a> Columns<'a> {
         }
         let (iv, pv) = (index.value(i), prob.value(i));
         let index = iv.as_any().downcast_ref::<UInt32Array>().ok_or_else(|| {
-            self.row_error(i, "policy_index", "a list of UInt32".into(), iv.data_type().to_string())
+            self.row_error(
+                i,
+                "policy_index",
+                "a list of UInt32".into(),
+                iv.data_type().to_string(),
+            )
         })?;
         let prob = pv.as_any().downcast_ref::<Float32Array>().ok_or_else(|| {
-            self.row_error(i, "policy_prob", "a list of Float32".into(), pv.data_type().to_string())
+            self.row_error(
+                i,
+                "policy_prob",
+                "a list of Float32".into(),
+                pv.data_type().to_string(),
+            )
         })?;
         Ok(Some(PolicyTarget {
             index: index.values().to_vec(),

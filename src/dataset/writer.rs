@@ -806,7 +806,10 @@ mod tests {
         };
         let loader = crate::dataset::StreamLoader::new(&ds, small).unwrap();
         let msg = loader.epoch(0).find_map(|b| b.err()).unwrap().to_string();
-        assert!(msg.contains("policy_index") && msg.contains("below 4"), "{msg}");
+        assert!(
+            msg.contains("policy_index") && msg.contains("below 4"),
+            "{msg}"
+        );
     }
 
     #[test]
@@ -835,7 +838,10 @@ mod tests {
         let mut w = DatasetWriter::create(dir.path(), spec())
             .unwrap()
             .with_format_version(2);
-        assert!(w.push(policy_row("g", 0)).is_err(), "no policy column in format 2");
+        assert!(
+            w.push(policy_row("g", 0)).is_err(),
+            "no policy column in format 2"
+        );
         for p in 0..3 {
             w.push(row("g", p)).unwrap();
         }

@@ -182,11 +182,10 @@ impl LoopConfig {
             path: path.to_path_buf(),
             why: format!("line {}, column {}: {e}", e.line(), e.column()),
         })?;
-        cfg.check()
-            .map_err(|why| LoopError::Config {
-                path: path.to_path_buf(),
-                why,
-            })?;
+        cfg.check().map_err(|why| LoopError::Config {
+            path: path.to_path_buf(),
+            why,
+        })?;
         Ok(cfg)
     }
 
@@ -207,8 +206,18 @@ impl LoopConfig {
             return Err(format!("`{field}` is 0, expected at least 1"));
         }
         let finite = [
-            ("selfplay.dirichlet_alpha", self.selfplay.dirichlet_alpha, 1e-6, 1e6),
-            ("selfplay.dirichlet_fraction", self.selfplay.dirichlet_fraction, 0.0, 1.0),
+            (
+                "selfplay.dirichlet_alpha",
+                self.selfplay.dirichlet_alpha,
+                1e-6,
+                1e6,
+            ),
+            (
+                "selfplay.dirichlet_fraction",
+                self.selfplay.dirichlet_fraction,
+                0.0,
+                1.0,
+            ),
             ("selfplay.c_puct", self.selfplay.c_puct, 0.0, 1e6),
             ("train.lr", self.train.lr, 1e-12, 10.0),
             ("train.weight_decay", self.train.weight_decay, 0.0, 1.0),
@@ -218,7 +227,9 @@ impl LoopConfig {
         ];
         for (field, v, lo, hi) in finite {
             if !(v.is_finite() && (lo..=hi).contains(&v)) {
-                return Err(format!("`{field}` is {v}, expected a number in [{lo}, {hi}]"));
+                return Err(format!(
+                    "`{field}` is {v}, expected a number in [{lo}, {hi}]"
+                ));
             }
         }
         Ok(())
@@ -237,9 +248,10 @@ mod tests {
         assert_eq!(cfg.selfplay.sims, SelfplaySettings::default().sims);
         assert_eq!(cfg.encoder, "stones-2");
         assert!(cfg.check().is_ok());
-        let unknown = serde_json::from_str::<LoopConfig>(r#"{"game": "x", "selfplay": {"gmes": 1}}"#)
-            .unwrap_err()
-            .to_string();
+        let unknown =
+            serde_json::from_str::<LoopConfig>(r#"{"game": "x", "selfplay": {"gmes": 1}}"#)
+                .unwrap_err()
+                .to_string();
         assert!(unknown.contains("gmes"), "{unknown}");
         let zero = LoopConfig {
             window: 0,

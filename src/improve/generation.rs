@@ -14,7 +14,7 @@ use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::mcts::{best_move, run_search, MctsConfig, Node, RootNoise, Rollout};
+use crate::search::mcts::{best_move, run_search, MctsConfig, Node, Rollout, RootNoise};
 use crate::selfplay::game_rows;
 use crate::util::seeded_rng;
 use rand::RngExt;

@@ -392,9 +392,7 @@ pub fn run_loop<G: GameSupport>(
 
         // 3. Training, from the previous generation's weights.
         let net = gdir.join("net");
-        let previous = g
-            .checked_sub(1)
-            .map(|k| generation_dir(dir, k).join("net"));
+        let previous = g.checked_sub(1).map(|k| generation_dir(dir, k).join("net"));
         let dataset = Dataset::open(&window)?;
         let model_source = match &previous {
             Some(p) => p.display().to_string(),
@@ -436,7 +434,11 @@ pub fn run_loop<G: GameSupport>(
         };
         if !crate::train::run_state::finished(&net) {
             if !quiet {
-                eprintln!("generation {g}: training {} on {}", fit_cfg.model.describe(), window.display());
+                eprintln!(
+                    "generation {g}: training {} on {}",
+                    fit_cfg.model.describe(),
+                    window.display()
+                );
             }
             timed(&mut times.train_wall, &mut times.train_cpu, || {
                 fit(&fit_cfg, &device)
@@ -456,7 +458,11 @@ pub fn run_loop<G: GameSupport>(
                 };
                 let specs = [network_spec(&net, cfg.gate.sims), current.clone()];
                 let players = build_players::<G>(&specs, &ctx, |i| ["new", "current"][i].into())?;
-                let pb = bar(cfg.gate.games as u64, format!("generation {g}: gate"), quiet);
+                let pb = bar(
+                    cfg.gate.games as u64,
+                    format!("generation {g}: gate"),
+                    quiet,
+                );
                 let r = timed(&mut times.matches_wall, &mut times.matches_cpu, || {
                     play_from_random_openings(
                         players[0].as_ref(),
@@ -523,7 +529,11 @@ pub fn run_loop<G: GameSupport>(
                 gate.opponent,
                 gate.score,
                 gate.lower_bound,
-                if gate.promoted { "promoted" } else { "kept the current network" }
+                if gate.promoted {
+                    "promoted"
+                } else {
+                    "kept the current network"
+                }
             );
         }
         summary.gates.push(gate);
@@ -616,16 +626,12 @@ fn write_reports(dir: &Path, s: &LoopSummary) -> Result<(), LoopError> {
     names.sort_unstable();
     names.dedup();
     for name in names {
-        let points = s
-            .anchors
-            .iter()
-            .filter(|a| a.anchor == name)
-            .map(|a| {
-                (
-                    a.generation as f64,
-                    a.elo().elo.clamp(-ELO_PLOT_LIMIT, ELO_PLOT_LIMIT),
-                )
-            });
+        let points = s.anchors.iter().filter(|a| a.anchor == name).map(|a| {
+            (
+                a.generation as f64,
+                a.elo().elo.clamp(-ELO_PLOT_LIMIT, ELO_PLOT_LIMIT),
+            )
+        });
         chart = chart.with_series(name, points);
     }
     chart.write_png(dir.join("elo.png"))?;

@@ -286,7 +286,10 @@ impl FitConfig {
         }
         // Likewise only value+policy runs carry their weight.
         if let (true, Some(obj)) = (self.policy_weight > 0.0, v.as_object_mut()) {
-            obj.insert("policy_weight".into(), serde_json::json!(self.policy_weight));
+            obj.insert(
+                "policy_weight".into(),
+                serde_json::json!(self.policy_weight),
+            );
         }
         v
     }

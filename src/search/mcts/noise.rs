@@ -82,8 +82,14 @@ mod tests {
             let mean = xs.iter().sum::<f64>() / n as f64;
             let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / n as f64;
             // Mean and variance of Gamma(alpha, 1) are both alpha.
-            assert!((mean - alpha).abs() < 0.05 * alpha.max(1.0), "{alpha}: mean {mean}");
-            assert!((var - alpha).abs() < 0.1 * alpha.max(1.0), "{alpha}: var {var}");
+            assert!(
+                (mean - alpha).abs() < 0.05 * alpha.max(1.0),
+                "{alpha}: mean {mean}"
+            );
+            assert!(
+                (var - alpha).abs() < 0.1 * alpha.max(1.0),
+                "{alpha}: var {var}"
+            );
         }
     }
 
