@@ -760,7 +760,7 @@ mod tests {
     /// A row of game `g` with a policy target at even plies.
     fn policy_row(game: &str, ply: u32) -> PositionRow {
         PositionRow {
-            policy: (ply % 2 == 0).then(|| PolicyTarget {
+            policy: ply.is_multiple_of(2).then(|| PolicyTarget {
                 index: vec![ply, 8],
                 prob: vec![0.75, 0.25],
             }),
@@ -792,7 +792,7 @@ mod tests {
         for (i, &ply) in b.ply.iter().enumerate() {
             let dense = &b.policy[i * 9..(i + 1) * 9];
             let mut want = vec![0.0f32; 9];
-            if ply % 2 == 0 {
+            if ply.is_multiple_of(2) {
                 want[ply as usize] += 0.75;
                 want[8] += 0.25;
             }

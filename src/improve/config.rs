@@ -200,7 +200,7 @@ impl LoopConfig {
             ("train.epochs", self.train.epochs as u64),
             ("train.batch", self.train.batch as u64),
             ("gate.games", self.gate.games as u64),
-            ("gate.sims", self.gate.sims as u64),
+            ("gate.sims", self.gate.sims),
         ];
         if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("`{field}` is 0, expected at least 1"));
