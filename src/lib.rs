@@ -22,6 +22,7 @@ pub mod evolve;
 pub mod experiment;
 pub mod game;
 pub mod hub;
+pub mod improve;
 pub mod infer;
 pub mod model;
 pub mod optim;

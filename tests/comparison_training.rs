@@ -260,6 +260,7 @@ fn write_dataset(dir: &Path, n: usize, edit: impl Fn(&mut PositionRow)) -> PathB
                 termination: None,
                 white_rating: None,
                 black_rating: None,
+                policy: None,
             };
             edit(&mut row);
             w.push(row).unwrap();
@@ -295,6 +296,7 @@ fn fit_config(data: &Path, out: &Path) -> FitConfig {
         overwrite: false,
         quiet: true,
         comparison: Some(ComparisonConfig::default()),
+        policy_weight: 0.0,
     }
 }
 

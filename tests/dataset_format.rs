@@ -53,6 +53,7 @@ fn row(game: &str, ply: u32, len: u32, uid: u32, globals: usize) -> PositionRow 
         termination: uid.is_multiple_of(4).then(|| "win".to_string()),
         white_rating: uid.is_multiple_of(3).then_some(1500 + uid),
         black_rating: uid.is_multiple_of(5).then_some(1400),
+        policy: None,
     }
 }
 

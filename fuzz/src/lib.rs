@@ -374,6 +374,7 @@ pub fn tiny_dataset() -> &'static (Vec<u8>, Vec<u8>) {
                         termination: (ply == 2).then(|| "draw".to_string()),
                         white_rating: Some(1500),
                         black_rating: None,
+                        policy: None,
                     })?;
                 }
             }

@@ -127,6 +127,7 @@ fn write_synthetic(dir: &Path, rows: usize, seed: u64) -> Result<()> {
             termination: None,
             white_rating: None,
             black_rating: None,
+            policy: None,
         })?;
     }
     w.finish(serde_json::json!({

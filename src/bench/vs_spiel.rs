@@ -154,7 +154,16 @@ fn play<G: GameSupport>(
     condition: &'static str,
     notes: Notes,
 ) -> Result<VsSpielRow> {
-    let mcts = Arc::new(MctsPlayer::<G>::new(cfg, None)?);
+    // A network (`eval=ckpt:DIR` in the extra options) values the leaves.
+    let eval = match &cfg.eval {
+        Some(name) => Some(crate::search::evaluators::evaluator_by_name::<G>(
+            name,
+            size,
+            &crate::search::evaluators::EvalContext::default(),
+        )?),
+        None => None,
+    };
+    let mcts = Arc::new(MctsPlayer::<G>::new(cfg, eval)?);
     let timed = TimedPlayer::new(mcts.clone() as Arc<dyn Player<G>>);
     let spiel_before = (spiel.moves(), spiel.seconds_per_move());
     notes(&format!(

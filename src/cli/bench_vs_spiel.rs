@@ -19,7 +19,8 @@ pub struct VsSpielArgs {
     /// Games per match (colours alternate).
     #[arg(long, default_value_t = 20)]
     matches_games: usize,
-    /// Extra plies MCTS options, e.g. `threads=2`.
+    /// Extra plies MCTS options, e.g. `threads=2`, or a network for the
+    /// leaves: `eval=ckpt:DIR,reuse=off`.
     #[arg(long, default_value = "")]
     plies_options: String,
     #[arg(long, default_value_t = 1)]

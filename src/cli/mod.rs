@@ -22,6 +22,7 @@ mod grid;
 mod hub;
 mod import;
 mod inspect;
+mod loop_cmd;
 mod matches;
 mod records;
 mod rules;
@@ -101,6 +102,10 @@ pub enum Command {
     /// Host-parasite coevolution of two populations of networks (shared
     /// fitness, shared sampling, hall of fame); resumable.
     Coevolve(evolve::CoevolveArgs),
+    /// The self-play improvement loop: generations of MCTS self-play with
+    /// the current network, value+policy training on a replay window, a
+    /// gate, Elo against fixed anchors; resumable (`--config FILE`, JSON).
+    Loop(loop_cmd::LoopArgs),
 }
 
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
@@ -124,6 +129,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Hub(c) => hub::run(c),
         Command::Evolve(a) => evolve::run_evolve_cmd(a),
         Command::Coevolve(a) => evolve::run_coevolve_cmd(a),
+        Command::Loop(a) => loop_cmd::run(a),
     }
 }
 

@@ -182,6 +182,11 @@ pub struct FitArgs {
     /// (default 0).
     #[arg(long)]
     value_weight: Option<f64>,
+    /// Value+policy training: weight of the policy head's cross-entropy
+    /// against the dataset's policy targets (search visit shares), added to
+    /// the value loss; needs a model with a policy head (0: value only).
+    #[arg(long, default_value_t = 0.0)]
+    policy_weight: f64,
 }
 
 /// Parses `--device` (see [`plies::util::parse_device`]).
@@ -329,6 +334,7 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         overwrite: a.overwrite,
         quiet: a.quiet,
         comparison,
+        policy_weight: a.policy_weight,
     };
     if !a.quiet {
         eprintln!(

@@ -2,7 +2,7 @@
 //!
 //! ```json
 //! {
-//!   "format_version": 2,
+//!   "format_version": 3,
 //!   "game": "tic_tac_toe",
 //!   "encoder": { "name": "ttt-2x3x3", "version": 1, "shape": [2, 3, 3], "globals": 0 },
 //!   "split": { "hash": "fnv1a64(game_id)", "assign": "u = ...", "valid": 0.1, "test": 0.1 },
@@ -18,8 +18,10 @@
 //! }
 //! ```
 //!
-//! Format 2 added the `fold` column and the `folds` field; format 1
-//! datasets are refused with a message asking to rebuild them.
+//! Format 3 added the policy columns (`policy_index`, `policy_prob`); format
+//! 2 datasets are read as they are, without policy targets. Format 2 added
+//! the `fold` column and the `folds` field; format 1 datasets are refused
+//! with a message asking to rebuild them.
 //!
 //! The manifest is written last (temporary name, fsync, rename), so a
 //! directory with a manifest always holds a complete dataset.
@@ -34,8 +36,11 @@ use super::fold::{FoldInfo, FOLD_ASSIGN};
 use super::spec::{DatasetSpec, EncoderInfo};
 use super::split::{SplitCounts, SplitRule, SPLIT_ASSIGN, SPLIT_HASH};
 
-/// Version of the on-disk format this code writes and reads.
-pub const FORMAT_VERSION: u32 = 2;
+/// Version of the on-disk format this code writes (and the newest it reads).
+pub const FORMAT_VERSION: u32 = 3;
+
+/// The oldest format this code reads.
+pub const OLDEST_READ_VERSION: u32 = 2;
 
 /// File name of the manifest inside a dataset directory.
 pub const MANIFEST_FILE: &str = "manifest.json";
@@ -156,8 +161,11 @@ impl Manifest {
         // The version first: a newer format may differ in any other field.
         match obj.get("format_version") {
             None => return Err(field_err("format_version", "missing".into())),
-            Some(v) if v.as_u64() == Some(FORMAT_VERSION as u64) => {}
-            Some(v) if v.as_u64().is_some_and(|n| n < FORMAT_VERSION as u64) => {
+            Some(v)
+                if v.as_u64().is_some_and(|n| {
+                    (OLDEST_READ_VERSION as u64..=FORMAT_VERSION as u64).contains(&n)
+                }) => {}
+            Some(v) if v.as_u64().is_some_and(|n| n < OLDEST_READ_VERSION as u64) => {
                 return Err(field_err(
                     "format_version",
                     format!(
@@ -189,8 +197,9 @@ impl Manifest {
                 problem: e.to_string(),
             })
         }
+        let format_version = parse(take("format_version")?, "format_version", path)?;
         let manifest = Manifest {
-            format_version: FORMAT_VERSION,
+            format_version,
             game: parse(take("game")?, "game", path)?,
             encoder: parse(take("encoder")?, "encoder", path)?,
             split: parse(take("split")?, "split", path)?,
@@ -218,10 +227,13 @@ impl Manifest {
             field,
             problem,
         };
-        if self.format_version != FORMAT_VERSION {
+        if !(OLDEST_READ_VERSION..=FORMAT_VERSION).contains(&self.format_version) {
             return Err(err(
                 "format_version".into(),
-                format!("expected {FORMAT_VERSION}, found {}", self.format_version),
+                format!(
+                    "expected {OLDEST_READ_VERSION} to {FORMAT_VERSION}, found {}",
+                    self.format_version
+                ),
             ));
         }
         if self.split.hash != SPLIT_HASH {
@@ -418,7 +430,7 @@ mod tests {
     #[test]
     fn wrong_version_names_the_field() {
         let mut v = serde_json::to_value(sample()).unwrap();
-        v["format_version"] = 3.into();
+        v["format_version"] = (FORMAT_VERSION + 1).into();
         let e = parse(&v.to_string()).unwrap_err();
         let msg = e.to_string();
         assert!(

@@ -44,6 +44,11 @@ pub struct MergeReport {
 fn mismatch(first: &Manifest, other: &Manifest) -> Option<(&'static str, String, String)> {
     let pair =
         |a: &dyn std::fmt::Debug, b: &dyn std::fmt::Debug| (format!("{a:?}"), format!("{b:?}"));
+    if first.format_version != other.format_version {
+        // Shards of one dataset share one schema (format 3 added columns).
+        let (a, b) = pair(&first.format_version, &other.format_version);
+        return Some(("format_version", a, b));
+    }
     if first.game != other.game {
         let (a, b) = pair(&first.game, &other.game);
         return Some(("game", a, b));

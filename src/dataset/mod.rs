@@ -56,6 +56,7 @@
 //!         termination: None,
 //!         white_rating: None,
 //!         black_rating: None,
+//!         policy: None,
 //!     })?;
 //! }
 //! let manifest = writer.finish(serde_json::json!({ "command": "example", "seed": 1 }))?;
@@ -96,7 +97,7 @@ pub use manifest::{
 };
 pub use merge::{merge, MergeReport};
 pub use reader::Dataset;
-pub use row::{GameRows, PositionRow};
+pub use row::{GameRows, PolicyTarget, PositionRow};
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
 pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
 pub use split::{

@@ -97,7 +97,11 @@ impl Dataset {
             }
         };
         let manifest = Manifest::from_slice(&bytes, &path)?;
-        let schema = Arc::new(dataset_schema(&manifest.game, &manifest.encoder));
+        let schema = Arc::new(dataset_schema(
+            &manifest.game,
+            &manifest.encoder,
+            manifest.format_version,
+        ));
         Ok(Dataset {
             dir,
             manifest_sha256: sha256_hex(&bytes),

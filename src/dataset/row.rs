@@ -33,6 +33,59 @@ pub struct PositionRow {
     pub termination: Option<String>,
     pub white_rating: Option<u32>,
     pub black_rating: Option<u32>,
+    /// What the search that chose the move thought of the moves (format 3;
+    /// `None` for games without a search behind them and older datasets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicyTarget>,
+}
+
+/// A search's distribution over the moves of one position: policy indices
+/// (the game's [`Game::move_point`](crate::game::Game::move_point), the
+/// index a policy head scores a move by) with their probabilities, summing
+/// to 1. MCTS gives its root visit shares, alpha-beta its best move alone.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PolicyTarget {
+    pub index: Vec<u32>,
+    pub prob: Vec<f32>,
+}
+
+impl PolicyTarget {
+    /// All the probability on one index (a search that names a best move).
+    pub fn best(index: u32) -> Self {
+        PolicyTarget {
+            index: vec![index],
+            prob: vec![1.0],
+        }
+    }
+
+    /// Why the target is not a distribution (`None`: it is): equal lengths,
+    /// at least one entry, finite non-negative probabilities summing to 1
+    /// within 1e-3, no index twice.
+    pub fn problem(&self) -> Option<String> {
+        if self.index.len() != self.prob.len() {
+            return Some(format!(
+                "{} indices but {} probabilities",
+                self.index.len(),
+                self.prob.len()
+            ));
+        }
+        if self.index.is_empty() {
+            return Some("no entries".into());
+        }
+        if let Some(p) = self.prob.iter().find(|p| !(p.is_finite() && **p >= 0.0)) {
+            return Some(format!("probability {p}"));
+        }
+        let sum: f32 = self.prob.iter().sum();
+        if (sum - 1.0).abs() > 1e-3 {
+            return Some(format!("probabilities summing to {sum}"));
+        }
+        let mut seen = self.index.clone();
+        seen.sort_unstable();
+        if let Some(w) = seen.windows(2).find(|w| w[0] == w[1]) {
+            return Some(format!("index {} twice", w[0]));
+        }
+        None
+    }
 }
 
 impl PositionRow {
@@ -54,6 +107,7 @@ impl PositionRow {
             termination: None,
             white_rating: None,
             black_rating: None,
+            policy: None,
         }
     }
 }
@@ -83,6 +137,8 @@ pub struct GameRows {
     pub planes: Vec<i8>,
     /// `G` globals per position, concatenated.
     pub globals: Vec<f32>,
+    /// Per position, the search's policy target; empty: none for any.
+    pub policies: Vec<Option<PolicyTarget>>,
 }
 
 impl GameRows {
@@ -110,6 +166,11 @@ impl GameRows {
             .find_map(|e| *e)
             .unwrap_or(0);
         Some(&self.moves[start..end])
+    }
+
+    /// The policy target of position `i`, if any.
+    pub fn policy(&self, i: usize) -> Option<&PolicyTarget> {
+        self.policies.get(i).and_then(Option::as_ref)
     }
 
     /// Appends one position (game fields are set by the caller).
@@ -155,6 +216,7 @@ impl GameRows {
                 termination: self.termination.clone(),
                 white_rating: self.white_rating,
                 black_rating: self.black_rating,
+                policy: self.policy(i).cloned(),
             })
             .collect()
     }

@@ -17,6 +17,13 @@
 //! | `termination` | Utf8 | yes |
 //! | `white_rating` | UInt32 | yes |
 //! | `black_rating` | UInt32 | yes |
+//! | `policy_index` | List<UInt32 "item"> (format 3) | yes |
+//! | `policy_prob` | List<Float32 "item"> (format 3) | yes |
+//!
+//! The two policy columns (format 3 on) hold the search's distribution over
+//! the moves of the position ([`PolicyTarget`]): policy indices and their
+//! probabilities, null where no search chose the move. Format 2 datasets
+//! have neither column and are read as having no policy anywhere.
 //!
 //! When the encoder has no global features (`G = 0`) the `globals` column is
 //! left out: pyarrow and DuckDB read a fixed-size list of size 0, but polars
@@ -28,15 +35,15 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use arrow_array::builder::{StringBuilder, UInt32Builder};
+use arrow_array::builder::{Float32Builder, ListBuilder, StringBuilder, UInt32Builder};
 use arrow_array::{
-    Array, ArrayRef, FixedSizeListArray, Float32Array, Int8Array, RecordBatch, StringArray,
-    UInt32Array, UInt8Array,
+    Array, ArrayRef, FixedSizeListArray, Float32Array, Int8Array, ListArray, RecordBatch,
+    StringArray, UInt32Array, UInt8Array,
 };
 use arrow_schema::{ArrowError, DataType, Field, Schema, SchemaRef};
 
 use super::error::{DatasetError, Result};
-use super::row::PositionRow;
+use super::row::{PolicyTarget, PositionRow};
 use super::spec::EncoderInfo;
 use super::split::Split;
 
@@ -55,8 +62,16 @@ fn list_type(item: DataType, size: usize) -> DataType {
     DataType::FixedSizeList(Arc::new(Field::new(ITEM, item, false)), size)
 }
 
-/// The schema of every shard of a dataset with this game and encoder.
-pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
+/// The first format version with the policy columns.
+pub const POLICY_FORMAT_VERSION: u32 = 3;
+
+fn policy_list(item: DataType) -> DataType {
+    DataType::List(Arc::new(Field::new(ITEM, item, true)))
+}
+
+/// The schema of every shard of a dataset with this game and encoder,
+/// written in `format_version` (2 or 3; 2 has no policy columns).
+pub fn dataset_schema(game: &str, encoder: &EncoderInfo, format_version: u32) -> Schema {
     let mut fields = vec![
         Field::new("game_id", DataType::Utf8, false),
         Field::new("ply", DataType::UInt32, false),
@@ -77,12 +92,24 @@ pub fn dataset_schema(game: &str, encoder: &EncoderInfo) -> Schema {
         Field::new("white_rating", DataType::UInt32, true),
         Field::new("black_rating", DataType::UInt32, true),
     ];
+    if format_version >= POLICY_FORMAT_VERSION {
+        fields.push(Field::new(
+            "policy_index",
+            policy_list(DataType::UInt32),
+            true,
+        ));
+        fields.push(Field::new(
+            "policy_prob",
+            policy_list(DataType::Float32),
+            true,
+        ));
+    }
     if encoder.globals > 0 {
         let globals = list_type(DataType::Float32, encoder.globals);
         fields.insert(GLOBALS_INDEX, Field::new("globals", globals, false));
     }
     let meta = serde_json::json!({
-        "format_version": super::manifest::FORMAT_VERSION,
+        "format_version": format_version,
         "game": game,
         "encoder": encoder,
     });
@@ -157,6 +184,7 @@ pub(crate) struct RowRef<'a> {
     pub termination: Option<&'a str>,
     pub white_rating: Option<u32>,
     pub black_rating: Option<u32>,
+    pub policy: Option<&'a PolicyTarget>,
 }
 
 /// Most values [`BatchBuilder::with_capacity`] reserves per list column.
@@ -184,6 +212,8 @@ pub(crate) struct BatchBuilder {
     termination: StringBuilder,
     white_rating: UInt32Builder,
     black_rating: UInt32Builder,
+    policy_index: ListBuilder<UInt32Builder>,
+    policy_prob: ListBuilder<Float32Builder>,
 }
 
 impl BatchBuilder {
@@ -210,6 +240,8 @@ impl BatchBuilder {
             termination: text(8),
             white_rating: UInt32Builder::with_capacity(rows),
             black_rating: UInt32Builder::with_capacity(rows),
+            policy_index: ListBuilder::new(UInt32Builder::new()),
+            policy_prob: ListBuilder::new(Float32Builder::new()),
         }
     }
 
@@ -236,6 +268,18 @@ impl BatchBuilder {
         self.termination.append_option(r.termination);
         self.white_rating.append_option(r.white_rating);
         self.black_rating.append_option(r.black_rating);
+        match r.policy {
+            Some(p) => {
+                self.policy_index.values().append_slice(&p.index);
+                self.policy_index.append(true);
+                self.policy_prob.values().append_slice(&p.prob);
+                self.policy_prob.append(true);
+            }
+            None => {
+                self.policy_index.append_null();
+                self.policy_prob.append_null();
+            }
+        }
     }
 
     /// The appended rows as a batch of `schema`; the builder is empty again.
@@ -288,6 +332,11 @@ impl BatchBuilder {
             Arc::new(self.white_rating.finish()),
             Arc::new(self.black_rating.finish()),
         ];
+        let (policy_index, policy_prob) = (self.policy_index.finish(), self.policy_prob.finish());
+        if schema.field_with_name("policy_index").is_ok() {
+            columns.push(Arc::new(policy_index));
+            columns.push(Arc::new(policy_prob));
+        }
         let globals = std::mem::take(&mut self.globals);
         if encoder.globals > 0 {
             let values = Arc::new(Float32Array::from(globals));
@@ -324,6 +373,8 @@ pub(crate) struct Columns<'a> {
     pub termination: &'a StringArray,
     pub white_rating: &'a UInt32Array,
     pub black_rating: &'a UInt32Array,
+    /// The policy columns; `None` in a format 2 shard.
+    policy: Option<(&'a ListArray, &'a ListArray)>,
 }
 
 impl<'a> Columns<'a> {
@@ -399,7 +450,15 @@ impl<'a> Columns<'a> {
                 });
             }
         }
+        let policy = match batch.column_by_name("policy_index") {
+            None => None,
+            Some(_) => Some((
+                col::<ListArray>(batch, "policy_index", path, shard)?,
+                col::<ListArray>(batch, "policy_prob", path, shard)?,
+            )),
+        };
         Ok(Columns {
+            policy,
             path,
             shard,
             row_offset,
@@ -442,6 +501,38 @@ impl<'a> Columns<'a> {
     /// Globals of row `i`.
     pub fn globals(&self, i: usize) -> &'a [f32] {
         &self.globals[i * self.globals_len..(i + 1) * self.globals_len]
+    }
+
+    /// The policy target of row `i`: `None` where it is null or the shard
+    /// has no policy columns; an error names a column of the wrong type.
+    pub fn policy(&self, i: usize) -> Result<Option<PolicyTarget>> {
+        let Some((index, prob)) = self.policy else {
+            return Ok(None);
+        };
+        if index.is_null(i) || prob.is_null(i) {
+            return Ok(None);
+        }
+        let (iv, pv) = (index.value(i), prob.value(i));
+        let index = iv.as_any().downcast_ref::<UInt32Array>().ok_or_else(|| {
+            self.row_error(
+                i,
+                "policy_index",
+                "a list of UInt32".into(),
+                iv.data_type().to_string(),
+            )
+        })?;
+        let prob = pv.as_any().downcast_ref::<Float32Array>().ok_or_else(|| {
+            self.row_error(
+                i,
+                "policy_prob",
+                "a list of Float32".into(),
+                pv.data_type().to_string(),
+            )
+        })?;
+        Ok(Some(PolicyTarget {
+            index: index.values().to_vec(),
+            prob: prob.values().to_vec(),
+        }))
     }
 
     /// An error about column `field` of row `i`.
@@ -488,6 +579,7 @@ impl<'a> Columns<'a> {
             termination: opt_str(self.termination),
             white_rating: opt_u32(self.white_rating),
             black_rating: opt_u32(self.black_rating),
+            policy: self.policy(i).ok().flatten(),
         }
     }
 }

@@ -125,6 +125,10 @@ pub struct StreamConfig {
     /// ([`RowText`]) into the batches (default false: comparison training
     /// needs them, value training does not).
     pub with_text: bool,
+    /// Serve each row's policy target as a dense row of this many
+    /// probabilities (a policy head's size; rows without a target are all
+    /// zeros); 0 (default): no policy targets.
+    pub policy_len: usize,
 }
 
 impl StreamConfig {
@@ -160,6 +164,7 @@ impl Default for StreamConfig {
             chunk_rows: 4096,
             verify_sha256: true,
             with_text: false,
+            policy_len: 0,
         }
     }
 }
@@ -186,6 +191,8 @@ pub struct StreamBatch {
     pub len: usize,
     /// Per row, with [`StreamConfig::with_text`]; empty otherwise.
     pub text: Vec<RowText>,
+    /// `len * policy_len` target probabilities ([`StreamConfig::policy_len`]).
+    pub policy: Vec<f32>,
 }
 
 /// A row's text fields: what its position was and which move was played.
@@ -212,6 +219,9 @@ pub struct TensorBatch {
     pub len: usize,
     /// Per row, with [`StreamConfig::with_text`]; empty otherwise.
     pub text: Vec<RowText>,
+    /// `[B, policy_len]` target probabilities, with
+    /// [`StreamConfig::policy_len`]; rows without a target are zeros.
+    pub policy: Option<Tensor>,
 }
 
 /// Rows of one shard's split, as decoded.
@@ -224,6 +234,8 @@ struct Rows {
     ply: Vec<u32>,
     plies_to_end: Vec<u32>,
     text: Vec<RowText>,
+    /// Dense policy targets, `policy_len` per row (empty without).
+    policy: Vec<f32>,
 }
 
 impl Rows {
@@ -231,7 +243,30 @@ impl Rows {
         self.labels.len()
     }
 
-    fn push_from(&mut self, cols: &Columns<'_>, i: usize, with_text: bool) {
+    fn push_from(
+        &mut self,
+        cols: &Columns<'_>,
+        i: usize,
+        with_text: bool,
+        policy_len: usize,
+    ) -> Result<(), DatasetError> {
+        if policy_len > 0 {
+            let at = self.policy.len();
+            self.policy.resize(at + policy_len, 0.0);
+            if let Some(p) = cols.policy(i)? {
+                for (&k, &q) in p.index.iter().zip(&p.prob) {
+                    let slot = self.policy[at..].get_mut(k as usize).ok_or_else(|| {
+                        cols.row_error(
+                            i,
+                            "policy_index",
+                            format!("indices below {policy_len} (the policy head's size)"),
+                            k.to_string(),
+                        )
+                    })?;
+                    *slot = q;
+                }
+            }
+        }
         if with_text {
             self.text.push(RowText {
                 game_id: cols.game_id.value(i).to_string(),
@@ -246,6 +281,7 @@ impl Rows {
         self.side_to_move.push(cols.side_to_move.value(i));
         self.ply.push(cols.ply.value(i));
         self.plies_to_end.push(cols.plies_to_end.value(i));
+        Ok(())
     }
 
     fn append(&mut self, mut other: Rows) {
@@ -256,6 +292,7 @@ impl Rows {
         self.ply.append(&mut other.ply);
         self.plies_to_end.append(&mut other.plies_to_end);
         self.text.append(&mut other.text);
+        self.policy.append(&mut other.policy);
     }
 }
 
@@ -485,6 +522,7 @@ impl StreamLoader {
         let device = device.clone();
         let [c, h, w] = self.shape;
         let g = self.globals_len;
+        let q = self.cfg.policy_len;
         self.start(epoch, skip, int8, move |b: StreamBatch| {
             let n = b.len;
             let globals = if g > 0 {
@@ -502,6 +540,11 @@ impl StreamLoader {
                 planes,
                 globals,
                 labels: Tensor::from_vec(b.labels, (n, 1), &device)?,
+                policy: if q > 0 {
+                    Some(Tensor::from_vec(b.policy, (n, q), &device)?)
+                } else {
+                    None
+                },
                 side_to_move: b.side_to_move,
                 ply: b.ply,
                 plies_to_end: b.plies_to_end,
@@ -621,7 +664,7 @@ fn decode_shard(
                     continue;
                 }
             }
-            chunk.push_from(&cols, i, cfg.with_text);
+            chunk.push_from(&cols, i, cfg.with_text, cfg.policy_len)?;
             if chunk.len() == cfg.chunk_rows {
                 let full = std::mem::take(&mut chunk);
                 if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(full))).is_err() {
@@ -684,6 +727,7 @@ impl Assembler {
             ply: Vec::with_capacity(cap),
             plies_to_end: Vec::with_capacity(cap),
             text: Vec::new(),
+            policy: Vec::with_capacity(cap * self.cfg.policy_len),
         };
         let mut next = 0; // position in the shard order
         let mut produced = 0u64;
@@ -734,7 +778,7 @@ impl Assembler {
     /// Draws `take` rows at random out of `buf` (each removed by moving the
     /// last row into its place); `discard` only removes them.
     fn draw(&mut self, buf: &mut Rows, take: usize, discard: bool) -> StreamBatch {
-        let (p, g) = (self.planes_len, self.globals_len);
+        let (p, g, q) = (self.planes_len, self.globals_len, self.cfg.policy_len);
         let cap = if discard { 0 } else { take };
         let (cap_f32, cap_i8) = if self.int8 { (0, cap) } else { (cap, 0) };
         let mut b = StreamBatch {
@@ -747,6 +791,7 @@ impl Assembler {
             plies_to_end: Vec::with_capacity(cap),
             len: cap,
             text: Vec::new(),
+            policy: Vec::with_capacity(cap * q),
         };
         for _ in 0..take {
             let n = buf.len();
@@ -761,13 +806,16 @@ impl Assembler {
                 }
                 b.globals
                     .extend_from_slice(&buf.globals[i * g..(i + 1) * g]);
+                b.policy.extend_from_slice(&buf.policy[i * q..(i + 1) * q]);
             }
             if i != last {
                 buf.planes.copy_within(last * p..n * p, i * p);
                 buf.globals.copy_within(last * g..n * g, i * g);
+                buf.policy.copy_within(last * q..n * q, i * q);
             }
             buf.planes.truncate(last * p);
             buf.globals.truncate(last * g);
+            buf.policy.truncate(last * q);
             let label = buf.labels.swap_remove(i);
             let side = buf.side_to_move.swap_remove(i);
             let ply = buf.ply.swap_remove(i);

@@ -252,6 +252,14 @@ fn scan_batch(
         if let Some(g) = cols.globals(i).iter().find(|g| !g.is_finite()) {
             return Err(cols.row_error(i, "globals", "finite values".into(), g.to_string()));
         }
+        if let Some(why) = cols.policy(i)?.and_then(|p| p.problem()) {
+            return Err(cols.row_error(
+                i,
+                "policy",
+                "policy indices with probabilities summing to 1".into(),
+                why,
+            ));
+        }
         scan.rows_per_split[split] += 1;
         let ply = (cols.ply.value(i), cols.shard_row(i));
         match scan.games.get_mut(game_id) {

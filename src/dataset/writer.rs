@@ -37,7 +37,7 @@ use super::manifest::{
     created_by, shard_file_name, Manifest, ShardInfo, Totals, FORMAT_VERSION, MANIFEST_FILE,
 };
 use super::row::{GameRows, PositionRow};
-use super::schema::{dataset_schema, BatchBuilder, RowRef};
+use super::schema::{dataset_schema, BatchBuilder, RowRef, POLICY_FORMAT_VERSION};
 use super::spec::DatasetSpec;
 use super::split::SplitCounts;
 use crate::util::atomic::{temp_target, write_atomic_named, AtomicFile, TempName};
@@ -66,6 +66,9 @@ pub struct DatasetWriter {
     out_dir: PathBuf,
     overwrite: bool,
     spec: DatasetSpec,
+    /// The format written: [`FORMAT_VERSION`], or an older one in tests
+    /// that check older datasets are still read.
+    format_version: u32,
     schema: SchemaRef,
     /// Rows of the current shard not yet in a batch.
     builder: BatchBuilder,
@@ -182,7 +185,7 @@ impl DatasetWriter {
         spec: DatasetSpec,
         lock: DirLock,
     ) -> Self {
-        let schema = Arc::new(dataset_schema(&spec.game, &spec.encoder));
+        let schema = Arc::new(dataset_schema(&spec.game, &spec.encoder, FORMAT_VERSION));
         DatasetWriter {
             dir: dir.to_path_buf(),
             out_dir,
@@ -196,6 +199,7 @@ impl DatasetWriter {
             shard_len: 0,
             shard_splits: SplitCounts::default(),
             spec,
+            format_version: FORMAT_VERSION,
             schema,
             shards: Vec::new(),
             games: HashMap::new(),
@@ -203,6 +207,19 @@ impl DatasetWriter {
             finished: false,
             _lock: lock,
         }
+    }
+
+    /// Writes the older `format_version` instead (2: no policy columns), as
+    /// the plies of that format did; before any row is pushed.
+    #[cfg(test)]
+    pub(crate) fn with_format_version(mut self, format_version: u32) -> Self {
+        self.schema = Arc::new(dataset_schema(
+            &self.spec.game,
+            &self.spec.encoder,
+            format_version,
+        ));
+        self.format_version = format_version;
+        self
     }
 
     /// The dataset directory.
@@ -269,6 +286,20 @@ impl DatasetWriter {
                 "label",
                 "a result in [0, 1] (1 win, 0.5 draw, 0 loss)".into(),
                 row.label.to_string(),
+            ));
+        }
+        if row.policy.is_some() && self.format_version < POLICY_FORMAT_VERSION {
+            return Err(bad(
+                "policy",
+                format!("no policy in a format {} dataset", self.format_version),
+                "a policy target".into(),
+            ));
+        }
+        if let Some(why) = row.policy.and_then(|p| p.problem()) {
+            return Err(bad(
+                "policy",
+                "policy indices with probabilities summing to 1".into(),
+                why,
             ));
         }
         if self
@@ -347,6 +378,7 @@ impl DatasetWriter {
             termination: row.termination.as_deref(),
             white_rating: row.white_rating,
             black_rating: row.black_rating,
+            policy: row.policy.as_ref(),
         };
         self.check(&r)?;
         self.note_ply(r.game_id, r.ply);
@@ -368,7 +400,8 @@ impl DatasetWriter {
         .iter()
         .all(|&len| len == n)
             && game.planes.len() == n * planes_len
-            && game.globals.len() == n * globals_len;
+            && game.globals.len() == n * globals_len
+            && (game.policies.is_empty() || game.policies.len() == n);
         if !columns_ok {
             return Err(DatasetError::InvalidRow {
                 path: self.dir.clone(),
@@ -376,7 +409,8 @@ impl DatasetWriter {
                 ply: game.ply.first().copied().unwrap_or(0),
                 field: "planes",
                 expected: format!(
-                    "{n} positions in every column, {planes_len} planes and {globals_len} globals each"
+                    "{n} positions in every column (policies: none or one per position), \
+                     {planes_len} planes and {globals_len} globals each"
                 ),
                 found: "columns of other lengths".into(),
             });
@@ -402,6 +436,7 @@ impl DatasetWriter {
             termination: game.termination.as_deref(),
             white_rating: game.white_rating,
             black_rating: game.black_rating,
+            policy: game.policy(i),
         };
         let mut seen = HashSet::with_capacity(n);
         let (mut pos_start, mut move_start) = (0, 0);
@@ -509,7 +544,7 @@ impl DatasetWriter {
             totals.games_per_split[rule.split_of(game_id)] += 1;
         }
         let manifest = Manifest {
-            format_version: FORMAT_VERSION,
+            format_version: self.format_version,
             game: self.spec.game.clone(),
             encoder: self.spec.encoder.clone(),
             split: rule.into(),
@@ -603,7 +638,7 @@ impl Drop for DatasetWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::dataset::{EncoderInfo, Split};
+    use crate::dataset::{EncoderInfo, PolicyTarget, Split};
 
     fn spec() -> DatasetSpec {
         DatasetSpec {
@@ -628,6 +663,7 @@ mod tests {
             move_played: Some("a1".into()),
             source: "test".into(),
             black_rating: Some(1500),
+            policy: None,
             ..PositionRow::for_tests(game.into(), ply, 10)
         }
     }
@@ -719,6 +755,125 @@ mod tests {
                 "part-00002.arrow"
             ]
         );
+    }
+
+    /// A row of game `g` with a policy target at even plies.
+    fn policy_row(game: &str, ply: u32) -> PositionRow {
+        PositionRow {
+            policy: ply.is_multiple_of(2).then(|| PolicyTarget {
+                index: vec![ply, 8],
+                prob: vec![0.75, 0.25],
+            }),
+            ..row(game, ply)
+        }
+    }
+
+    #[test]
+    fn policy_targets_round_trip_and_stream_as_dense_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        let rows: Vec<PositionRow> = (0..5).map(|p| policy_row("g", p)).collect();
+        for r in &rows {
+            w.push(r.clone()).unwrap();
+        }
+        let m = w.finish(serde_json::json!({})).unwrap();
+        assert_eq!(m.format_version, FORMAT_VERSION);
+        let ds = crate::dataset::Dataset::open(dir.path()).unwrap();
+        ds.verify().unwrap();
+        assert_eq!(ds.rows(None).unwrap(), rows);
+        let cfg = crate::dataset::StreamConfig {
+            split: None,
+            batch_size: 5,
+            policy_len: 9,
+            ..Default::default()
+        };
+        let loader = crate::dataset::StreamLoader::new(&ds, cfg).unwrap();
+        let b = loader.epoch(0).next().unwrap().unwrap();
+        for (i, &ply) in b.ply.iter().enumerate() {
+            let dense = &b.policy[i * 9..(i + 1) * 9];
+            let mut want = vec![0.0f32; 9];
+            if ply.is_multiple_of(2) {
+                want[ply as usize] += 0.75;
+                want[8] += 0.25;
+            }
+            assert_eq!(dense, want, "ply {ply}");
+        }
+        // A policy head smaller than an index is refused, naming the column.
+        let small = crate::dataset::StreamConfig {
+            split: None,
+            policy_len: 4,
+            ..Default::default()
+        };
+        let loader = crate::dataset::StreamLoader::new(&ds, small).unwrap();
+        let msg = loader.epoch(0).find_map(|b| b.err()).unwrap().to_string();
+        assert!(
+            msg.contains("policy_index") && msg.contains("below 4"),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn bad_policy_targets_are_refused_naming_the_field() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec()).unwrap();
+        for (index, prob, why) in [
+            (vec![1, 2], vec![0.5], "2 indices but 1"),
+            (vec![1, 2], vec![0.5, 0.4], "summing to 0.9"),
+            (vec![1, 1], vec![0.5, 0.5], "index 1 twice"),
+            (vec![3], vec![f32::NAN], "probability NaN"),
+        ] {
+            let r = PositionRow {
+                policy: Some(PolicyTarget { index, prob }),
+                ..row("g", 0)
+            };
+            let msg = w.push(r).unwrap_err().to_string();
+            assert!(msg.contains("policy") && msg.contains(why), "{msg}");
+        }
+        assert_eq!(w.rows(), 0);
+    }
+
+    #[test]
+    fn format_2_datasets_are_still_read_without_policies() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(dir.path(), spec())
+            .unwrap()
+            .with_format_version(2);
+        assert!(
+            w.push(policy_row("g", 0)).is_err(),
+            "no policy column in format 2"
+        );
+        for p in 0..3 {
+            w.push(row("g", p)).unwrap();
+        }
+        w.finish(serde_json::json!({})).unwrap();
+        let manifest = std::fs::read_to_string(dir.path().join(MANIFEST_FILE)).unwrap();
+        assert!(manifest.contains("\"format_version\": 2"), "{manifest}");
+        let ds = crate::dataset::Dataset::open(dir.path()).unwrap();
+        assert!(ds.schema().field_with_name("policy_index").is_err());
+        ds.verify().unwrap();
+        let read = ds.rows(None).unwrap();
+        assert_eq!(read, (0..3).map(|p| row("g", p)).collect::<Vec<_>>());
+        let cfg = crate::dataset::StreamConfig {
+            split: None,
+            policy_len: 9,
+            ..Default::default()
+        };
+        let loader = crate::dataset::StreamLoader::new(&ds, cfg).unwrap();
+        let b = loader.epoch(0).next().unwrap().unwrap();
+        assert!(b.policy.len() == 27 && b.policy.iter().all(|&p| p == 0.0));
+        // Formats do not mix in a merge: one schema per dataset.
+        let newer = tempfile::tempdir().unwrap();
+        let mut w = DatasetWriter::create(newer.path(), spec()).unwrap();
+        w.push(row("h", 0)).unwrap();
+        w.finish(serde_json::json!({})).unwrap();
+        let out = tempfile::tempdir().unwrap();
+        let msg = crate::dataset::merge(
+            &[dir.path().to_path_buf(), newer.path().to_path_buf()],
+            &out.path().join("m"),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(msg.contains("format_version"), "{msg}");
     }
 
     fn game(id: &str, plies: u32) -> GameRows {

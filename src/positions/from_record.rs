@@ -99,6 +99,7 @@ pub fn record_rows<G: GameSupport>(
         move_ends: Vec::with_capacity(kept),
         planes: Vec::with_capacity(kept * planes_len),
         globals: Vec::with_capacity(kept * globals_len),
+        policies: Vec::new(),
     };
     let mut encode_ns = 0u64;
     for i in 0..=n {

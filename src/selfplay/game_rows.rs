@@ -42,6 +42,7 @@ pub fn game_rows<G: Game>(
                 }),
                 white_rating: None,
                 black_rating: None,
+                policy: None,
             }
         })
         .collect()

@@ -575,6 +575,7 @@ impl GridConfig {
             overwrite: false,
             quiet: true,
             comparison: None,
+            policy_weight: 0.0,
         }
     }
 }

@@ -39,6 +39,7 @@ use serde::{Deserialize, Serialize};
 use super::comparison::{add_grads, Comparer, ComparisonConfig};
 use super::loss::{to_probability, value_loss, LossKind};
 use super::metrics::{self, EpochMetrics, ValidStats};
+use super::policy_loss::policy_cross_entropy;
 use super::regularize::{penalized_vars, penalty};
 use super::run_state::{self, RunState, RunStateError, RUN_STATE_VERSION};
 use crate::checkpoint::{self, CheckpointConfig, CheckpointError, CheckpointSource, TrainingInfo};
@@ -251,6 +252,10 @@ pub struct FitConfig {
     /// Comparison training (rank the move played first) instead of value
     /// regression on the labels; `None`: value regression.
     pub comparison: Option<ComparisonConfig>,
+    /// Weight of the policy head's cross-entropy against the dataset's
+    /// policy targets, added to the value loss (0: value only). Needs a
+    /// model with a policy head.
+    pub policy_weight: f64,
 }
 
 impl FitConfig {
@@ -279,6 +284,13 @@ impl FitConfig {
         if let (Some(c), Some(obj)) = (&self.comparison, v.as_object_mut()) {
             obj.insert("comparison".into(), serde_json::json!(c));
         }
+        // Likewise only value+policy runs carry their weight.
+        if let (true, Some(obj)) = (self.policy_weight > 0.0, v.as_object_mut()) {
+            obj.insert(
+                "policy_weight".into(),
+                serde_json::json!(self.policy_weight),
+            );
+        }
         v
     }
 
@@ -295,6 +307,22 @@ impl FitConfig {
         };
         nonneg("l1", self.l1)?;
         nonneg("l2", self.l2)?;
+        nonneg("policy_weight", self.policy_weight)?;
+        if self.policy_weight > 0.0 && !self.model.has_policy() {
+            return Err(FitError::Invalid {
+                field: "policy_weight",
+                why: format!(
+                    "{}, but {} has no policy head",
+                    self.policy_weight, self.model_source
+                ),
+            });
+        }
+        if self.policy_weight > 0.0 && self.comparison.is_some() {
+            return Err(FitError::Invalid {
+                field: "policy_weight",
+                why: "applies to value training, not the comparison objective".into(),
+            });
+        }
         if let Some(c) = self.clip {
             nonneg("clip", c)?;
         }
@@ -849,7 +877,15 @@ pub fn fit_cv(
     }
 
     // Loaders.
+    let [_, height, width] = spec.encoder.shape;
+    // The policy head scores every board point.
+    let policy_len = if cfg.policy_weight > 0.0 {
+        height * width
+    } else {
+        0
+    };
     let stream = |split: Split| StreamConfig {
+        policy_len,
         split: Some(split),
         splits: cv.map(|_| vec![Split::Train, Split::Valid]),
         folds: cv.map(|c| match split {
@@ -945,6 +981,13 @@ pub fn fit_cv(
                     net.forward(&b.planes, b.globals.as_ref(), true)
                 })?;
                 let data_loss = value_loss(cfg.loss, output, &out_v.value, &labels)?;
+                let data_loss = match (&b.policy, &out_v.policy) {
+                    (Some(target), Some(logits)) => {
+                        let ce = policy_cross_entropy(logits, target)?;
+                        (data_loss + ce.affine(cfg.policy_weight, 0.0)?)?
+                    }
+                    _ => data_loss,
+                };
                 let data_loss = if weight == 1.0 {
                     data_loss
                 } else {
@@ -1024,10 +1067,16 @@ pub fn fit_cv(
         for (i, batch) in valid.epoch_tensors(0, device).enumerate() {
             let b = batch?;
             let labels = labels_for(&b, encoder.perspective)?;
-            let value = net.forward(&b.planes, b.globals.as_ref(), false)?.value;
-            let l = value_loss(cfg.loss, output, &value, &labels)?
+            let forward = net.forward(&b.planes, b.globals.as_ref(), false)?;
+            let value = forward.value;
+            let mut l = value_loss(cfg.loss, output, &value, &labels)?
                 .to_dtype(DType::F64)?
                 .to_scalar::<f64>()?;
+            // The validation loss (which picks `best/`) is the trained one.
+            if let (Some(target), Some(logits)) = (&b.policy, &forward.policy) {
+                let ce = policy_cross_entropy(logits, target)?;
+                l += cfg.policy_weight * ce.to_dtype(DType::F64)?.to_scalar::<f64>()?;
+            }
             let probs = to_probability(output, &value)?.to_vec1::<f32>()?;
             vs.add(l, &probs, &labels.to_vec1::<f32>()?);
             if let (Some(cmp), Some(x)) = (&cfg.comparison, &children) {

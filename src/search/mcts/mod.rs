@@ -18,12 +18,14 @@
 //! assert_eq!(g.move_to_string(mv), "c1");
 //! ```
 
+mod noise;
 mod player;
 mod search;
 #[cfg(test)]
 mod search_tests;
 mod tree;
 
+pub use noise::RootNoise;
 pub use player::{MctsPlayer, MctsSession};
 pub use search::{best_move, run_search, SearchStats};
 pub use tree::{Edge, Node};
@@ -71,6 +73,9 @@ pub struct MctsConfig {
     /// threads on the CPU, all of them on a GPU, when there is more than one
     /// thread; 0: no service, every thread calls the model itself).
     pub batch: Option<usize>,
+    /// Dirichlet noise on the priors of a root this search expands
+    /// (self-play's exploration; not part of the spec grammar).
+    pub root_noise: Option<RootNoise>,
 }
 
 impl Default for MctsConfig {
@@ -86,6 +91,7 @@ impl Default for MctsConfig {
             reuse: true,
             eval: None,
             batch: None,
+            root_noise: None,
         }
     }
 }

@@ -159,7 +159,7 @@ fn simulate<'t, G: GameSupport>(
             break terminal_value(o, g.side_to_move());
         }
         match node.children() {
-            None => match expand(node, &g, shared, rng, scratch) {
+            None => match expand(node, &g, shared, rng, scratch, path.len() == 1) {
                 Ok(v) => break v,
                 Err(e) => {
                     // Leave the tree as it was: undo this walk's virtual losses.
@@ -240,6 +240,7 @@ fn expand<G: GameSupport>(
     shared: &Shared<'_, G>,
     rng: &mut SeededRng,
     scratch: &mut Vec<G::Move>,
+    is_root: bool,
 ) -> Result<f64, SearchError> {
     let cfg = shared.cfg;
     let mut moves = Vec::new();
@@ -264,7 +265,10 @@ fn expand<G: GameSupport>(
         }
         (rollout, eval) => (playout(g, rollout, eval, shared, rng, scratch)?, None),
     };
-    let p = priors(g, &moves, policy.as_deref());
+    let mut p = priors(g, &moves, policy.as_deref());
+    if let (true, Some(noise)) = (is_root, &cfg.root_noise) {
+        noise.apply(&mut p, rng);
+    }
     node.expand(
         moves
             .into_iter()

@@ -1,0 +1,224 @@
+//! One generation's self-play: games of the current network's MCTS (or,
+//! before any network, UCT with random playouts) against itself, written
+//! as a dataset whose rows carry the search's root visit shares as policy
+//! targets.
+//!
+//! Game `i` draws everything (the search seeds, the Dirichlet noise, the
+//! moves drawn at temperature 1) from `seeded_rng(seed, i)`, and each
+//! search runs on one thread, so the games, and the dataset's bytes, do not
+//! depend on how many games are played at once.
+
+use super::{LoopError, SelfplaySettings};
+use crate::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, PolicyTarget, PositionRow};
+use crate::encode::Encoder;
+use crate::game::Game;
+use crate::games::GameSupport;
+use crate::infer::Evaluator;
+use crate::search::mcts::{best_move, run_search, MctsConfig, Node, Rollout, RootNoise};
+use crate::selfplay::game_rows;
+use crate::util::seeded_rng;
+use rand::RngExt;
+use rayon::prelude::*;
+use std::path::Path;
+use std::sync::Arc;
+
+/// The search that plays a generation's games.
+pub struct Searcher<G: GameSupport> {
+    pub cfg: MctsConfig,
+    pub eval: Option<Arc<dyn Evaluator<G>>>,
+}
+
+impl<G: GameSupport> Searcher<G> {
+    /// PUCT with `eval`'s value and policy and root noise, or, without an
+    /// evaluator, the bootstrap: UCT with random playouts to the end.
+    pub fn new(s: &SelfplaySettings, eval: Option<Arc<dyn Evaluator<G>>>) -> Self {
+        let cfg = match &eval {
+            Some(_) => MctsConfig {
+                simulations: s.sims,
+                rollout: Rollout::Plies(0),
+                puct: Some(true),
+                c: Some(s.c_puct),
+                reuse: false,
+                root_noise: Some(RootNoise {
+                    alpha: s.dirichlet_alpha,
+                    fraction: s.dirichlet_fraction,
+                }),
+                ..MctsConfig::default()
+            },
+            None => MctsConfig {
+                simulations: s.bootstrap_sims,
+                rollout: Rollout::ToEnd,
+                reuse: false,
+                ..MctsConfig::default()
+            },
+        };
+        Searcher { cfg, eval }
+    }
+}
+
+/// The root's visit shares by policy index (moves sharing a point, as
+/// Pentago's rotations of one placement, add up); `None` when a move has
+/// no point or nothing was visited.
+pub fn visit_target<G: Game>(state: &G, root: &Node<G::Move>) -> Option<PolicyTarget> {
+    let children = root.children()?;
+    let total: u64 = children.iter().map(|e| e.visits() as u64).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut by_point: Vec<(u32, u64)> = Vec::new();
+    for e in children {
+        let point = state.move_point(e.mv)? as u32;
+        match by_point.iter_mut().find(|(p, _)| *p == point) {
+            Some((_, v)) => *v += e.visits() as u64,
+            None => by_point.push((point, e.visits() as u64)),
+        }
+    }
+    by_point.retain(|&(_, v)| v > 0);
+    by_point.sort_unstable();
+    Some(PolicyTarget {
+        index: by_point.iter().map(|&(p, _)| p).collect(),
+        prob: by_point
+            .iter()
+            .map(|&(_, v)| (v as f64 / total as f64) as f32)
+            .collect(),
+    })
+}
+
+/// A move drawn in proportion to the root's visits.
+fn sample_by_visits<M: Copy>(root: &Node<M>, rng: &mut crate::util::SeededRng) -> Option<M> {
+    let children = root.children()?;
+    let total: u64 = children.iter().map(|e| e.visits() as u64).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut x = rng.random_range(0..total);
+    for e in children {
+        let v = e.visits() as u64;
+        if x < v {
+            return Some(e.mv);
+        }
+        x -= v;
+    }
+    None
+}
+
+/// One game of self-play: its rows, each position's policy target set.
+pub fn play_one<G: GameSupport>(
+    searcher: &Searcher<G>,
+    s: &SelfplaySettings,
+    start: G,
+    game_id: &str,
+    encoder: &dyn Encoder<G>,
+    seed: u64,
+    index: u64,
+) -> Result<Vec<PositionRow>, LoopError> {
+    let mut rng = seeded_rng(seed, index);
+    let mut g = start;
+    let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
+    while g.outcome().is_none() {
+        let root = Node::default();
+        let search_seed: u64 = rng.random();
+        run_search(
+            &root,
+            &g,
+            &searcher.cfg,
+            searcher.eval.as_deref(),
+            search_seed,
+            None,
+        )?;
+        let mv = if g.ply() < s.temperature_plies {
+            sample_by_visits(&root, &mut rng)
+        } else {
+            best_move(&root)
+        };
+        let Some(mv) = mv else {
+            break; // no move but not over: the rules' problem, not ours
+        };
+        targets.push(visit_target(&g, &root));
+        g.play(mv);
+        moves.push(mv);
+        states.push(g.clone());
+    }
+    let mut rows = game_rows(game_id, &states, &moves, encoder, "selfplay:loop");
+    for (row, target) in rows.iter_mut().zip(targets) {
+        row.policy = target;
+    }
+    Ok(rows)
+}
+
+/// What a generation's self-play made.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct GenerationGames {
+    pub games: u64,
+    pub positions: u64,
+    pub seconds: f64,
+}
+
+/// Plays `s.games` games on `threads` threads (0: all cores) and writes
+/// them to the new dataset `out` (appearing whole or not at all).
+#[allow(clippy::too_many_arguments)]
+pub fn play_generation<G: GameSupport>(
+    out: &Path,
+    searcher: &Searcher<G>,
+    s: &SelfplaySettings,
+    start: &(dyn Fn() -> G + Sync),
+    encoder: Arc<dyn Encoder<G>>,
+    seed: u64,
+    id_prefix: &str,
+    threads: usize,
+    progress: &indicatif::ProgressBar,
+) -> Result<GenerationGames, LoopError> {
+    let started = std::time::Instant::now();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| LoopError::Pool(e.to_string()))?;
+    let games: Vec<Vec<PositionRow>> = pool.install(|| {
+        (0..s.games)
+            .into_par_iter()
+            .map(|i| {
+                let id = format!("{id_prefix}-{i:06}");
+                let rows = play_one(searcher, s, start(), &id, encoder.as_ref(), seed, i);
+                progress.inc(1);
+                rows
+            })
+            .collect::<Result<_, LoopError>>()
+    })?;
+    let es = encoder.spec();
+    let spec = DatasetSpec::new(
+        G::NAME,
+        EncoderInfo {
+            name: es.name.clone(),
+            version: es.version,
+            shape: es.shape,
+            globals: es.globals,
+        },
+    );
+    // A kill mid-write leaves shards without a manifest: start again.
+    if out.exists() && !out.join(crate::dataset::MANIFEST_FILE).exists() {
+        std::fs::remove_dir_all(out).map_err(|source| LoopError::Io {
+            path: out.to_path_buf(),
+            source,
+        })?;
+    }
+    let mut w = DatasetWriter::create(out, spec)?;
+    let mut positions = 0;
+    for rows in games {
+        for r in rows {
+            w.push(r)?;
+            positions += 1;
+        }
+    }
+    w.finish(serde_json::json!({
+        "command": "plies loop",
+        "seed": seed,
+        "games": s.games,
+        "search": searcher.cfg.to_string(),
+        "evaluator": searcher.eval.as_ref().map(|e| e.name()),
+    }))?;
+    Ok(GenerationGames {
+        games: s.games,
+        positions,
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
