@@ -94,13 +94,22 @@ fn check_turn(g: &Arimaa, mv: plies::game::arimaa::Move, score: i32) {
         Some(o) => -plies::search::alphabeta::terminal_score(o, after.side_to_move(), 1),
         None => -material(&after),
     };
-    assert_eq!(value, score, "{} then {}", g.to_text(), g.move_to_string(mv));
+    assert_eq!(
+        value,
+        score,
+        "{} then {}",
+        g.to_text(),
+        g.move_to_string(mv)
+    );
 }
 
 #[test]
 fn one_turn_of_steps_scores_as_the_full_move_search_at_depth_one() {
     let scorer = material_steps();
-    for g in midgame_positions(25, 1).iter().chain(&endgame_positions(10, 2)) {
+    for g in midgame_positions(25, 1)
+        .iter()
+        .chain(&endgame_positions(10, 2))
+    {
         let want = full_move_score(g, 1, &material);
         for table in [true, false] {
             let r = step_search(g, &scorer, &limits(4, table, false), |_| {});
@@ -158,11 +167,15 @@ fn a_linear_table_updated_per_step_equals_recomputation_and_the_model() {
     let dir = tmp.path().join("linear");
     let model = ModelConfig::Linear(LinearConfig::new(InputShape::new([6, 8, 8], 0)));
     let tensors = seeded_tensors(&model, &mut seeded_rng(9, 0), &Device::Cpu).unwrap();
-    let encoder = plies::encode::arimaa_encoder("arimaa-6x8x8").unwrap().spec();
+    let encoder = plies::encode::arimaa_encoder("arimaa-6x8x8")
+        .unwrap()
+        .spec();
     let config = CheckpointConfig::new("arimaa", encoder, model, TrainingInfo::default());
     checkpoint::save(&dir, &config, &tensors).unwrap();
     let name = format!("ckpt:{}", dir.display());
-    let table = PieceSquareEval::linear(&name).unwrap().expect("a linear table");
+    let table = PieceSquareEval::linear(&name)
+        .unwrap()
+        .expect("a linear table");
     let model =
         plies::search::evaluators::evaluator_by_name::<Arimaa>(&name, 8, &Default::default())
             .unwrap();
@@ -203,7 +216,9 @@ fn the_steps_player_plays_legal_turns_and_its_spec_reads_back() {
     let p = player_from_spec::<Arimaa>("steps:depth=4,eval=material").unwrap();
     assert_eq!(p.name(), "steps:depth=4,eval=material");
     assert_eq!(
-        player_from_spec::<Arimaa>("steps:nodes=2000").unwrap().name(),
+        player_from_spec::<Arimaa>("steps:nodes=2000")
+            .unwrap()
+            .name(),
         "steps:nodes=2000,eval=material"
     );
     let mut rng = seeded_rng(6, 0);

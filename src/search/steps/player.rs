@@ -16,8 +16,8 @@ use crate::game::Game;
 use crate::search::game_player::PlayerContext;
 use crate::search::scorer::Scorer;
 use crate::search::{
-    legal_or_none, pick, tighter, Budget, Chosen, Found, Player, SearchError, SearchInfo,
-    Searched, Watch,
+    legal_or_none, pick, tighter, Budget, Chosen, Found, Player, SearchError, SearchInfo, Searched,
+    Watch,
 };
 use crate::util::SeededRng;
 use rand::RngExt;
@@ -139,7 +139,12 @@ impl Player<Arimaa> for StepSearchPlayer {
         self.label.clone()
     }
 
-    fn choose_within(&self, state: &Arimaa, budget: &Budget, rng: &mut SeededRng) -> Chosen<Arimaa> {
+    fn choose_within(
+        &self,
+        state: &Arimaa,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Chosen<Arimaa> {
         self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
     }
 

@@ -34,10 +34,7 @@ enum Finish {
     Material,
     /// A linear model: `output(sum + bias)` on `[-1, 1]`, in the scorer's
     /// ten-thousandths.
-    Linear {
-        bias: f64,
-        output: OutputActivation,
-    },
+    Linear { bias: f64, output: OutputActivation },
 }
 
 /// A piece-square evaluation with its terms per point of view.
@@ -93,7 +90,13 @@ impl PieceSquareEval {
             return Ok(None);
         }
         let read = |tensor: &str, len: usize| -> Option<Vec<f32>> {
-            let v = ck.tensors.get(tensor)?.flatten_all().ok()?.to_vec1::<f32>().ok()?;
+            let v = ck
+                .tensors
+                .get(tensor)?
+                .flatten_all()
+                .ok()?
+                .to_vec1::<f32>()
+                .ok()?;
             (v.len() == len).then_some(v)
         };
         let (Some(weights), Some(bias)) = (read("psq.weight", 6 * 64), read("psq.bias", 1)) else {
@@ -105,20 +108,23 @@ impl PieceSquareEval {
             bias,
             output: cfg.output,
         };
-        Ok(Some(PieceSquareEval::from_terms(finish, |view, piece, sq| {
-            let (rank, file) = ((sq / 8) as usize, (sq % 8) as usize);
-            let row = match view {
-                Side::First => 7 - rank,
-                Side::Second => rank,
-            };
-            let w = f64::from(weights[piece.kind as usize * 64 + row * 8 + file]);
-            let term = (w * unit).round() as i64;
-            if piece.side == view {
-                term
-            } else {
-                -term
-            }
-        })))
+        Ok(Some(PieceSquareEval::from_terms(
+            finish,
+            |view, piece, sq| {
+                let (rank, file) = ((sq / 8) as usize, (sq % 8) as usize);
+                let row = match view {
+                    Side::First => 7 - rank,
+                    Side::Second => rank,
+                };
+                let w = f64::from(weights[piece.kind as usize * 64 + row * 8 + file]);
+                let term = (w * unit).round() as i64;
+                if piece.side == view {
+                    term
+                } else {
+                    -term
+                }
+            },
+        )))
     }
 
     fn from_terms(finish: Finish, term: impl Fn(Side, Piece, u8) -> i64) -> PieceSquareEval {
@@ -181,9 +187,8 @@ impl PieceSquareEval {
         let sum = sums[view_index(me)];
         match &self.finish {
             Finish::Material => {
-                let rabbits = |side: Side| {
-                    i64::from(RABBITS_TOTAL[(pos.rabbit_count(side) as usize).min(8)])
-                };
+                let rabbits =
+                    |side: Side| i64::from(RABBITS_TOTAL[(pos.rabbit_count(side) as usize).min(8)]);
                 let cap = i64::from(crate::infer::hand::HAND_SCORE_CAP);
                 (sum + rabbits(me) - rabbits(me.other())).clamp(-cap, cap) as i32
             }
@@ -292,12 +297,7 @@ mod tests {
                     let before = pos;
                     let (next, captured) = pos.apply_step(&state, step, kind);
                     captures += usize::from(captured.is_some());
-                    StepScorer::Incremental(eval.clone()).step(
-                        &mut sums,
-                        &before,
-                        step,
-                        captured,
-                    );
+                    StepScorer::Incremental(eval.clone()).step(&mut sums, &before, step, captured);
                     assert_eq!(sums, eval.sums(&pos));
                     steps.push(step);
                     state = next;

@@ -26,7 +26,9 @@
 
 use super::psq_eval::{StepScorer, Sums};
 use crate::game::arimaa::bitboard::{RANK_1, RANK_8};
-use crate::game::arimaa::{goal, Arimaa, Move, Piece, PieceType, Position, Step, StepKind, TurnState};
+use crate::game::arimaa::{
+    goal, Arimaa, Move, Piece, PieceType, Position, Step, StepKind, TurnState,
+};
 use crate::game::{Game, Side};
 use crate::search::alphabeta::{terminal_score, WIN};
 use crate::search::tt::{Bound, TranspositionTable};
@@ -118,6 +120,8 @@ struct StepSearcher<'a> {
     limits: StepLimits<'a>,
     nodes: u64,
     aborted: bool,
+    /// Searching the first iteration (4 steps), which budgets do not cut.
+    first_iteration: bool,
     tt: Option<TranspositionTable<TableMove>>,
     killers: Vec<[Option<StepChoice>; 2]>,
     /// Child lists reused per step ply.
@@ -146,10 +150,13 @@ impl StepSearcher<'_> {
         if self.aborted {
             return true;
         }
-        let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
-            || self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
-            || (self.nodes % 256 == 0
-                && self.limits.deadline.is_some_and(|d| Instant::now() >= d));
+        // The first iteration (one turn) always finishes unless stopped:
+        // it is the least answer, and cut short it would leave none.
+        let limited = !self.first_iteration
+            && (self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
+                || (self.nodes % 256 == 0
+                    && self.limits.deadline.is_some_and(|d| Instant::now() >= d)));
+        let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || limited;
         self.aborted = stop;
         stop
     }
@@ -176,7 +183,15 @@ impl StepSearcher<'_> {
     /// The table's value of the node `key` at `depth` steps (for `turns`
     /// turns below the root) when it settles the window; sets the rest of
     /// the root's turn from there.
-    fn table_cut(&mut self, key: u64, ply: usize, turns: u32, depth: u32, alpha: i32, beta: i32) -> Option<i32> {
+    fn table_cut(
+        &mut self,
+        key: u64,
+        ply: usize,
+        turns: u32,
+        depth: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> Option<i32> {
         let e = self.tt.as_mut()?.probe(key, turns)?;
         // Only a result of this very depth: a deeper one would make the
         // answer depend on the order positions were met in.
@@ -202,9 +217,7 @@ impl StepSearcher<'_> {
         let at_turn_start = node.steps.is_empty();
         let key = Self::key(node);
         if depth == 0 {
-            let v = if at_turn_start
-                && self.limits.goal_threats
-                && goal::can_reach_goal(&node.pos)
+            let v = if at_turn_start && self.limits.goal_threats && goal::can_reach_goal(&node.pos)
             {
                 WIN - (node.turns as i32 + 1)
             } else {
@@ -231,7 +244,11 @@ impl StepSearcher<'_> {
             .and_then(|tt| tt.probe(key, node.turns))
             .and_then(|e| e.best)
             .map(|m| m.choice);
-        let mut children = self.lists.get_mut(node.ply).map(std::mem::take).unwrap_or_default();
+        let mut children = self
+            .lists
+            .get_mut(node.ply)
+            .map(std::mem::take)
+            .unwrap_or_default();
         self.children(node, tt_move, &mut children);
         let alpha0 = alpha;
         let mut best = DEAD_END;
@@ -340,7 +357,14 @@ impl StepSearcher<'_> {
         let next_key = child.pos.board_hash()
             ^ Position::side_key(child.pos.side_to_move().other())
             ^ TurnState::START.key();
-        if let Some(v) = self.table_cut(next_key, node.ply + 1, node.turns + 1, depth_left, -beta, -alpha) {
+        if let Some(v) = self.table_cut(
+            next_key,
+            node.ply + 1,
+            node.turns + 1,
+            depth_left,
+            -beta,
+            -alpha,
+        ) {
             return Some(-v);
         }
         let mut game = node.game.clone();
@@ -348,7 +372,11 @@ impl StepSearcher<'_> {
         debug_assert_eq!(game.position().board_hash(), child.pos.board_hash());
         if let Some(outcome) = game.outcome() {
             self.nodes += 1;
-            return Some(-terminal_score(outcome, game.side_to_move(), node.turns + 1));
+            return Some(-terminal_score(
+                outcome,
+                game.side_to_move(),
+                node.turns + 1,
+            ));
         }
         let next = Node {
             game: &game,
@@ -445,7 +473,9 @@ impl StepSearcher<'_> {
 /// Searches the turn of `root` by iterative deepening over steps, from one
 /// turn (4 steps) to `limits.max_steps`, scoring leaves with `scorer`;
 /// `progress` is called after every finished iteration. The answer is the
-/// deepest finished iteration's turn.
+/// deepest finished iteration's turn. Time and node limits apply from the
+/// second iteration: the first (one turn, milliseconds) always finishes
+/// unless the stop flag is raised.
 pub fn step_search(
     root: &Arimaa,
     scorer: &StepScorer,
@@ -469,6 +499,7 @@ pub fn step_search(
         limits: *limits,
         nodes: 0,
         aborted: false,
+        first_iteration: true,
         tt: limits.table.then(|| TranspositionTable::new(18)),
         killers: Vec::new(),
         lists: Vec::new(),
@@ -484,6 +515,7 @@ pub fn step_search(
         ply: 0,
     };
     for depth in 4..=limits.max_steps.max(4) {
+        s.first_iteration = depth == 4;
         let score = s.negamax(&root_node, depth, -INF, INF);
         if s.aborted {
             break;
