@@ -18,7 +18,6 @@ use plies::search::steps::{step_search, PieceSquareEval, StepLimits, StepScorer}
 use plies::search::PositionEval;
 use plies::util::seeded_rng;
 use rand::RngExt;
-use std::path::Path;
 
 fn limits(max_steps: u32, table: bool, goal_threats: bool) -> StepLimits<'static> {
     StepLimits {
