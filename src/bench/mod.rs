@@ -18,6 +18,7 @@ pub mod peer;
 pub mod playouts;
 pub mod policy;
 pub mod report;
+pub mod step_search;
 pub mod td;
 pub mod vs_spiel;
 

@@ -60,6 +60,34 @@ pub enum BenchCmd {
     /// against unbatched; PyTorch eager and torch.compile on the same
     /// device, weights and inputs in the same run; the targets marked.
     Device(super::bench_device::DeviceBenchArgs),
+    /// Arimaa's step-level alpha-beta against the full-move alpha-beta on
+    /// the same positions at the same depth (1 turn = 4 steps, 2 turns = 8
+    /// steps), both with material: nodes/s and ms per position of each,
+    /// the ratio, and how many positions both scored alike.
+    Steps(StepsBenchArgs),
+}
+
+#[derive(Args)]
+pub struct StepsBenchArgs {
+    /// Positions from seeded random-step games.
+    #[arg(long, default_value_t = 20)]
+    positions: usize,
+    /// Depth in turns: 1 or 2.
+    #[arg(long, default_value_t = 1)]
+    turns: u32,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench_steps(a: StepsBenchArgs) -> anyhow::Result<ExitCode> {
+    let report = plies::bench::step_search::run(&plies::bench::step_search::StepBenchOptions {
+        positions: a.positions,
+        turns: a.turns,
+        seed: a.seed,
+    })?;
+    print_report(&report, a.json)
 }
 
 #[derive(Args)]
@@ -161,6 +189,7 @@ pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
         BenchCmd::Conv(a) => super::bench_conv::run(a),
         BenchCmd::Policy(a) => bench_policy(a),
         BenchCmd::Device(a) => super::bench_device::run(a),
+        BenchCmd::Steps(a) => bench_steps(a),
     }
 }
 

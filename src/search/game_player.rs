@@ -7,7 +7,9 @@
 //! `spiel-mcts:sims=N[,rollouts=R,c=C,seed=S]` (OpenSpiel's MCTS bot),
 //! `mdp:MODEL_FILE` (the bucketed MDP learner of `plies train mdp`),
 //! `policy:ckpt=PATH[,temperature=T]` (moves drawn from a model's per-point
-//! outputs) and, for Arimaa, `random-steps[:end=P]`. Every consumer (match, arena, play,
+//! outputs) and, for Arimaa, `random-steps[:end=P]` and
+//! `steps[:depth=S,time=SECS,nodes=N,eval=NAME]` (alpha-beta over single
+//! steps, `depth` in steps; see [`crate::search::steps::player`]). Every consumer (match, arena, play,
 //! self-play, both engines) builds its players here.
 //!
 //! A spec is a name, then optionally `:` and comma-separated `key=value`
@@ -37,6 +39,7 @@ use super::mcts::{MctsConfig, MctsPlayer};
 use super::mdp::MdpPlayer;
 use super::scorer::{mcts_evaluator, value_score, Scorer};
 use super::spiel_bot::{spiel_mcts_player, SpielMctsOptions};
+use super::steps::player::{StepsSpec, MAX_STEPS, MIN_STEPS};
 use super::{
     pick, tighter, Budget, ExpertPlayer, Found, GreedyPlayer, NaivePlayer, Player, PolicyPlayer,
     RandomPlayer, SearchError, SearchInfo, Searched, Watch,
@@ -97,6 +100,8 @@ pub enum GamePlayerSpec {
     /// Arimaa: a turn built one random step at a time, ending after each
     /// step with probability `end`.
     RandomSteps { end: f64 },
+    /// Arimaa: alpha-beta over single steps ([`StepsSpec`]).
+    Steps(StepsSpec),
     /// Monte Carlo tree search ([`MctsConfig`] lists the options).
     Mcts(MctsConfig),
     /// OpenSpiel's MCTS bot, run by Python (Amazons, Pentago, Gomoku,
@@ -115,7 +120,7 @@ pub enum GamePlayerSpec {
 
 impl GamePlayerSpec {
     /// The spec names, for help and errors.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "random",
         "naive",
         "expert",
@@ -123,6 +128,7 @@ impl GamePlayerSpec {
         "greedy",
         "greedy+",
         "random-steps",
+        "steps",
         "mcts",
         "spiel-mcts",
         "mdp",
@@ -208,7 +214,7 @@ impl FromStr for GamePlayerSpec {
         }
         let allowed: &[&str] = match name {
             "random" | "naive" | "expert" => &[],
-            "alphabeta" => &["depth", "time", "nodes", "eval"],
+            "alphabeta" | "steps" => &["depth", "time", "nodes", "eval"],
             "greedy" => &["eval"],
             "random-steps" => &["end"],
             "mcts" => &MctsConfig::KEYS,
@@ -248,13 +254,18 @@ impl FromStr for GamePlayerSpec {
             "random" => GamePlayerSpec::Random,
             "naive" => GamePlayerSpec::Naive,
             "expert" => GamePlayerSpec::Expert,
-            "alphabeta" => {
+            "alphabeta" | "steps" => {
+                let (least, most) = if name == "steps" {
+                    (MIN_STEPS, MAX_STEPS)
+                } else {
+                    (1, MAX_DEPTH)
+                };
                 let depth = option(
                     s,
                     "depth",
                     get("depth"),
-                    &format!("a whole number in 1..={MAX_DEPTH}"),
-                    |t| t.parse().ok().filter(|d| (1..=MAX_DEPTH).contains(d)),
+                    &format!("a whole number in {least}..={most}"),
+                    |t| t.parse().ok().filter(|d| (least..=most).contains(d)),
                 )?;
                 let time = option(
                     s,
@@ -273,11 +284,21 @@ impl FromStr for GamePlayerSpec {
                     "a whole number of at least 1",
                     |t| t.parse().ok().filter(|&n: &u64| n > 0),
                 )?;
-                GamePlayerSpec::AlphaBeta {
-                    depth,
-                    time,
-                    nodes,
-                    eval: eval(s)?,
+                let eval = eval(s)?;
+                if name == "steps" {
+                    GamePlayerSpec::Steps(StepsSpec {
+                        depth,
+                        time,
+                        nodes,
+                        eval,
+                    })
+                } else {
+                    GamePlayerSpec::AlphaBeta {
+                        depth,
+                        time,
+                        nodes,
+                        eval,
+                    }
                 }
             }
             "greedy" => GamePlayerSpec::Greedy { eval: eval(s)? },
@@ -363,6 +384,7 @@ impl fmt::Display for GamePlayerSpec {
                 f.write_str("random-steps")
             }
             GamePlayerSpec::RandomSteps { end } => write!(f, "random-steps:end={end}"),
+            GamePlayerSpec::Steps(steps) => write!(f, "{steps}"),
             GamePlayerSpec::Mcts(cfg) => write!(f, "{cfg}"),
             GamePlayerSpec::Mdp { model } => write!(f, "mdp:{}", model.display()),
             GamePlayerSpec::Policy {
@@ -480,6 +502,14 @@ pub fn build_player_in<G: GameSupport>(
                 format!("random-steps is an Arimaa player, not one for {}", G::NAME),
             ))
         }
+        GamePlayerSpec::Steps(steps) => G::step_search_player(steps, ctx)
+            .unwrap_or_else(|| {
+                Err(bad(
+                    &spec.to_string(),
+                    format!("steps is an Arimaa player, not one for {}", G::NAME),
+                ))
+            })
+            .map_err(in_spec(spec))?,
         GamePlayerSpec::Expert => {
             if G::new().immediate_wins(Side::First).is_none() {
                 return Err(bad(

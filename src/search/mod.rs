@@ -22,6 +22,7 @@ mod random;
 mod report;
 pub mod scorer;
 pub mod spiel_bot;
+pub mod steps;
 pub mod timed;
 pub mod tt;
 

@@ -7,7 +7,18 @@ use super::step::TurnState;
 /// The fewest steps (1 to 4) after which the side to move can end its turn
 /// with a rabbit on its goal rank, or `None` if it cannot this turn.
 pub fn goal_distance(pos: &Position) -> Option<u8> {
+    // Only the side's own steps move its rabbits: none within four ranks,
+    // no goal this turn (the common case, decided without a search).
+    if !rabbit_within(pos, 4) {
+        return None;
+    }
     (1..=4).find(|&limit| reaches_goal(pos, &TurnState::START, limit))
+}
+
+/// Whether the side to move can end this turn with a rabbit on goal (one
+/// search of 4 steps, where [`goal_distance`] tries each length).
+pub fn can_reach_goal(pos: &Position) -> bool {
+    rabbit_within(pos, 4) && reaches_goal(pos, &TurnState::START, 4)
 }
 
 /// Whether some sequence of at most `budget` steps ends the turn on goal.
@@ -17,9 +28,14 @@ fn reaches_goal(pos: &Position, state: &TurnState, budget: u8) -> bool {
     }
     let side = pos.side_to_move();
     let mut found = false;
-    let mut children = Vec::new();
-    pos.for_each_step(state, |step, kind| children.push((step, kind)));
-    for (step, kind) in children {
+    // At most 128 steps in one turn state (as the move generator's bound).
+    let mut children = [(super::step::Step::new(0, 0), super::step::StepKind::Step); 128];
+    let mut n = 0;
+    pos.for_each_step(state, |step, kind| {
+        children[n] = (step, kind);
+        n += 1;
+    });
+    for &(step, kind) in &children[..n] {
         let mut child = *pos;
         let (next, _) = child.apply_step(state, step, kind);
         if next.can_end() && child.rabbits_on_goal(side) != 0 {

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The Arimaa strength ladder: a seeded round robin (plies arena, setups from
+# the shipped archives, colours alternating) between
+#   random                          uniform turns
+#   alphabeta:depth=1,...           material at 1 ply (one whole turn), and the
+#                                   comparison-trained table in the same search
+#                                   (equal depth)
+#   steps:time=T,...                material alpha-beta over steps at T seconds
+#                                   a move, and the comparison table in the same
+#                                   search (equal time)
+#   alphabeta:depth=1,...regression a table trained on game results
+#   greedy:eval=ckpt:cnn3           the cnn3 checkpoint at 1 ply
+# with Bradley-Terry ratings and 95% intervals (ratings.csv, ratings.png).
+#
+#   bash scripts/arimaa_ladder.sh
+#
+# Budget: GAMES games per pair (default 20) over 21 pairs, T = TIME seconds
+# a move (default 0.2); about 30 minutes on 2 cores. The tables are trained
+# on the shipped archive games only (never the February 2026 games): the
+# comparison table as scripts/comparison_study.sh makes it, the regression
+# table and cnn3 on the same dataset's results. Resumable by stage: a
+# finished stage (a checkpoint, the arena's arena.json) is kept, an
+# unfinished one is run again. Env: PLIES, GAMES, TIME, SEED, OUT.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PLIES=${PLIES:-target/release/plies}
+GAMES=${GAMES:-20}
+TIME=${TIME:-0.2}
+SEED=${SEED:-1}
+OUT=${OUT:-runs/ladder}
+CMP=runs/comparison
+[ -x "$PLIES" ] || cargo build --release
+mkdir -p "$OUT" "$CMP"
+
+if [ ! -f "$CMP/arimaa-ds/manifest.json" ]; then
+    "$PLIES" import --game arimaa data/arimaa/allgames2002.txt data/arimaa/fake_archive.txt \
+        --out "$CMP/arimaa-records" --force
+    "$PLIES" dataset build --records "$CMP/arimaa-records/games.jsonl" --encoder arimaa-6x8x8 \
+        --terminations all --out "$CMP/arimaa-ds" --force --quiet
+fi
+START=data/arimaa/models/linear-material.json
+if [ ! -f "$CMP/arimaa-softmax-slow/config.json" ]; then
+    "$PLIES" train --data "$CMP/arimaa-ds" --model "$START" --objective comparison \
+        --comparison-loss softmax --sample 1024 --optimizer adamw --lr 0.0003 --weight-decay 0 \
+        --batch 16 --epochs 4 --seed 1 --out "$CMP/arimaa-softmax-slow" --overwrite --quiet
+fi
+if [ ! -f "$OUT/arimaa-regression/config.json" ]; then
+    "$PLIES" train --data "$CMP/arimaa-ds" --model "$START" --optimizer nesterov --lr 0.001 \
+        --momentum 0.9 --epochs 5 --batch 256 --seed 1 --out "$OUT/arimaa-regression" \
+        --overwrite --quiet
+fi
+if [ ! -f "$OUT/arimaa-cnn3/config.json" ]; then
+    "$PLIES" train --data "$CMP/arimaa-ds" --model cnn3 --optimizer nesterov --lr 0.01 \
+        --momentum 0.9 --epochs 8 --batch 256 --seed 1 --out "$OUT/arimaa-cnn3" --overwrite --quiet
+fi
+
+TABLE=ckpt:$CMP/arimaa-softmax-slow
+if [ ! -f "$OUT/arena/arena.json" ]; then
+    "$PLIES" arena --game arimaa --games-per-pair "$GAMES" --seed "$SEED" --out "$OUT/arena" \
+        --players random alphabeta:depth=1,eval=material "alphabeta:depth=1,eval=$TABLE" \
+        "steps:time=$TIME,eval=material" "steps:time=$TIME,eval=$TABLE" \
+        "alphabeta:depth=1,eval=ckpt:$OUT/arimaa-regression" \
+        "greedy:eval=ckpt:$OUT/arimaa-cnn3"
+fi
+cat "$OUT/arena/ratings.csv"
+echo "chart: $OUT/arena/ratings.png"

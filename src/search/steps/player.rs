@@ -1,0 +1,177 @@
+//! The `steps:` player: [`step_search`] behind the [`Player`] trait, for
+//! matches, arenas and the AEI engine.
+//!
+//! `steps[:depth=S,time=SECS,nodes=N,eval=NAME]`: iterative deepening over
+//! steps up to `depth` steps (at least 4, one turn; default
+//! [`DEFAULT_STEPS`]), for at most `time` and `nodes` a move. `eval` is
+//! `material` (the default), `ckpt:PATH` (a `linear` table over
+//! `arimaa-6x8x8` is updated per step; any other checkpoint is called on
+//! each leaf's position) or `random`. A budget's depth is in turns: four
+//! steps each.
+
+use super::psq_eval::{PieceSquareEval, StepScorer};
+use super::search::{step_search, StepLimits, StepSearchResult};
+use crate::game::arimaa::Arimaa;
+use crate::game::Game;
+use crate::search::game_player::PlayerContext;
+use crate::search::scorer::Scorer;
+use crate::search::{
+    legal_or_none, pick, tighter, Budget, Chosen, Found, Player, SearchError, SearchInfo, Searched,
+    Watch,
+};
+use crate::util::SeededRng;
+use rand::RngExt;
+use std::fmt;
+use std::time::{Duration, Instant};
+
+/// The deepest iteration when neither the spec nor the budget sets one:
+/// two turns.
+pub const DEFAULT_STEPS: u32 = 8;
+
+/// The fewest steps a `steps` search may be limited to: one turn.
+pub const MIN_STEPS: u32 = 4;
+
+/// The most steps a spec may ask for.
+pub const MAX_STEPS: u32 = 64;
+
+/// The options of a `steps:` spec.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StepsSpec {
+    /// In steps.
+    pub depth: Option<u32>,
+    pub time: Option<Duration>,
+    pub nodes: Option<u64>,
+    pub eval: Option<String>,
+}
+
+impl fmt::Display for StepsSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut args = Vec::new();
+        if let Some(d) = self.depth {
+            args.push(format!("depth={d}"));
+        }
+        if let Some(t) = self.time {
+            args.push(format!("time={}", t.as_secs_f64()));
+        }
+        if let Some(n) = self.nodes {
+            args.push(format!("nodes={n}"));
+        }
+        if let Some(e) = &self.eval {
+            args.push(format!("eval={e}"));
+        }
+        f.write_str("steps")?;
+        if args.is_empty() {
+            Ok(())
+        } else {
+            write!(f, ":{}", args.join(","))
+        }
+    }
+}
+
+/// `steps`: see the module docs.
+pub struct StepSearchPlayer {
+    spec: StepsSpec,
+    scorer: StepScorer,
+    label: String,
+}
+
+impl StepSearchPlayer {
+    /// The player `spec` describes, its evaluator loaded for `ctx`.
+    pub fn new(spec: &StepsSpec, ctx: &PlayerContext) -> Result<StepSearchPlayer, SearchError> {
+        let name = spec.eval.clone().unwrap_or_else(|| "material".to_string());
+        let scorer = if name == "material" {
+            StepScorer::Incremental(PieceSquareEval::material())
+        } else {
+            let table = if name.starts_with("ckpt:") {
+                PieceSquareEval::linear(&name)?
+            } else {
+                None
+            };
+            match table {
+                Some(table) => StepScorer::Incremental(table),
+                None => StepScorer::Position(Scorer::by_name(&name, ctx)?),
+            }
+        };
+        let label = StepsSpec {
+            eval: Some(name),
+            ..spec.clone()
+        }
+        .to_string();
+        Ok(StepSearchPlayer {
+            spec: spec.clone(),
+            scorer,
+            label,
+        })
+    }
+
+    /// The limits of one search within `budget`.
+    fn limits<'a>(&self, budget: &'a Budget, tie_seed: u64) -> StepLimits<'a> {
+        let budget_steps = budget.depth.map(|turns| turns.saturating_mul(4));
+        StepLimits {
+            max_steps: tighter(self.spec.depth, budget_steps)
+                .unwrap_or(DEFAULT_STEPS)
+                .max(MIN_STEPS),
+            deadline: tighter(self.spec.time, budget.time).map(|t| Instant::now() + t),
+            max_nodes: tighter(self.spec.nodes, budget.nodes),
+            stop: budget.stop_flag(),
+            goal_threats: true,
+            table: true,
+            tie_seed: Some(tie_seed),
+        }
+    }
+}
+
+fn info(scorer: &StepScorer, r: &StepSearchResult) -> SearchInfo {
+    let score = match scorer {
+        StepScorer::Position(s) => s.score_of(r.score),
+        StepScorer::Incremental(e) => e.score_of(r.score),
+    };
+    SearchInfo {
+        depth: Some(r.depth),
+        nodes: Some(r.nodes),
+        score: Some(score),
+        ..SearchInfo::default()
+    }
+}
+
+impl Player<Arimaa> for StepSearchPlayer {
+    fn name(&self) -> String {
+        self.label.clone()
+    }
+
+    fn choose_within(
+        &self,
+        state: &Arimaa,
+        budget: &Budget,
+        rng: &mut SeededRng,
+    ) -> Chosen<Arimaa> {
+        self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
+    }
+
+    /// The deepest finished iteration's turn; a random legal turn when not
+    /// even one turn's depth finished in the budget.
+    fn search(
+        &self,
+        state: &Arimaa,
+        budget: &Budget,
+        rng: &mut SeededRng,
+        watch: Watch,
+    ) -> Found<Arimaa> {
+        if state.outcome().is_some() {
+            return Err(SearchError::NoMoves);
+        }
+        let limits = self.limits(budget, rng.random());
+        let r = step_search(state, &self.scorer, &limits, |r| {
+            watch(&info(&self.scorer, r))
+        });
+        self.scorer.take_error()?;
+        let mv = match r.best {
+            Some(mv) => mv,
+            None => pick(&legal_or_none(state)?, rng),
+        };
+        Ok(Searched {
+            mv,
+            info: info(&self.scorer, &r),
+        })
+    }
+}
