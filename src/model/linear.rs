@@ -193,9 +193,8 @@ impl LinearConfig {
                         Draw::Values(
                             (0..values.len())
                                 .flat_map(|c| {
-                                    (0..rows).flat_map(move |r| {
-                                        std::iter::repeat_n(square(c, r), cols)
-                                    })
+                                    (0..rows)
+                                        .flat_map(move |r| std::iter::repeat_n(square(c, r), cols))
                                 })
                                 .collect(),
                         )
@@ -309,7 +308,10 @@ mod tests {
         let weights = psq(&cfg);
         // The start's piece values are the hand evaluator's, and its row bonus
         // is the hand evaluator's rabbit advance read from the goal rank down.
-        let LinearInit::Material { values, row_bonus, .. } = &cfg.init else {
+        let LinearInit::Material {
+            values, row_bonus, ..
+        } = &cfg.init
+        else {
             panic!("not a material start");
         };
         let hand: Vec<f64> = PIECE_VALUES[1..].iter().map(|&v| f64::from(v)).collect();
@@ -336,7 +338,7 @@ mod tests {
         let enc = ArimaaRichPlanes;
         for line in boards {
             let (pos, _) = parse_position_line(line).unwrap();
-            let game = crate::game::arimaa::Arimaa::from_position(pos.clone(), 2);
+            let game = crate::game::arimaa::Arimaa::from_position(pos, 2);
             let mut planes = vec![0i8; enc.shape().iter().product()];
             enc.encode(&game, &mut planes, &mut []);
             let logit: f64 = planes
@@ -361,7 +363,10 @@ mod tests {
         };
         row_bonus[0].values.pop();
         let err = cfg.validate().unwrap_err().to_string();
-        assert!(err.contains("init.row_bonus") && err.contains("7 values"), "{err}");
+        assert!(
+            err.contains("init.row_bonus") && err.contains("7 values"),
+            "{err}"
+        );
         let LinearInit::Material { row_bonus, .. } = &mut cfg.init else {
             unreachable!()
         };

@@ -154,7 +154,7 @@ impl StepSearcher<'_> {
         // it is the least answer, and cut short it would leave none.
         let limited = !self.first_iteration
             && (self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
-                || (self.nodes % 256 == 0
+                || (self.nodes.is_multiple_of(256)
                     && self.limits.deadline.is_some_and(|d| Instant::now() >= d)));
         let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || limited;
         self.aborted = stop;
