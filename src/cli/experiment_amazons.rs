@@ -51,6 +51,10 @@ pub struct AmazonsArgs {
     /// The MCTS search of the tables (`,eval=E` is appended).
     #[arg(long)]
     mcts: Option<String>,
+    /// The searches of the equity tables played: no-lookahead, alpha-beta,
+    /// mcts (default all).
+    #[arg(long, value_delimiter = ',')]
+    searches: Option<Vec<String>>,
     /// Worker threads (0: rayon's default). The results do not depend on it.
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -78,6 +82,19 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
     cfg.equity_games = a.equity_games.unwrap_or(cfg.equity_games);
     cfg.alphabeta = a.alphabeta.clone().unwrap_or(cfg.alphabeta);
     cfg.mcts = a.mcts.clone().unwrap_or(cfg.mcts);
+    if let Some(names) = &a.searches {
+        cfg.searches = names
+            .iter()
+            .map(|n| match n.as_str() {
+                "no-lookahead" => Ok(0),
+                "alpha-beta" => Ok(1),
+                "mcts" => Ok(2),
+                other => {
+                    anyhow::bail!("--searches {other}: expected no-lookahead, alpha-beta or mcts")
+                }
+            })
+            .collect::<anyhow::Result<_>>()?;
+    }
     let quiet = a.quiet || a.json;
     let say = |line: &str| {
         if !quiet {

@@ -68,6 +68,9 @@ pub const THESIS_VS_SIMPLE: [(&str, [f64; 3]); 12] = [
     ("BITS-160", [-0.96, -0.90, -0.78]),
 ];
 
+/// Plies with fewer positions are left out of the plots (not the CSV).
+const MIN_PLY_POSITIONS: u64 = 5;
+
 /// The searches of tables 4 and 5, in their column order.
 pub const SEARCHES: [&str; 3] = ["no lookahead", "alpha-beta", "MCTS"];
 
@@ -108,6 +111,9 @@ pub struct AmazonsExperimentConfig {
     /// `greedy:eval=E`).
     pub alphabeta: String,
     pub mcts: String,
+    /// The columns of tables 4 and 5 played (indices into [`SEARCHES`]);
+    /// the others are left out of the tables.
+    pub searches: Vec<usize>,
 }
 
 impl AmazonsExperimentConfig {
@@ -147,6 +153,7 @@ impl AmazonsExperimentConfig {
             equity_random_opening: 2,
             alphabeta: "alphabeta:depth=2".into(),
             mcts: "mcts:sims=300".into(),
+            searches: vec![0, 1, 2],
         }
     }
 
@@ -323,6 +330,7 @@ pub fn run(
     ));
     let nets = train_networks(cfg, &ds, progress, say)?;
     let errors = measure_errors(cfg, &ds, &nets, say)?;
+    write_error_outputs(&cfg.out, &errors.rows, &errors.by_ply)?;
     let equities = play_equities(cfg, &nets, progress, say)?;
     let report = AmazonsExperimentReport {
         config: cfg.clone(),
@@ -335,7 +343,7 @@ pub fn run(
         equities,
         seconds: start.elapsed().as_secs_f64(),
     };
-    write_outputs(&report, &errors.by_ply)?;
+    write_outputs(&report)?;
     Ok(report)
 }
 
@@ -351,6 +359,12 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     }
     if cfg.db_players.is_empty() {
         return bad("db_players", "need at least one player");
+    }
+    if cfg.searches.iter().any(|&s| s >= SEARCHES.len()) {
+        return bad(
+            "searches",
+            "expected indices of no lookahead (0), alpha-beta (1), MCTS (2)",
+        );
     }
     if cfg.encoders.is_empty() || cfg.hidden.is_empty() || cfg.runs == 0 {
         return bad("networks", "need an encoder, a hidden size and a run");
@@ -904,6 +918,9 @@ fn play_equities(
     let starter = start.starter::<Amazons>();
     let mut rows = Vec::new();
     for (s, search) in searches.iter().enumerate() {
+        if !cfg.searches.contains(&s) {
+            continue;
+        }
         for (opp_name, opp_spec) in opponents {
             for (name, eval, file) in &evaluators {
                 let spec = if search == "greedy" {
@@ -1049,14 +1066,15 @@ pub fn equity_table(report: &AmazonsExperimentReport, opponent: &str) -> Table {
     t
 }
 
-fn write_outputs(
-    report: &AmazonsExperimentReport,
+/// Figures 15-17 as soon as they are measured: `errors.csv`,
+/// `error_by_ply.csv` and the plots.
+fn write_error_outputs(
+    out: &Path,
+    rows: &[ErrorRow],
     by_ply: &[(String, String, GroupedMetrics)],
 ) -> Result<()> {
-    let out = &report.config.out;
-    write_json(out.join("summary.json"), report)?;
     let mut errors = Table::with_headers(["evaluator", "split", "positions", "error", "thesis"]);
-    for r in &report.errors {
+    for r in rows {
         errors.push_row([
             r.evaluator.clone(),
             r.split.clone(),
@@ -1080,6 +1098,12 @@ fn write_outputs(
         }
     }
     ply.write_csv(out.join("error_by_ply.csv"))?;
+    write_error_plots(out, rows, by_ply)
+}
+
+fn write_outputs(report: &AmazonsExperimentReport) -> Result<()> {
+    let out = &report.config.out;
+    write_json(out.join("summary.json"), report)?;
     let mut eq = Table::with_headers([
         "evaluator",
         "search",
@@ -1111,10 +1135,18 @@ fn write_outputs(
         ]);
     }
     eq.write_csv(out.join("equities.csv"))?;
+    Ok(())
+}
+
+fn write_error_plots(
+    out: &Path,
+    rows: &[ErrorRow],
+    by_ply: &[(String, String, GroupedMetrics)],
+) -> Result<()> {
     let points = |m: &GroupedMetrics| -> Vec<(f64, f64)> {
         m.by_ply
             .iter()
-            .filter(|(_, a)| a.count >= 20)
+            .filter(|(_, a)| a.count >= MIN_PLY_POSITIONS)
             .filter_map(|(k, a)| a.summary().error01.map(|e| (*k as f64, e)))
             .collect()
     };
@@ -1126,15 +1158,17 @@ fn write_outputs(
     )
     .with_y_range(0.0, 1.0);
     for (name, split, m) in by_ply {
-        if split == "test" {
-            fig16 = fig16.with_series(name.clone(), points(m));
+        let p = points(m);
+        if split == "test" && !p.is_empty() {
+            fig16 = fig16.with_series(name.clone(), p);
         }
     }
-    fig16.write_png(out.join("error_by_ply.png"))?;
-    fig16.write_svg(out.join("error_by_ply.svg"))?;
+    if !fig16.series.is_empty() {
+        fig16.write_png(out.join("error_by_ply.png"))?;
+        fig16.write_svg(out.join("error_by_ply.svg"))?;
+    }
     // Figure 17: the network with the highest test error, train vs test.
-    let worst = report
-        .errors
+    let worst = rows
         .iter()
         .filter(|r| r.split == "test" && !THESIS_ERRORS.iter().any(|(n, _)| *n == r.evaluator))
         .max_by(|a, b| a.error.total_cmp(&b.error));
@@ -1149,12 +1183,15 @@ fn write_outputs(
         )
         .with_y_range(0.0, 1.0);
         for (name, split, m) in by_ply {
-            if *name == w.evaluator {
-                fig17 = fig17.with_series(split.clone(), points(m));
+            let p = points(m);
+            if *name == w.evaluator && !p.is_empty() {
+                fig17 = fig17.with_series(split.clone(), p);
             }
         }
-        fig17.write_png(out.join("train_vs_test.png"))?;
-        fig17.write_svg(out.join("train_vs_test.svg"))?;
+        if !fig17.series.is_empty() {
+            fig17.write_png(out.join("train_vs_test.png"))?;
+            fig17.write_svg(out.join("train_vs_test.svg"))?;
+        }
     }
     Ok(())
 }
