@@ -211,9 +211,12 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
     plies::with_game!(a.game, G => run_td_for::<G>(a))
 }
 
+/// A player and the spec it was built from.
+type NamedPlayer<G> = (String, Arc<dyn Player<G>>);
+
 /// The opponent of the equity measurements: `--eval-against`, else
 /// `expert` where the game has one.
-fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<(String, Arc<dyn Player<G>>)>> {
+fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<NamedPlayer<G>>> {
     if a.eval_games == 0 {
         return Ok(None);
     }

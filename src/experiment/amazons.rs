@@ -453,8 +453,7 @@ fn database_game(
                 Side::First => (simple, good),
                 Side::Second => (good, simple),
             };
-            let end =
-                crate::arena::play_game_from(g.clone(), p1, p2, index as usize, &mut rng, None)?;
+            let end = crate::arena::play_game_from(g, p1, p2, index as usize, &mut rng, None)?;
             if end.outcome != Some(Outcome::Win(leader)) {
                 stats.rejected = 1;
                 return Ok((None, stats));
@@ -763,7 +762,7 @@ fn train_networks(
         pb.finish_and_clear();
     }
     let mut out = Vec::new();
-    for e in 0..encoders.len() {
+    for (e, encoder) in encoders.iter().enumerate() {
         for &h in &cfg.hidden {
             let mut best: Option<(usize, NativeMlp, f64)> = None;
             let mut run_errors = Vec::new();
@@ -793,7 +792,7 @@ fn train_networks(
                     best_run,
                     run_errors,
                 },
-                encoder: encoders[e].clone(),
+                encoder: encoder.clone(),
                 net,
                 best_dir: run_dir(e, h, best_run),
             });
@@ -801,6 +800,9 @@ fn train_networks(
     }
     Ok(out)
 }
+
+/// An evaluator, its name and the thesis' test error for it.
+type NamedEvaluator = (String, Arc<dyn Evaluator<Amazons>>, Option<f64>);
 
 struct Errors {
     rows: Vec<ErrorRow>,
@@ -817,7 +819,7 @@ fn measure_errors(
     say: &dyn Fn(&str),
 ) -> Result<Errors> {
     say("errors: every evaluator on every test and train position");
-    let mut evaluators: Vec<(String, Arc<dyn Evaluator<Amazons>>, Option<f64>)> = Vec::new();
+    let mut evaluators: Vec<NamedEvaluator> = Vec::new();
     for (name, thesis) in THESIS_ERRORS {
         evaluators.push((
             name.to_string(),

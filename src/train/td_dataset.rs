@@ -260,14 +260,14 @@ mod tests {
         (0..24)
             .map(|i| {
                 let mut g = Amazons::with_size(6).unwrap();
-                let mut states = vec![g.clone()];
+                let mut states = vec![g];
                 let mut moves = Vec::new();
                 let cut = i % 3 == 0;
                 while g.outcome().is_none() && !(cut && moves.len() == 8) {
                     let mv = g.exploration_move(&mut rng, &mut buf).unwrap();
                     moves.push(g.move_to_string(mv));
                     g.play(mv);
-                    states.push(g.clone());
+                    states.push(g);
                 }
                 let (result, termination) = match g.outcome() {
                     Some(Outcome::Win(w)) => (w, g.termination_name().to_string()),
