@@ -8,8 +8,8 @@ use plies::experiment::amazons::{
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// The default budget (about 1.5 hours on 2 cores, docs/amazons.md);
-/// `--quick` runs every stage in a few minutes. Other flags override either.
+/// The default budget (docs/amazons.md states what is known of its time);
+/// `--quick` runs every stage on a small budget. Other flags override either.
 #[derive(Args)]
 pub struct AmazonsArgs {
     /// Output directory (resumed when it holds an earlier run's files).
@@ -17,8 +17,9 @@ pub struct AmazonsArgs {
     out: PathBuf,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// The small budget: 160 database games, 1 run of 2,000 TD games per
-    /// network, 20 games per equity cell.
+    /// The small budget: 96 database games, 1 run of 1,000 TD games per
+    /// network, 10 games per equity cell, alpha-beta depth 1, MCTS 50
+    /// simulations.
     #[arg(long)]
     quick: bool,
     /// Games played for the database.

@@ -117,8 +117,8 @@ pub struct AmazonsExperimentConfig {
 }
 
 impl AmazonsExperimentConfig {
-    /// The default budget (stated in docs/amazons.md; about 1.5 hours on 2
-    /// cores).
+    /// The default budget (docs/amazons.md states what is known of its
+    /// time).
     pub fn new(out: PathBuf) -> Self {
         AmazonsExperimentConfig {
             out,
@@ -157,14 +157,16 @@ impl AmazonsExperimentConfig {
         }
     }
 
-    /// A budget of a few minutes, to see every stage run.
+    /// A small budget to see every stage run (estimated at a quarter of
+    /// an hour on 2 cores; not measured end to end).
     pub fn quick(out: PathBuf) -> Self {
         let mut cfg = Self::new(out);
-        cfg.db_games = 160;
+        cfg.db_games = 96;
         cfg.runs = 1;
-        cfg.td.examples = 2_000;
-        cfg.equity_games = 20;
-        cfg.mcts = "mcts:sims=100".into();
+        cfg.td.examples = 1_000;
+        cfg.equity_games = 10;
+        cfg.alphabeta = "alphabeta:depth=1".into();
+        cfg.mcts = "mcts:sims=50".into();
         cfg
     }
 }
