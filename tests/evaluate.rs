@@ -303,3 +303,85 @@ fn a_checkpoint_of_another_encoder_is_refused() {
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stderr).contains("--split holdout"));
 }
+
+/// Hand evaluators as baselines of any game: on Amazons games a Lieberum
+/// player won against random, Lieberum calls the winner far better than
+/// `random`; several splits side by side, the error by ply as CSV and plot;
+/// an unknown name is refused naming the known ones.
+#[test]
+fn hand_evaluators_are_baselines_of_any_game() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sp = tmp.path().join("sp");
+    ok(&[
+        "selfplay",
+        "--game",
+        "amazons",
+        "--size",
+        "6",
+        "--white",
+        "greedy:eval=lieberum",
+        "--black",
+        "random",
+        "--alternate",
+        "--games",
+        "80",
+        "--seed",
+        "3",
+        "--dataset",
+        "amazons-units",
+        "--out",
+        sp.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let data = sp.join("dataset");
+    let out = tmp.path().join("eval");
+    let text = ok(&[
+        "evaluate",
+        "--data",
+        data.to_str().unwrap(),
+        "--baseline",
+        "lieberum,mindist,random",
+        "--split",
+        "train,test",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    for name in ["lieberum (train)", "mindist (test)", "random (test)"] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+    assert!(out.join("ply.png").exists() && out.join("ply.svg").exists());
+    let by_ply = read_csv(&out.join("by_ply.csv"));
+    let error = |who: &str| -> f64 {
+        // Over every ply of the train split, weighted by positions.
+        let rows: Vec<_> = by_ply.iter().filter(|r| r["evaluator"] == who).collect();
+        assert!(!rows.is_empty(), "no rows for {who}");
+        let n: f64 = rows
+            .iter()
+            .map(|r| r["decisive"].parse::<f64>().unwrap())
+            .sum();
+        let wrong: f64 = rows
+            .iter()
+            .map(|r| {
+                r["decisive"].parse::<f64>().unwrap() * r["error01"].parse::<f64>().unwrap_or(0.0)
+            })
+            .sum();
+        wrong / n
+    };
+    let (lieberum, random) = (error("lieberum (train)"), error("random (train)"));
+    assert!(
+        lieberum + 0.1 < random,
+        "lieberum {lieberum}, random {random}"
+    );
+    let o = plies(&[
+        "evaluate",
+        "--data",
+        data.to_str().unwrap(),
+        "--baseline",
+        "material-balance",
+    ]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    for known in ["lieberum", "mindist", "random"] {
+        assert!(err.contains(known), "{known} not named: {err}");
+    }
+}

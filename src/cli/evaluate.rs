@@ -7,8 +7,8 @@ use clap::Args;
 use plies::checkpoint::CheckpointSource;
 use plies::dataset::{Dataset, Split};
 use plies::eval::{
-    evaluate_checkpoint, evaluate_material, fit_k, material_rows, predict_moves, EvalReport,
-    EvaluatorResult, MovePredictionInput, DEFAULT_K,
+    baseline_metrics, evaluate_checkpoint, evaluate_material, fit_k, material_rows, predict_moves,
+    EvalReport, EvaluatorResult, MovePredictionInput, DEFAULT_K,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -19,8 +19,11 @@ pub struct EvaluateArgs {
     /// (repeat for several).
     #[arg(long)]
     checkpoint: Vec<String>,
-    /// Baseline (Arimaa): `material` (sigmoid(k * material balance), plus the
-    /// `material-sign` rule) or `material-sign` alone; repeat or comma-separate.
+    /// Baseline: `random` (a value drawn from the position's key) or any hand
+    /// evaluator of the dataset's game (Amazons `lieberum`, `mindist`), each
+    /// valuing every position with no lookahead; Arimaa also `material`
+    /// (sigmoid(k * material balance), plus the `material-sign` rule) or
+    /// `material-sign` alone. Repeat or comma-separate.
     /// With --moves: `material` or any hand evaluator of the game, and
     /// `naive` (wins at once first, moves that let the opponent win last);
     /// `random` is always there.
@@ -37,7 +40,9 @@ pub struct EvaluateArgs {
     /// Dataset directory.
     #[arg(long)]
     data: PathBuf,
-    /// Split to evaluate: test, valid, train or all.
+    /// Split to evaluate: test, valid, train or all; several comma-separated
+    /// (`test,train`) are reported side by side, each evaluator's name
+    /// suffixed with its split.
     #[arg(long, default_value = "test")]
     split: String,
     /// Dataset whose train split fits the material baseline's k (default:
@@ -48,7 +53,7 @@ pub struct EvaluateArgs {
     #[arg(long)]
     k: Option<f64>,
     /// Report directory: metrics.json, by_height.csv, by_height_buckets.csv,
-    /// by_ply.csv, height.png, height.svg.
+    /// by_ply.csv, height.png, height.svg, ply.png, ply.svg.
     #[arg(long)]
     out: Option<PathBuf>,
     /// Device of the checkpoints' models: cpu, cuda, cuda:N or metal.
@@ -137,69 +142,31 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
     if a.moves {
         return run_moves(a);
     }
-    if let Some(b) = a
-        .baseline
-        .iter()
-        .find(|b| !["material", "material-sign"].contains(&b.as_str()))
-    {
-        bail!("--baseline {b}: expected material or material-sign (others rank moves: --moves)");
-    }
     if a.checkpoint.is_empty() && a.baseline.is_empty() {
-        bail!("nothing to evaluate: pass --checkpoint DIR and/or --baseline material");
+        bail!("nothing to evaluate: pass --checkpoint DIR and/or --baseline NAME");
     }
-    let split = parse_split(&a.split)?;
     let data = Dataset::open(&a.data)?;
-    let rows = data.num_rows(split);
-    if rows == 0 {
-        bail!(
-            "dataset {}: the {} split has no rows",
-            a.data.display(),
-            a.split
-        );
-    }
+    let names: Vec<&str> = a.split.split(',').map(str::trim).collect();
     let mut results: Vec<EvaluatorResult> = Vec::new();
-    if !a.checkpoint.is_empty() {
-        let device = parse_device(&a.device)?;
-        for spec in &a.checkpoint {
-            let source = CheckpointSource::parse(spec)?;
-            let ckpt = source
-                .open(None, None)
-                .with_context(|| format!("loading checkpoint {source}"))?;
-            let metrics = evaluate_checkpoint(&ckpt, &data, split, &device, a.batch)?;
-            let base = source_name(&source);
-            results.push(EvaluatorResult {
-                name: unique_name(&results, base),
-                description: format!(
-                    "checkpoint {} ({}, {})",
-                    source,
-                    ckpt.config.model.kind(),
-                    ckpt.config.encoder.name
-                ),
-                metrics,
-            });
+    for name in &names {
+        let split = parse_split(name)?;
+        let rows = data.num_rows(split);
+        if rows == 0 {
+            bail!("dataset {}: the {name} split has no rows", a.data.display());
         }
-    }
-    let want = |b: &str| a.baseline.iter().any(|x| x == b);
-    if want("material") || want("material-sign") {
-        let rows = material_rows(&data, split)?;
-        if want("material") {
-            let (k, how) = material_k(&a, &data)?;
-            let (fitted, _) = evaluate_material(&rows, k);
-            results.push(EvaluatorResult {
-                name: "material".into(),
-                description: format!(
-                    "sigmoid(k * material balance in rabbits), k = {k:.4} per rabbit, {how}"
-                ),
-                metrics: fitted,
-            });
+        let mut these = evaluate_split(&a, &data, split)?;
+        if names.len() > 1 {
+            for r in &mut these {
+                r.name = format!("{} ({name})", r.name);
+            }
         }
-        let (_, sign) = evaluate_material(&rows, DEFAULT_K);
-        results.push(EvaluatorResult {
-            name: "material-sign".into(),
-            description: "1 when ahead in material, 0 behind, 0.5 level".into(),
-            metrics: sign,
-        });
+        results.extend(these);
     }
+    let rows: u64 = names
+        .iter()
+        .filter_map(|n| parse_split(n).ok())
+        .map(|s| data.num_rows(s))
+        .sum();
     let report = EvalReport {
         dataset: a.data.display().to_string(),
         game: data.spec().game,
@@ -227,10 +194,78 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
             "Acc counts decisive positions only (draws left out; a prediction of 0.5 counts half)."
         );
         if let Some(out) = &a.out {
-            println!("wrote {}/{{metrics.json,by_height.csv,by_height_buckets.csv,by_ply.csv,height.png,height.svg}}", out.display());
+            println!("wrote {}/{{metrics.json,by_height.csv,by_height_buckets.csv,by_ply.csv,height.png,height.svg,ply.png,ply.svg}}", out.display());
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Every checkpoint and baseline of `a` on one split.
+fn evaluate_split(
+    a: &EvaluateArgs,
+    data: &Dataset,
+    split: Option<Split>,
+) -> anyhow::Result<Vec<EvaluatorResult>> {
+    let mut results: Vec<EvaluatorResult> = Vec::new();
+    if !a.checkpoint.is_empty() {
+        let device = parse_device(&a.device)?;
+        for spec in &a.checkpoint {
+            let source = CheckpointSource::parse(spec)?;
+            let ckpt = source
+                .open(None, None)
+                .with_context(|| format!("loading checkpoint {source}"))?;
+            let metrics = evaluate_checkpoint(&ckpt, data, split, &device, a.batch)?;
+            let base = source_name(&source);
+            results.push(EvaluatorResult {
+                name: unique_name(&results, base),
+                description: format!(
+                    "checkpoint {} ({}, {})",
+                    source,
+                    ckpt.config.model.kind(),
+                    ckpt.config.encoder.name
+                ),
+                metrics,
+            });
+        }
+    }
+    let want = |b: &str| a.baseline.iter().any(|x| x == b);
+    if want("material") || want("material-sign") {
+        let rows = material_rows(data, split)?;
+        if want("material") {
+            let (k, how) = material_k(a, data)?;
+            let (fitted, _) = evaluate_material(&rows, k);
+            results.push(EvaluatorResult {
+                name: "material".into(),
+                description: format!(
+                    "sigmoid(k * material balance in rabbits), k = {k:.4} per rabbit, {how}"
+                ),
+                metrics: fitted,
+            });
+        }
+        let (_, sign) = evaluate_material(&rows, DEFAULT_K);
+        results.push(EvaluatorResult {
+            name: "material-sign".into(),
+            description: "1 when ahead in material, 0 behind, 0.5 level".into(),
+            metrics: sign,
+        });
+    }
+    for name in a
+        .baseline
+        .iter()
+        .filter(|b| !["material", "material-sign"].contains(&b.as_str()))
+    {
+        let metrics = baseline_metrics(data, split, name)?;
+        results.push(EvaluatorResult {
+            name: unique_name(&results, name.clone()),
+            description: if name == "random" {
+                "a value drawn from the position's key".into()
+            } else {
+                format!("hand evaluator `{name}`, no lookahead")
+            },
+            metrics,
+        });
+    }
+    Ok(results)
 }
 
 /// A checkpoint's name in the report: its directory's name, or the hub

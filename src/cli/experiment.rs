@@ -15,6 +15,11 @@ pub enum ExperimentCmd {
     /// Schaul & Schmidhuber (2008): MDRNNs evolved on 5x5 and 7x7 Atari-Go
     /// and Gomoku, measured against random and naive on 5x5 to 19x19.
     Mdrnn(MdrnnArgs),
+    /// Amazons, Fugers (2017) section 5: a self-play database, TD(lambda)
+    /// networks for UNITS/MOBILITY/BITS x 40/80/160, their test error
+    /// beside the hand evaluators', and the equity tables against the good
+    /// and the simple player.
+    Amazons(super::experiment_amazons::AmazonsArgs),
 }
 
 #[derive(Args)]
@@ -130,6 +135,7 @@ pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
         ExperimentCmd::Ttt(a) => a,
         ExperimentCmd::Pentago(a) => return super::experiment_pentago::run(a),
         ExperimentCmd::Mdrnn(a) => return run_mdrnn(a),
+        ExperimentCmd::Amazons(a) => return super::experiment_amazons::run(a),
     };
     let out = a
         .out

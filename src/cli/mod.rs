@@ -16,6 +16,7 @@ mod engine;
 mod evaluate;
 mod evolve;
 mod experiment;
+mod experiment_amazons;
 mod experiment_pentago;
 mod grid;
 #[cfg(feature = "hub")]

@@ -6,15 +6,19 @@ use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use plies::dataset::{Dataset, Split};
 use plies::encode::{tictactoe_encoder, Encoder};
 use plies::game::{Game, TicTacToe};
-use plies::games::GameKind;
+use plies::games::{GameKind, GameSupport};
 use plies::infer::NativeEvaluator;
 use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
 use plies::report::Table;
-use plies::search::{ExpertPlayer, GreedyPlayer};
+use plies::search::game_player::player_from_spec;
+use plies::search::{ExpertPlayer, GreedyPlayer, Player};
 use plies::train::grid::Rule;
-use plies::train::{rows_to_td_game, train_supervised, SupervisedConfig, TdConfig, TdLearner};
-use plies::util::{derive_seed, seeded_rng};
-use rand::seq::SliceRandom;
+use plies::train::td_dataset::{fresh_network, td_error, td_examples};
+use plies::train::{
+    td_games, train_supervised, train_td_runs, SupervisedConfig, TdNetConfig, TdRunResult,
+    TD_PRESETS,
+};
+use plies::util::derive_seed;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -64,18 +68,57 @@ pub struct Common {
 
 #[derive(Args)]
 pub struct TdArgs {
-    #[command(flatten)]
-    common: Common,
+    #[arg(long, default_value = "tictactoe")]
+    game: GameKind,
+    /// Dataset directory (`plies dataset generate`, `plies selfplay
+    /// --dataset`, `plies dataset build`): its train split is learned from.
+    #[arg(long, alias = "dataset")]
+    data: PathBuf,
+    /// Where to write the checkpoint (the best run's network).
+    #[arg(long)]
+    out: PathBuf,
+    /// The settings the other flags start from: patist-ttt (the
+    /// Tic-tac-toe study) or fugers-amazons (Fugers 2017, table 3).
+    #[arg(long, default_value = "patist-ttt")]
+    preset: String,
+    /// Encoder the positions are re-encoded with (default: the dataset's).
+    #[arg(long)]
+    encoder: Option<String>,
+    /// Hidden units of the one-hidden-layer Elliott MLP.
+    #[arg(long)]
+    hidden: Option<usize>,
+    /// Elliott steepness.
+    #[arg(long)]
+    beta: Option<f64>,
+    /// Initial weights uniform in [-init, init].
+    #[arg(long)]
+    init: Option<f64>,
     /// Games drawn (in shuffled passes) from the train split.
-    #[arg(long, default_value_t = 160_000)]
-    examples: usize,
-    /// Measure equity against EXPERT after every this many games.
+    #[arg(long)]
+    examples: Option<usize>,
+    #[arg(long)]
+    lambda: Option<f32>,
+    #[arg(long)]
+    lr: Option<f32>,
+    /// Networks trained in parallel from seeds derived from --seed (run 0
+    /// uses --seed itself); the one with the lowest 0/1 error on the valid
+    /// split (the test split when there is no valid one) is kept.
+    #[arg(long, default_value_t = 1)]
+    runs: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Opponent of the greedy network in the equity measurements (any
+    /// player spec); default: `expert` for games that have one, else none.
+    #[arg(long)]
+    eval_against: Option<String>,
+    /// Games for each equity measurement (0: none).
+    #[arg(long, default_value_t = 1000)]
+    eval_games: usize,
+    /// With one run: measure after every this many games.
     #[arg(long, default_value_t = 10_000)]
     eval_every: usize,
-    #[arg(long, default_value_t = 0.8)]
-    lambda: f32,
-    #[arg(long, default_value_t = 0.00105)]
-    lr: f32,
+    #[arg(long)]
+    quiet: bool,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -147,79 +190,198 @@ fn equity(
     )?)
 }
 
+fn td_settings(a: &TdArgs) -> anyhow::Result<TdNetConfig> {
+    let mut cfg = TdNetConfig::preset(&a.preset).with_context(|| {
+        format!(
+            "--preset {}: expected one of {}",
+            a.preset,
+            TD_PRESETS.join(", ")
+        )
+    })?;
+    cfg.hidden = a.hidden.unwrap_or(cfg.hidden);
+    cfg.beta = a.beta.unwrap_or(cfg.beta);
+    cfg.init = a.init.unwrap_or(cfg.init);
+    cfg.examples = a.examples.unwrap_or(cfg.examples);
+    cfg.td.lambda = a.lambda.unwrap_or(cfg.td.lambda);
+    cfg.td.lr = a.lr.unwrap_or(cfg.td.lr);
+    Ok(cfg)
+}
+
 fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
-    let c = &a.common;
-    let (ds, enc) = open(c)?;
-    let games = ds
-        .games(Some(Split::Train))?
-        .iter()
-        .map(|rows| rows_to_td_game(rows, enc.as_ref()))
-        .collect::<Result<Vec<_>, _>>()?;
-    if games.is_empty() {
-        bail!("{}: the train split has no games", c.data.display());
+    plies::with_game!(a.game, G => run_td_for::<G>(a))
+}
+
+/// A player and the spec it was built from.
+type NamedPlayer<G> = (String, Arc<dyn Player<G>>);
+
+/// The opponent of the equity measurements: `--eval-against`, else
+/// `expert` where the game has one.
+fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<NamedPlayer<G>>> {
+    if a.eval_games == 0 {
+        return Ok(None);
     }
-    let inputs = enc.plane_len() + enc.spec().globals;
-    let cfg = mlp(c, inputs);
-    let mut rng = seeded_rng(c.seed, 0);
-    let mut net = NativeMlp::new(&cfg, &mut rng)?;
-    let td_cfg = TdConfig {
-        lambda: a.lambda,
-        lr: a.lr,
+    match &a.eval_against {
+        Some(spec) => Ok(Some((spec.clone(), player_from_spec::<G>(spec)?))),
+        None => Ok(player_from_spec::<G>("expert")
+            .ok()
+            .map(|p| ("expert".to_string(), p))),
+    }
+}
+
+fn run_td_for<G: GameSupport>(a: TdArgs) -> anyhow::Result<ExitCode> {
+    let ds = Dataset::open(&a.data)?;
+    let spec = ds.spec();
+    if spec.game != G::NAME {
+        bail!(
+            "{}: dataset is for game '{}', not {}",
+            a.data.display(),
+            spec.game,
+            G::NAME
+        );
+    }
+    let encoder_name = a.encoder.clone().unwrap_or(spec.encoder.name.clone());
+    let enc: Arc<dyn Encoder<G>> = Arc::from(G::encoder(&encoder_name, spec.encoder.shape[2])?);
+    let cfg = td_settings(&a)?;
+    let games = td_games(&ds, Some(Split::Train), enc.as_ref())?;
+    if games.is_empty() {
+        bail!("{}: the train split has no games", a.data.display());
+    }
+    let held_out_split = if ds.num_rows(Some(Split::Valid)) > 0 {
+        Split::Valid
+    } else {
+        Split::Test
     };
-    let mut td = TdLearner::new(td_cfg, &net);
-    let mut order: Vec<usize> = (0..games.len()).collect();
+    let held_out = td_games(&ds, Some(held_out_split), enc.as_ref())?;
+    let inputs = enc.plane_len() + enc.spec().globals;
+    let opponent = td_opponent::<G>(&a)?;
+    let against = opponent
+        .as_ref()
+        .map_or("-".to_string(), |(n, _)| n.clone());
+    let equity = |net: &NativeMlp, seed: u64| -> anyhow::Result<plies::arena::MatchResult> {
+        let (_, opp) = opponent.as_ref().context("no opponent")?;
+        let player = GreedyPlayer::new(
+            Arc::new(NativeEvaluator::new(enc.clone(), net.clone())),
+            false,
+        );
+        Ok(play_match::<G>(
+            &player,
+            opp.as_ref(),
+            a.eval_games,
+            seed,
+            None,
+        )?)
+    };
     let mut table = Table::with_headers([
-        "games seen",
-        "equity vs expert",
-        "wins",
-        "draws",
-        "losses",
-        "td mse",
+        "games seen".to_string(),
+        format!("equity vs {against}"),
+        "wins".into(),
+        "draws".into(),
+        "losses".into(),
+        "td mse".into(),
     ]);
-    let pb = progress(a.examples as u64, "games", c.quiet);
-    let (mut mse_sum, mut mse_n) = (0.0f64, 0usize);
     let mut last_equity = None;
-    for k in 0..a.examples {
-        if k % games.len() == 0 {
-            order.shuffle(&mut rng);
-        }
-        mse_sum += td.learn_game(&mut net, &games[order[k % games.len()]]) as f64;
-        mse_n += 1;
-        pb.inc(1);
-        let at_end = k + 1 == a.examples;
-        if c.eval_games > 0 && ((k + 1) % a.eval_every.max(1) == 0 || at_end) {
-            let r = equity(&net, &enc, c.eval_games, derive_seed(c.seed, k as u64))?;
+    let (net, runs) = if a.runs <= 1 {
+        // One network, measured as it learns.
+        let (mut net, mut rng) = fresh_network(&cfg, inputs, a.seed)?;
+        let pb = progress(cfg.examples as u64, "games", a.quiet);
+        let (mut mse_sum, mut mse_n) = (0.0f64, 0usize);
+        td_examples(
+            &mut net,
+            &mut rng,
+            &games,
+            cfg.td,
+            cfg.examples,
+            |net, seen, mse| -> anyhow::Result<()> {
+                mse_sum += mse as f64;
+                mse_n += 1;
+                pb.inc(1);
+                let at_end = seen == cfg.examples;
+                if opponent.is_some() && (seen % a.eval_every.max(1) == 0 || at_end) {
+                    let r = equity(net, derive_seed(a.seed, (seen - 1) as u64))?;
+                    table.push_row([
+                        seen.to_string(),
+                        format!("{:+.3}", r.equity),
+                        r.total.wins.to_string(),
+                        r.total.draws.to_string(),
+                        r.total.losses.to_string(),
+                        format!("{:.4}", mse_sum / mse_n as f64),
+                    ]);
+                    (mse_sum, mse_n) = (0.0, 0);
+                    last_equity = Some(r.equity);
+                }
+                Ok(())
+            },
+        )?;
+        pb.finish_and_clear();
+        let error = (!held_out.is_empty())
+            .then(|| td_error(&net, &held_out).overall.summary().error01)
+            .flatten();
+        let run = TdRunResult {
+            run: 0,
+            seed: a.seed,
+            error,
+            td_mse: 0.0,
+        };
+        (net, vec![run])
+    } else {
+        let pb = progress((cfg.examples * a.runs) as u64, "games", a.quiet);
+        let tick = || pb.inc(1);
+        let (runs, net, _) = train_td_runs(&cfg, inputs, &games, &held_out, a.runs, a.seed, &tick)?;
+        pb.finish_and_clear();
+        if opponent.is_some() {
+            let r = equity(&net, derive_seed(a.seed, cfg.examples as u64))?;
             table.push_row([
-                (k + 1).to_string(),
+                cfg.examples.to_string(),
                 format!("{:+.3}", r.equity),
                 r.total.wins.to_string(),
                 r.total.draws.to_string(),
                 r.total.losses.to_string(),
-                format!("{:.4}", mse_sum / mse_n as f64),
+                "-".into(),
             ]);
-            (mse_sum, mse_n) = (0.0, 0);
             last_equity = Some(r.equity);
         }
+        (net, runs)
+    };
+    if opponent.is_some() {
+        println!("{table}");
     }
-    pb.finish_and_clear();
-    println!("{table}");
+    let mut runs_table = Table::with_headers([
+        "run".to_string(),
+        "seed".into(),
+        format!("{held_out_split} 0/1 error"),
+    ]);
+    for r in &runs {
+        runs_table.push_row([
+            r.run.to_string(),
+            r.seed.to_string(),
+            r.error.map_or("-".into(), |e| format!("{e:.4}")),
+        ]);
+    }
+    println!("{runs_table}");
+    let best = runs
+        .iter()
+        .min_by(|x, y| {
+            let e = |r: &TdRunResult| r.error.unwrap_or(f64::INFINITY);
+            e(x).total_cmp(&e(y)).then(x.run.cmp(&y.run))
+        })
+        .cloned();
     let training = TrainingInfo {
         method: "td_lambda_from_dataset".into(),
-        seed: Some(c.seed),
+        seed: best.as_ref().map(|r| r.seed),
         dataset_manifest_sha256: Some(ds.manifest_sha256().to_string()),
-        dataset: Some(c.data.display().to_string()),
-        examples: a.examples as u64,
-        hyperparameters: serde_json::json!({"lambda": a.lambda, "lr": a.lr, "beta": c.beta, "init": c.init}),
-        metrics: serde_json::json!({"equity_vs_expert": last_equity, "eval_games": c.eval_games}),
+        dataset: Some(a.data.display().to_string()),
+        examples: cfg.examples as u64,
+        hyperparameters: serde_json::json!({"preset": a.preset, "lambda": cfg.td.lambda, "lr": cfg.td.lr, "beta": cfg.beta, "init": cfg.init, "runs": a.runs}),
+        metrics: serde_json::json!({"equity": last_equity, "against": against, "eval_games": a.eval_games, "runs": runs, "held_out_split": held_out_split.to_string()}),
     };
     let ck = CheckpointConfig::new(
-        TicTacToe::NAME,
+        G::NAME,
         enc.spec(),
-        ModelConfig::Mlp(cfg.into()),
+        ModelConfig::Mlp(cfg.mlp(inputs).into()),
         training,
     );
-    checkpoint::save(&c.out, &ck, &net.to_tensors(&candle_core::Device::Cpu)?)?;
-    println!("checkpoint written to {}", c.out.display());
+    checkpoint::save(&a.out, &ck, &net.to_tensors(&candle_core::Device::Cpu)?)?;
+    println!("checkpoint written to {}", a.out.display());
     Ok(ExitCode::SUCCESS)
 }
 

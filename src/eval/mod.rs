@@ -6,6 +6,7 @@
 
 mod checkpoint_eval;
 mod error;
+mod hand_baseline;
 mod material_baseline;
 mod metrics;
 pub mod move_prediction;
@@ -16,6 +17,7 @@ pub use checkpoint_eval::{
     check_compatible, evaluate_checkpoint, predict_checkpoint, predict_rows, to_label_scale,
 };
 pub use error::EvalError;
+pub use hand_baseline::{baseline_metrics, baseline_names, rows_metrics};
 pub use material_baseline::{
     evaluate_material, fit_k, material_prediction, material_rows, material_sign_prediction,
     MaterialRow, DEFAULT_K,

@@ -1,6 +1,6 @@
 //! Writing an evaluation: a text table, `metrics.json`, `by_height.csv`,
-//! `by_height_buckets.csv`, `by_ply.csv`, and the height plot
-//! (`height.png`, `height.svg`).
+//! `by_height_buckets.csv`, `by_ply.csv`, the height plot
+//! (`height.png`, `height.svg`) and the error by ply (`ply.png`, `ply.svg`).
 
 use super::{EvalError, GroupedMetrics, Metrics, MetricsAcc, HEIGHT_BUCKET_PLIES};
 use crate::game::{Arimaa, Game};
@@ -197,6 +197,27 @@ impl EvalReport {
         chart
     }
 
+    /// The 0/1 error of the predicted winner by ply number, one line per
+    /// evaluator (Fugers 2017, figures 16 and 17).
+    pub fn ply_chart(&self) -> LineChart {
+        let mut chart = LineChart::new(
+            format!("0/1 error by ply ({}, {})", self.dataset, self.split),
+            "plies played",
+            "0/1 error of the predicted winner",
+        )
+        .with_y_range(0.0, 1.0);
+        for r in &self.results {
+            let err: Vec<(f64, f64)> = r
+                .metrics
+                .by_ply
+                .iter()
+                .filter_map(|(k, m)| m.summary().error01.map(|e| (*k as f64, e)))
+                .collect();
+            chart = chart.with_series(r.name.clone(), err);
+        }
+        chart
+    }
+
     /// `metrics.json` as a value.
     pub fn to_json(&self) -> serde_json::Value {
         let doc = ReportJson {
@@ -238,6 +259,9 @@ impl EvalReport {
         let chart = self.height_chart();
         chart.write_png(dir.join("height.png"))?;
         chart.write_svg(dir.join("height.svg"))?;
+        let ply = self.ply_chart();
+        ply.write_png(dir.join("ply.png"))?;
+        ply.write_svg(dir.join("ply.svg"))?;
         Ok(())
     }
 }

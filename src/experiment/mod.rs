@@ -1,5 +1,6 @@
 //! Reproductions of published experiments, end to end.
 
+pub mod amazons;
 pub mod mdrnn;
 pub mod pentago;
 pub mod ttt;

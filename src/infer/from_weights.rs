@@ -1,11 +1,12 @@
 //! A model's weights behind an encoder, as the fastest evaluator for them:
-//! the plain-Rust MDRNN on the CPU, else the candle model. Checkpoints and
+//! the plain-Rust MDRNN or one-hidden-layer MLP on the CPU, else the
+//! candle model. Checkpoints and
 //! evolved weight vectors both come through here.
 
-use super::{CandleEvaluator, Evaluator, InferError, NativeMdrnnEvaluator};
+use super::{CandleEvaluator, Evaluator, InferError, NativeEvaluator, NativeMdrnnEvaluator};
 use crate::encode::Encoder;
 use crate::game::Game;
-use crate::model::{build, ModelConfig, ModelError, NativeMdrnn};
+use crate::model::{build, ModelConfig, ModelError, NativeMdrnn, NativeMlp, OutputActivation};
 use candle_core::{DType, Device, Tensor};
 use candle_nn::VarBuilder;
 use std::collections::HashMap;
@@ -30,6 +31,19 @@ pub fn weights_evaluator<G: Game>(
         }
         let net = NativeMdrnn::new(cfg, flat)?;
         return Ok(Arc::new(NativeMdrnnEvaluator::new(encoder, net, label)));
+    }
+    // A one-hidden-layer MLP with a linear output (TD(lambda)'s networks):
+    // the plain-Rust copy, far cheaper per position than a candle call
+    // inside a search.
+    if let (ModelConfig::Mlp(cfg), Device::Cpu) = (model, device) {
+        if cfg.hidden.len() == 1 && cfg.output == OutputActivation::Identity && cfg.dropout == 0.0 {
+            let net = NativeMlp::from_tensors(&cfg.shape(), tensors)?;
+            return Ok(Arc::new(NativeEvaluator::labelled(
+                Arc::from(encoder),
+                net,
+                label,
+            )));
+        }
     }
     let on_device = tensors
         .iter()

@@ -66,6 +66,13 @@ pub trait Evaluator<G: Game>: Send + Sync {
         false
     }
 
+    /// Whether many positions in one call cost much less each than one at
+    /// a time (a candle model: yes; a plain-Rust network or formula: no,
+    /// and a search does better pruning than valuing whole frontiers).
+    fn prefers_batches(&self) -> bool {
+        true
+    }
+
     /// A short name for reports.
     fn name(&self) -> String;
 }

@@ -9,11 +9,25 @@ use std::sync::Arc;
 pub struct NativeEvaluator<G: Game> {
     encoder: Arc<dyn Encoder<G>>,
     net: NativeMlp,
+    label: String,
 }
 
 impl<G: Game> NativeEvaluator<G> {
     pub fn new(encoder: Arc<dyn Encoder<G>>, net: NativeMlp) -> Self {
-        NativeEvaluator { encoder, net }
+        Self::labelled(encoder, net, "native-mlp")
+    }
+
+    /// The same, named `label` in reports (a checkpoint's source).
+    pub fn labelled(
+        encoder: Arc<dyn Encoder<G>>,
+        net: NativeMlp,
+        label: impl Into<String>,
+    ) -> Self {
+        NativeEvaluator {
+            encoder,
+            net,
+            label: label.into(),
+        }
     }
 }
 
@@ -35,7 +49,11 @@ impl<G: Game> Evaluator<G> for NativeEvaluator<G> {
         Ok(native_values(self.encoder.as_ref(), &self.net, states))
     }
 
+    fn prefers_batches(&self) -> bool {
+        false
+    }
+
     fn name(&self) -> String {
-        "native-mlp".into()
+        self.label.clone()
     }
 }

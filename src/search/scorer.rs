@@ -105,14 +105,15 @@ impl<G: Game> Scorer<G> {
     }
 }
 
-/// A model's positions go to it in batches; hand formulas one at a time.
+/// A model's positions go to it in batches (unless it is as cheap one at a
+/// time); hand formulas one at a time.
 impl<G: Game> PositionEval<G> for Scorer<G> {
     fn eval(&self, state: &G) -> i32 {
         self.score(state)
     }
 
     fn prefers_batches(&self) -> bool {
-        self.model().is_some()
+        self.model().is_some_and(|m| m.prefers_batches())
     }
 
     fn eval_batch(&self, states: &[G]) -> Vec<i32> {

@@ -39,6 +39,28 @@ impl TdGame {
             result: outcome.value_for(Side::First),
         })
     }
+
+    /// From the states of a game cut before its end whose result (for the
+    /// first player) was decided otherwise: every state is an input.
+    pub fn from_decided<G: Game>(states: &[G], result: f32, encoder: &dyn Encoder<G>) -> TdGame {
+        let persp = encoder.perspective();
+        let mut inputs = Vec::with_capacity(states.len());
+        let mut signs = Vec::with_capacity(states.len());
+        for s in states {
+            let mut x = Vec::new();
+            encode_f32(encoder, s, &mut x);
+            inputs.push(x);
+            signs.push(match persp {
+                Perspective::FirstPlayer => 1.0,
+                Perspective::SideToMove => s.side_to_move().sign(),
+            });
+        }
+        TdGame {
+            inputs,
+            signs,
+            result,
+        }
+    }
 }
 
 /// Rebuilds a game from its dataset rows (sorted by ply): positions are
@@ -64,10 +86,19 @@ pub fn rows_to_td_game<G: Game>(
         });
     };
     let row = &rows[rows.len() - 1];
-    let outcome = last.outcome().ok_or_else(|| TrainError::BadData {
-        context: ctx(row),
-        why: "the last position of the game is not final".into(),
-    })?;
+    let Some(outcome) = last.outcome() else {
+        // A game decided before its end (adjudicated, resigned): the label
+        // carries the result and every position is learned from.
+        if !(0.0..=1.0).contains(&row.label) {
+            return Err(TrainError::BadData {
+                context: ctx(row),
+                why: format!("label {} is not in [0, 1]", row.label),
+            });
+        }
+        let for_mover = 2.0 * row.label - 1.0;
+        let result = for_mover * last.side_to_move().sign();
+        return Ok(TdGame::from_decided(&states, result, encoder));
+    };
     let label = Outcome::score_for(outcome, last.side_to_move());
     if (label - row.label).abs() > 1e-6 {
         return Err(TrainError::BadData {

@@ -13,6 +13,7 @@ pub mod regularize;
 pub mod run_state;
 mod supervised;
 mod td_candle;
+pub mod td_dataset;
 mod td_lambda;
 mod trainer;
 
@@ -21,6 +22,7 @@ pub use error::TrainError;
 pub use game_inputs::{rows_to_td_game, TdGame};
 pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
 pub use td_candle::CandleTdLearner;
+pub use td_dataset::{td_games, train_td_runs, TdNetConfig, TdRunResult, TD_PRESETS};
 pub use td_lambda::{TdConfig, TdLearner};
 pub use trainer::{
     encoder_spec, fit, fit_cv, preset, resolve_model, CvFolds, FitConfig, FitError, FitReport,

@@ -1,0 +1,140 @@
+//! `plies experiment amazons`.
+
+use anyhow::Context;
+use clap::Args;
+use plies::experiment::amazons::{
+    equity_table, error_table, run as run_amazons, AmazonsExperimentConfig,
+};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// The default budget (docs/amazons.md states what is known of its time);
+/// `--quick` runs every stage on a small budget. Other flags override either.
+#[derive(Args)]
+pub struct AmazonsArgs {
+    /// Output directory (resumed when it holds an earlier run's files).
+    #[arg(long, default_value = "runs/amazons")]
+    out: PathBuf,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The small budget: 96 database games, 1 run of 1,000 TD games per
+    /// network, 10 games per equity cell, alpha-beta depth 1, MCTS 50
+    /// simulations.
+    #[arg(long)]
+    quick: bool,
+    /// Games played for the database.
+    #[arg(long)]
+    db_games: Option<usize>,
+    /// Players of the database games (drawn per side and game), `;`-separated specs.
+    #[arg(long, value_delimiter = ';')]
+    db_players: Option<Vec<String>>,
+    /// Games still running after this many plies are adjudicated.
+    #[arg(long)]
+    db_max_plies: Option<usize>,
+    /// Hidden sizes of the networks.
+    #[arg(long, value_delimiter = ',')]
+    hidden: Option<Vec<usize>>,
+    /// Encoders of the networks.
+    #[arg(long, value_delimiter = ',')]
+    encoders: Option<Vec<String>>,
+    /// TD(lambda) runs per configuration (the thesis: 10).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// TD(lambda) games per run (the thesis: 200,000).
+    #[arg(long)]
+    examples: Option<usize>,
+    /// Games per equity cell.
+    #[arg(long)]
+    equity_games: Option<usize>,
+    /// The alpha-beta search of the tables (`,eval=E` is appended).
+    #[arg(long)]
+    alphabeta: Option<String>,
+    /// The MCTS search of the tables (`,eval=E` is appended).
+    #[arg(long)]
+    mcts: Option<String>,
+    /// The searches of the equity tables played: no-lookahead, alpha-beta,
+    /// mcts (default all).
+    #[arg(long, value_delimiter = ',')]
+    searches: Option<Vec<String>>,
+    /// Worker threads (0: rayon's default). The results do not depend on it.
+    #[arg(long, default_value_t = 0)]
+    threads: usize,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    #[arg(long)]
+    quiet: bool,
+}
+
+pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
+    let mut cfg = if a.quick {
+        AmazonsExperimentConfig::quick(a.out.clone())
+    } else {
+        AmazonsExperimentConfig::new(a.out.clone())
+    };
+    cfg.seed = a.seed;
+    cfg.db_games = a.db_games.unwrap_or(cfg.db_games);
+    cfg.db_players = a.db_players.clone().unwrap_or(cfg.db_players);
+    cfg.db_max_plies = a.db_max_plies.unwrap_or(cfg.db_max_plies);
+    cfg.hidden = a.hidden.clone().unwrap_or(cfg.hidden);
+    cfg.encoders = a.encoders.clone().unwrap_or(cfg.encoders);
+    cfg.runs = a.runs.unwrap_or(cfg.runs);
+    cfg.td.examples = a.examples.unwrap_or(cfg.td.examples);
+    cfg.equity_games = a.equity_games.unwrap_or(cfg.equity_games);
+    cfg.alphabeta = a.alphabeta.clone().unwrap_or(cfg.alphabeta);
+    cfg.mcts = a.mcts.clone().unwrap_or(cfg.mcts);
+    if let Some(names) = &a.searches {
+        cfg.searches = names
+            .iter()
+            .map(|n| match n.as_str() {
+                "no-lookahead" => Ok(0),
+                "alpha-beta" => Ok(1),
+                "mcts" => Ok(2),
+                other => {
+                    anyhow::bail!("--searches {other}: expected no-lookahead, alpha-beta or mcts")
+                }
+            })
+            .collect::<anyhow::Result<_>>()?;
+    }
+    let quiet = a.quiet || a.json;
+    let say = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let progress = |len: u64, msg: &str| super::progress(len, msg, quiet);
+    let go = || run_amazons(&cfg, &progress, &say).map_err(Box::new);
+    let report = if a.threads > 0 {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(a.threads)
+            .build()
+            .context("thread pool")?
+            .install(go)?
+    } else {
+        go()?
+    };
+    if a.json {
+        println!("{}", serde_json::to_string(&report)?);
+    } else {
+        println!(
+            "Figure 15: 0/1 error of the predicted winner\n{}",
+            error_table(&report)
+        );
+        println!(
+            "Table 4: equity against good ({}), 95% interval, (thesis)\n{}",
+            cfg.good,
+            equity_table(&report, "good")
+        );
+        println!(
+            "Table 5: equity against simple ({}), 95% interval, (thesis)\n{}",
+            cfg.simple,
+            equity_table(&report, "simple")
+        );
+        println!(
+            "wrote {0}/summary.json, errors.csv, error_by_ply.csv, equities.csv, error_by_ply.png|svg, train_vs_test.png|svg ({1:.0} s)",
+            cfg.out.display(),
+            report.seconds
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
