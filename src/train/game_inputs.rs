@@ -21,28 +21,21 @@ impl TdGame {
     pub fn from_states<G: Game>(states: &[G], encoder: &dyn Encoder<G>) -> Option<TdGame> {
         let last = states.last()?;
         let outcome = last.outcome()?;
-        let persp = encoder.perspective();
-        let mut inputs = Vec::with_capacity(states.len());
-        let mut signs = Vec::with_capacity(states.len());
-        for s in &states[..states.len() - 1] {
-            let mut x = Vec::new();
-            encode_f32(encoder, s, &mut x);
-            inputs.push(x);
-            signs.push(match persp {
-                Perspective::FirstPlayer => 1.0,
-                Perspective::SideToMove => s.side_to_move().sign(),
-            });
-        }
-        Some(TdGame {
-            inputs,
-            signs,
-            result: outcome.value_for(Side::First),
-        })
+        Some(Self::encoded(
+            &states[..states.len() - 1],
+            outcome.value_for(Side::First),
+            encoder,
+        ))
     }
 
     /// From the states of a game cut before its end whose result (for the
     /// first player) was decided otherwise: every state is an input.
     pub fn from_decided<G: Game>(states: &[G], result: f32, encoder: &dyn Encoder<G>) -> TdGame {
+        Self::encoded(states, result, encoder)
+    }
+
+    /// Every state of `states` encoded, with its sign, and the result.
+    fn encoded<G: Game>(states: &[G], result: f32, encoder: &dyn Encoder<G>) -> TdGame {
         let persp = encoder.perspective();
         let mut inputs = Vec::with_capacity(states.len());
         let mut signs = Vec::with_capacity(states.len());
