@@ -36,24 +36,10 @@ fn strings(v: &[&str]) -> Vec<String> {
 
 /// Every file under `dir` whose name satisfies `keep`, with its bytes.
 fn files(dir: &Path, keep: &dyn Fn(&str) -> bool) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                stack.push(p);
-            } else if keep(&name) {
-                out.push((
-                    p.strip_prefix(dir).unwrap().to_path_buf(),
-                    std::fs::read(&p).unwrap(),
-                ));
-            }
-        }
-    }
-    out.sort();
-    out
+    common::files_under(dir, &|_| true, keep)
+        .into_iter()
+        .map(|(rel, p)| (rel, std::fs::read(p).unwrap()))
+        .collect()
 }
 
 fn selfplay_args(out: &Path) -> Vec<String> {

@@ -51,38 +51,30 @@ const CONFIG: &str = r#"{
 /// the timings and what shows them (the tables, the trainer's metrics, and
 /// a checkpoint's card and config, which record its epochs' seconds).
 fn outputs(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            let name = e.file_name().to_string_lossy().into_owned();
-            if p.is_dir() {
-                // The trainer's resumable state (and its swap) is not an output.
-                if !name.starts_with("run-state") {
-                    stack.push(p);
-                }
-            } else if !(name == "timing.json"
-                || name == "generations.csv"
-                || name.ends_with(".lock")
-                || name.starts_with('.')
-                || name == "metrics.csv"
-                || name == "metrics.jsonl"
-                || name == "README.md"
-                || name == "config.json")
-            {
-                let mut bytes = std::fs::read(&p).unwrap();
-                // The window's manifest names its sources by path.
-                if name.ends_with(".json") {
-                    let text = String::from_utf8(bytes).unwrap();
-                    bytes = text.replace(dir.to_str().unwrap(), "DIR").into_bytes();
-                }
-                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), bytes));
+    // The trainer's resumable state (and its swap) is not an output.
+    let enter = |name: &str| !name.starts_with("run-state");
+    let keep = |name: &str| {
+        !(name == "timing.json"
+            || name == "generations.csv"
+            || name.ends_with(".lock")
+            || name.starts_with('.')
+            || name == "metrics.csv"
+            || name == "metrics.jsonl"
+            || name == "README.md"
+            || name == "config.json")
+    };
+    common::files_under(dir, &enter, &keep)
+        .into_iter()
+        .map(|(rel, p)| {
+            let mut bytes = std::fs::read(&p).unwrap();
+            // The window's manifest names its sources by path.
+            if p.extension().is_some_and(|e| e == "json") {
+                let text = String::from_utf8(bytes).unwrap();
+                bytes = text.replace(dir.to_str().unwrap(), "DIR").into_bytes();
             }
-        }
-    }
-    out.sort();
-    out
+            (rel, bytes)
+        })
+        .collect()
 }
 
 #[test]

@@ -138,3 +138,30 @@ pub fn kill_after(mut cmd: Command, ms: u64) {
     let _ = child.kill();
     child.wait().expect("wait for plies");
 }
+
+/// The files under `dir` (in folders whose name satisfies `enter`) whose
+/// name satisfies `keep`, as (path relative to `dir`, path), sorted: what
+/// the kill tests compare between a killed run and an uninterrupted one.
+pub fn files_under(
+    dir: &Path,
+    enter: &dyn Fn(&str) -> bool,
+    keep: &dyn Fn(&str) -> bool,
+) -> Vec<(PathBuf, PathBuf)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                if enter(&name) {
+                    stack.push(p);
+                }
+            } else if keep(&name) {
+                out.push((p.strip_prefix(dir).unwrap().to_path_buf(), p));
+            }
+        }
+    }
+    out.sort();
+    out
+}
