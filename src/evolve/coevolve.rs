@@ -27,10 +27,10 @@
 
 use super::fitness::{game_stream, score_game, scores_against, NetworkPlay};
 use super::run::{
-    check_same_run, initial_weights, read_state, save_network, write_curve, STATE_FILE,
+    check_same_run, initial_weights, read_state, save_best_and_final, write_curve, Evolved,
+    STATE_FILE,
 };
 use super::{EvolveError, Individual};
-use crate::checkpoint::TrainingInfo;
 use crate::games::GameSupport;
 use crate::model::ModelConfig;
 use crate::report::{write_json, Table};
@@ -518,23 +518,19 @@ fn write_outputs<G: GameSupport>(
         &rows,
         "champion's score (best so far, this generation)",
     )?;
-    let games = state.history.last().map_or(0, |r| r.games);
-    let training = |fitness: Option<f64>| TrainingInfo {
+    let evolved = Evolved {
         method: "coevolve".into(),
-        seed: Some(cfg.seed),
-        examples: games,
+        seed: cfg.seed,
         hyperparameters: serde_json::to_value(cfg).unwrap_or_default(),
-        metrics: serde_json::json!({
-            "generations": state.generation,
-            "monitor_score": fitness,
-        }),
-        ..TrainingInfo::default()
+        games: state.history.last().map_or(0, |r| r.games),
+        generations: state.generation,
+        score_name: "monitor_score",
     };
-    if let Some((score, _, weights)) = &state.champion {
-        save_network::<G>(&cfg.out.join("best"), play, weights, training(Some(*score)))?;
-    }
-    save_network::<G>(&cfg.out.join("final"), play, current, training(None))?;
-    Ok(())
+    let best = state
+        .champion
+        .as_ref()
+        .map(|(score, _, weights)| (weights.as_slice(), *score));
+    save_best_and_final::<G>(&cfg.out, play, &evolved, best, current)
 }
 
 #[cfg(test)]

@@ -357,33 +357,57 @@ fn write_outputs<G: GameSupport>(
             "fitness (mean game score)",
         )?;
     }
-    let games = state.history.last().map_or(0, |r| r.games);
-    let training = |fitness: Option<f64>| TrainingInfo {
+    let evolved = Evolved {
         method: format!("evolve:{}", cfg.strategy),
-        seed: Some(cfg.seed),
-        examples: games,
+        seed: cfg.seed,
         hyperparameters: serde_json::to_value(cfg).unwrap_or_default(),
-        metrics: serde_json::json!({
-            "generations": state.generation,
-            "fitness": fitness,
-        }),
-        ..TrainingInfo::default()
+        games: state.history.last().map_or(0, |r| r.games),
+        generations: state.generation,
+        score_name: "fitness",
     };
-    if let Some(c) = &state.champion {
-        save_network::<G>(
-            &cfg.out.join("best"),
-            play,
-            &c.weights,
-            training(Some(c.fitness)),
-        )?;
+    let best = state
+        .champion
+        .as_ref()
+        .map(|c| (c.weights.as_slice(), c.fitness));
+    save_best_and_final::<G>(&cfg.out, play, &evolved, best, state.strategy.center())
+}
+
+/// What the model cards of an evolved network say about its training.
+pub(crate) struct Evolved {
+    pub method: String,
+    pub seed: u64,
+    pub hyperparameters: serde_json::Value,
+    pub games: u64,
+    pub generations: u64,
+    /// The metric the best network's score is recorded under.
+    pub score_name: &'static str,
+}
+
+/// Writes `best/` (the best network and its score, when there is one) and
+/// `final/` (the search's current weights) as ordinary checkpoints.
+pub(crate) fn save_best_and_final<G: GameSupport>(
+    out: &Path,
+    play: &NetworkPlay,
+    run: &Evolved,
+    best: Option<(&[f64], f64)>,
+    current: &[f64],
+) -> Result<(), EvolveError> {
+    let training = |score: Option<f64>| {
+        let mut metrics = serde_json::json!({ "generations": run.generations });
+        metrics[run.score_name] = serde_json::json!(score);
+        TrainingInfo {
+            method: run.method.clone(),
+            seed: Some(run.seed),
+            examples: run.games,
+            hyperparameters: run.hyperparameters.clone(),
+            metrics,
+            ..TrainingInfo::default()
+        }
+    };
+    if let Some((weights, score)) = best {
+        save_network::<G>(&out.join("best"), play, weights, training(Some(score)))?;
     }
-    save_network::<G>(
-        &cfg.out.join("final"),
-        play,
-        state.strategy.center(),
-        training(None),
-    )?;
-    Ok(())
+    save_network::<G>(&out.join("final"), play, current, training(None))
 }
 
 #[cfg(test)]
