@@ -83,6 +83,18 @@ fn rewrite_weights(dir: &Path, f: impl Fn(&mut HashMap<String, Tensor>)) {
 }
 
 #[test]
+fn a_config_with_a_byte_order_mark_loads_as_without() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ck");
+    let (_, cfg) = write(&dir);
+    let path = dir.join("config.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, format!("\u{feff}{text}")).unwrap();
+    let ck = checkpoint::load(&dir, Some("tictactoe"), Some("tictactoe-9")).unwrap();
+    assert_eq!(ck.config, cfg);
+}
+
+#[test]
 fn a_tensor_of_the_wrong_shape_is_refused_by_name() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ck");

@@ -223,6 +223,43 @@ fn game_text() {
     fuzz("game_text", 300);
 }
 
+#[test]
+fn settings_file() {
+    fuzz("settings_file", 300);
+}
+
+/// The settings seeds are files plies accepts, so the mutations start from
+/// inputs that reach the players, not only the JSON errors.
+#[test]
+fn settings_seeds_load_and_play() {
+    use plies::game::{Game, Pentago};
+    use plies::improve::LoopConfig;
+    use plies::search::game_player::{build_player, GamePlayerSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    let mut modes = Vec::new();
+    for seed in seeds("settings_file") {
+        let (mode, rest) = seed.split_first().expect("a seed has a mode byte");
+        std::fs::write(&path, rest).unwrap();
+        modes.push(mode % 3);
+        let spec = match mode % 3 {
+            0 => {
+                LoopConfig::read(&path).expect("the loop seed loads");
+                continue;
+            }
+            1 => format!("alphabeta:depth=1,eval=pentago-features:{}", path.display()),
+            _ => format!("mdp:{}", path.display()),
+        };
+        let spec: GamePlayerSpec = spec.parse().unwrap();
+        let player = build_player::<Pentago>(&spec).expect("the seed's player builds");
+        let mut rng = plies::util::seeded_rng(1, 0);
+        player.choose(&Pentago::new(), &mut rng).expect("a move");
+    }
+    modes.sort();
+    modes.dedup();
+    assert_eq!(modes, [0, 1, 2], "a seed of every kind of settings file");
+}
+
 /// Writes the dataset seeds (the tiny dataset's manifest and shard, in the
 /// target's input format) and positions of each game for `game_text`:
 /// `cargo test --release --test fuzz_parsers -- --ignored`.

@@ -37,6 +37,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("checkpoint", checkpoint),
     ("dataset", dataset),
     ("game_text", game_text),
+    ("settings_file", settings_file),
 ];
 
 /// A refusal must say what is wrong: its message may not be blank.
@@ -506,4 +507,42 @@ fn text_and_moves<G: Game>(text: &str, size: usize) {
         }
     }
     let _ = game.render();
+}
+
+/// A settings file a user hands to plies. The first byte picks which: a
+/// self-play loop configuration (`plies loop --config`), a weights file
+/// played as `eval=pentago-features:PATH`, or a bucketed MDP model played as
+/// `mdp:PATH`. Files that load are used: the player picks a move.
+pub fn settings_file(data: &[u8]) {
+    use plies::improve::LoopConfig;
+    use plies::search::game_player::{build_player, GamePlayerSpec};
+    let Some((&mode, rest)) = data.split_first() else {
+        return;
+    };
+    let dir = temp_dir();
+    let path = dir.path().join("settings.json");
+    write(&path, rest);
+    let spec = match mode % 3 {
+        0 => {
+            if let Err(e) = LoopConfig::read(&path) {
+                refused(e);
+            }
+            return;
+        }
+        1 => format!("alphabeta:depth=1,eval=pentago-features:{}", path.display()),
+        _ => format!("mdp:{}", path.display()),
+    };
+    let spec: GamePlayerSpec = match spec.parse() {
+        Ok(s) => s,
+        Err(e) => return refused(e),
+    };
+    match build_player::<Pentago>(&spec) {
+        Ok(player) => {
+            let mut rng = plies::util::seeded_rng(1, 0);
+            if let Err(e) = player.choose(&Pentago::new(), &mut rng) {
+                refused(e);
+            }
+        }
+        Err(e) => refused(e),
+    }
 }

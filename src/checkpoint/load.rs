@@ -22,10 +22,11 @@ pub fn load(
     encoder: Option<&str>,
 ) -> Result<Checkpoint, CheckpointError> {
     let config_path = dir.join(CONFIG_FILE);
-    let text = std::fs::read_to_string(&config_path).map_err(|source| CheckpointError::Io {
-        path: config_path.clone(),
-        source,
-    })?;
+    let text =
+        crate::util::text::read_text(&config_path).map_err(|source| CheckpointError::Io {
+            path: config_path.clone(),
+            source,
+        })?;
     let config: CheckpointConfig =
         serde_json::from_str(&text).map_err(|e| CheckpointError::Config {
             path: config_path.clone(),

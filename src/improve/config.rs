@@ -174,7 +174,7 @@ fn default_device() -> String {
 impl LoopConfig {
     /// Reads and checks a configuration file.
     pub fn read(path: &Path) -> Result<Self, LoopError> {
-        let text = std::fs::read_to_string(path).map_err(|source| LoopError::Io {
+        let text = crate::util::text::read_text(path).map_err(|source| LoopError::Io {
             path: path.to_path_buf(),
             source,
         })?;
@@ -261,5 +261,18 @@ mod tests {
         let mut bad = cfg;
         bad.gate.margin = 0.7;
         assert!(bad.check().unwrap_err().contains("`gate.margin`"));
+    }
+
+    #[test]
+    fn a_config_file_with_a_byte_order_mark_reads_as_without() {
+        let dir = tempfile::tempdir().unwrap();
+        let text = r#"{"game": "connect-four", "selfplay": {"games": 8}}"#;
+        let plain = dir.path().join("plain.json");
+        let marked = dir.path().join("marked.json");
+        std::fs::write(&plain, text).unwrap();
+        std::fs::write(&marked, format!("\u{feff}{text}")).unwrap();
+        let a = LoopConfig::read(&plain).unwrap();
+        let b = LoopConfig::read(&marked).unwrap();
+        assert_eq!(a, b);
     }
 }

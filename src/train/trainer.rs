@@ -464,7 +464,7 @@ pub fn resolve_model(
         (cfg, None)
     } else if Path::new(spec).is_file() {
         let path = Path::new(spec);
-        let text = std::fs::read_to_string(path).map_err(|source| FitError::Io {
+        let text = crate::util::text::read_text(path).map_err(|source| FitError::Io {
             path: path.to_path_buf(),
             source,
         })?;
