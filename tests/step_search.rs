@@ -242,3 +242,86 @@ fn the_steps_player_plays_legal_turns_and_its_spec_reads_back() {
         .to_string();
     assert!(other.contains("Arimaa player"), "{other}");
 }
+
+/// The best turn of at most `steps` steps by trying every legal turn.
+fn best_short_turn(g: &Arimaa, steps: usize) -> i32 {
+    let mut moves = Vec::new();
+    g.legal_moves(&mut moves);
+    moves
+        .iter()
+        .filter(|mv| mv.steps().count() <= steps)
+        .map(|&mv| {
+            let mut after = g.clone();
+            after.play(mv);
+            match after.outcome() {
+                Some(o) => -plies::search::alphabeta::terminal_score(o, after.side_to_move(), 1),
+                None => -material(&after),
+            }
+        })
+        .max()
+        .expect("a legal turn of one step")
+}
+
+/// With a budget, deepening starts at one step: the iterations of 1, 2 and
+/// 3 steps answer the best turn of at most that many steps (worth what
+/// every such turn is worth at most), then the whole turn as without one.
+#[test]
+fn a_budgeted_search_answers_short_turns_first() {
+    let scorer = material_steps();
+    let mut full = 0;
+    for g in midgame_positions(12, 6)
+        .iter()
+        .chain(&endgame_positions(4, 7))
+    {
+        let budget = StepLimits {
+            max_nodes: Some(u64::MAX),
+            ..limits(4, true, false)
+        };
+        let mut seen = Vec::new();
+        let r = step_search(g, &scorer, &budget, |it| {
+            seen.push((it.depth, it.best.unwrap(), it.score))
+        });
+        let depths: Vec<u32> = seen.iter().map(|s| s.0).collect();
+        // Deepening stops early only on a won or lost score.
+        assert_eq!(depths, (1..=depths.len() as u32).collect::<Vec<_>>());
+        assert!(
+            depths.len() == 4 || r.score.abs() >= WIN_THRESHOLD,
+            "{depths:?}: {}",
+            g.to_text()
+        );
+        for &(depth, mv, score) in seen.iter().filter(|s| s.0 < 4) {
+            assert!(mv.steps().count() <= depth as usize, "{}", g.to_text());
+            check_turn(g, mv, score);
+            assert_eq!(score, best_short_turn(g, depth as usize), "{}", g.to_text());
+        }
+        if depths.len() == 4 {
+            assert_eq!(r.score, full_move_score(g, 1, &material), "{}", g.to_text());
+            check_turn(g, r.best.unwrap(), r.score);
+            full += 1;
+        }
+    }
+    assert!(full >= 12, "{full} positions searched to a whole turn");
+}
+
+/// A node budget smaller than one turn's search still gets an answer: the
+/// deepest short turn finished within it.
+#[test]
+fn a_node_budget_below_one_turn_gets_a_short_turn() {
+    let scorer = material_steps();
+    for g in midgame_positions(6, 8) {
+        let budget = StepLimits {
+            max_nodes: Some(2_000),
+            ..limits(8, true, false)
+        };
+        let r = step_search(&g, &scorer, &budget, |_| {});
+        assert!(
+            (1..4).contains(&r.depth),
+            "depth {}: {}",
+            r.depth,
+            g.to_text()
+        );
+        let mv = r.best.expect("an answer within the budget");
+        assert!(mv.steps().count() <= r.depth as usize);
+        check_turn(&g, mv, r.score);
+    }
+}

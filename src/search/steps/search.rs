@@ -37,6 +37,12 @@ use std::time::{Duration, Instant};
 
 const INF: i32 = i32::MAX - 1;
 
+/// Nodes between two readings of the clock.
+const CLOCK_EVERY: u64 = 512;
+
+/// Marks the table keys of a short iteration's nodes inside the root's turn.
+const SHORT_TURN_KEY: u64 = 0x5bd1_e995_8f3c_a7d3;
+
 /// A node with no legal continuation (a turn that can only end where it
 /// began or on a third repetition): worse than any real line, so never
 /// chosen while another exists.
@@ -120,8 +126,13 @@ struct StepSearcher<'a> {
     limits: StepLimits<'a>,
     nodes: u64,
     aborted: bool,
-    /// Searching the first iteration (4 steps), which budgets do not cut.
+    /// Searching the first iteration, which budgets do not cut.
     first_iteration: bool,
+    /// An iteration of fewer than 4 steps: the root's turn ends at the
+    /// horizon, so its answer is a whole (short) turn.
+    short_turn: bool,
+    /// The node count at which the clock is read next.
+    next_clock_read: u64,
     tt: Option<TranspositionTable<TableMove>>,
     killers: Vec<[Option<StepChoice>; 2]>,
     /// Child lists reused per step ply.
@@ -153,12 +164,23 @@ impl StepSearcher<'_> {
         // The first iteration (one turn) always finishes unless stopped:
         // it is the least answer, and cut short it would leave none.
         let limited = !self.first_iteration
-            && (self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
-                || (self.nodes.is_multiple_of(256)
-                    && self.limits.deadline.is_some_and(|d| Instant::now() >= d)));
+            && (self.limits.max_nodes.is_some_and(|n| self.nodes >= n) || self.past_deadline());
         let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed)) || limited;
         self.aborted = stop;
         stop
+    }
+
+    /// Whether the deadline has passed, reading the clock once every
+    /// [`CLOCK_EVERY`] nodes (leaves count: they are most of the work).
+    fn past_deadline(&mut self) -> bool {
+        let Some(deadline) = self.limits.deadline else {
+            return false;
+        };
+        if self.nodes < self.next_clock_read {
+            return false;
+        }
+        self.next_clock_read = self.nodes + CLOCK_EVERY;
+        Instant::now() >= deadline
     }
 
     fn key(node: &Node) -> u64 {
@@ -215,7 +237,12 @@ impl StepSearcher<'_> {
         self.nodes += 1;
         self.set_rest(node.ply, Move::EMPTY);
         let at_turn_start = node.steps.is_empty();
-        let key = Self::key(node);
+        let mut key = Self::key(node);
+        if self.short_turn && !at_turn_start {
+            // Inside the root's turn a short iteration's horizon ends the
+            // turn; a full iteration's does not: keep their entries apart.
+            key ^= SHORT_TURN_KEY;
+        }
         if depth == 0 {
             let v = if at_turn_start && self.limits.goal_threats && goal::can_reach_goal(&node.pos)
             {
@@ -339,6 +366,8 @@ impl StepSearcher<'_> {
             StepChoice::Step(step, _) => (node.steps.with(step), child.turn.steps_left == 0, 1),
         };
         let depth_left = depth.saturating_sub(spent);
+        // In a short iteration the root's turn ends where the steps run out.
+        let ends = ends || (self.short_turn && node.turns == 0 && depth_left == 0);
         if !ends {
             let next = Node {
                 game: node.game,
@@ -470,12 +499,17 @@ impl StepSearcher<'_> {
     }
 }
 
-/// Searches the turn of `root` by iterative deepening over steps, from one
-/// turn (4 steps) to `limits.max_steps`, scoring leaves with `scorer`;
-/// `progress` is called after every finished iteration. The answer is the
-/// deepest finished iteration's turn. Time and node limits apply from the
-/// second iteration: the first (one turn, milliseconds) always finishes
-/// unless the stop flag is raised.
+/// Searches the turn of `root` by iterative deepening over steps up to
+/// `limits.max_steps`, scoring leaves with `scorer`; `progress` is called
+/// after every finished iteration. The answer is the deepest finished
+/// iteration's turn. Time and node limits apply from the second iteration:
+/// the first always finishes unless the stop flag is raised.
+///
+/// Without a time or node limit deepening starts at one whole turn (4
+/// steps). With one it starts at one step: iterations of 1 to 3 steps find
+/// the best turn of at most that many steps (the turn ends at the horizon),
+/// so a budget shorter than one whole turn's search (up to seconds in the
+/// middle game) still gets a considered answer in milliseconds.
 pub fn step_search(
     root: &Arimaa,
     scorer: &StepScorer,
@@ -500,6 +534,8 @@ pub fn step_search(
         nodes: 0,
         aborted: false,
         first_iteration: true,
+        short_turn: false,
+        next_clock_read: 0,
         tt: limits.table.then(|| TranspositionTable::new(18)),
         killers: Vec::new(),
         lists: Vec::new(),
@@ -514,8 +550,11 @@ pub fn step_search(
         turns: 0,
         ply: 0,
     };
-    for depth in 4..=limits.max_steps.max(4) {
-        s.first_iteration = depth == 4;
+    let budgeted = limits.deadline.is_some() || limits.max_nodes.is_some();
+    let first = if budgeted { 1 } else { 4 };
+    for depth in first..=limits.max_steps.max(4) {
+        s.first_iteration = depth == first;
+        s.short_turn = depth < 4;
         let score = s.negamax(&root_node, depth, -INF, INF);
         if s.aborted {
             break;
