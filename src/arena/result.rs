@@ -75,7 +75,12 @@ pub fn wilson_interval(k: u64, n: u64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96f64);
+    wilson_at(k as f64 / n as f64, n as f64, 1.96)
+}
+
+/// The Wilson score interval of a proportion `p` over `n > 0` trials,
+/// `z` standard errors wide on each side.
+pub fn wilson_at(p: f64, n: f64, z: f64) -> (f64, f64) {
     let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
     let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
     ((centre - half).max(0.0), (centre + half).min(1.0))

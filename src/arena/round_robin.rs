@@ -8,6 +8,12 @@
 //! random choice from stream `g` of the seed, and the lower-numbered player
 //! of the pair moves first in its even games. The results therefore depend
 //! on the seed, the players and `N`, never on the number of threads.
+//!
+//! With [`RoundRobinConfig::stop_decided`] pairs play in blocks of
+//! [`DECIDED_BLOCK`] games and a pair stops once decided: its score's
+//! interval at [`DECIDED_Z`] standard errors (99.9%) excludes an even
+//! score. Game `k` of a pair is still game `p * N + k`, so a stopped pair's
+//! games are the first games the full run would have played.
 
 use super::{play_game_from, ArenaError, FitOptions, MatchResult, PairScore, StartConfig, Wdl};
 use crate::game::{Game, Outcome, Side};
@@ -29,6 +35,27 @@ pub struct RoundRobinConfig {
     pub fit: FitOptions,
     /// Keep every game's start and moves ([`RoundRobin::game_log`]).
     pub keep_games: bool,
+    /// Stop a pair once it is decided (at most `games_per_pair` games).
+    pub stop_decided: bool,
+}
+
+/// Games a pair plays between two looks at whether it is decided (even, so
+/// colours stay balanced).
+pub const DECIDED_BLOCK: usize = 10;
+
+/// Standard errors the decided interval spans on each side: 99.9%, strict
+/// because the pair is looked at after every block.
+pub const DECIDED_Z: f64 = 3.29;
+
+/// Whether a pair's games so far decide it: the Wilson interval of its
+/// score at [`DECIDED_Z`] lies wholly above or below 1/2.
+pub fn is_decided(result: &MatchResult) -> bool {
+    let n = result.total.games() as f64;
+    if n < DECIDED_BLOCK as f64 {
+        return false;
+    }
+    let (lo, hi) = super::result::wilson_at(result.total.score(), n, DECIDED_Z);
+    lo > 0.5 || hi < 0.5
 }
 
 /// The games of one pair, from player `a`'s point of view (`a < b`).
@@ -83,7 +110,10 @@ pub struct RoundRobin {
     /// Player names (their specs, evaluators filled in), in list order;
     /// a name given twice gets ` #2`, ` #3` appended.
     pub players: Vec<String>,
+    /// Games per pair; at most, with `stop_decided`.
     pub games_per_pair: usize,
+    /// Pairs stopped once decided ([`is_decided`]).
+    pub stop_decided: bool,
     pub seed: u64,
     pub max_plies: Option<usize>,
     #[serde(flatten)]
@@ -155,45 +185,6 @@ pub fn round_robin<G: crate::games::GameSupport>(
     let pairs = schedule(players.len());
     let per_pair = cfg.games_per_pair;
     let started = Instant::now();
-    let played: Vec<Played> = (0..pairs.len() * per_pair)
-        .into_par_iter()
-        .map(|g| {
-            let (a, b) = pairs[g / per_pair];
-            let a_first = (g % per_pair).is_multiple_of(2);
-            let (first, second) = if a_first { (a, b) } else { (b, a) };
-            let mut rng = seeded_rng(cfg.seed, g as u64);
-            let s: G = start
-                .start(&mut rng)
-                .map_err(|source| ArenaError::Start { game: g, source })?;
-            let game = play_game_from(
-                s,
-                players[first].as_ref(),
-                players[second].as_ref(),
-                g,
-                &mut rng,
-                cfg.max_plies,
-            )?;
-            if let Some(p) = progress {
-                p.inc(1);
-            }
-            let log = cfg.keep_games.then(|| GameLog {
-                index: g,
-                first,
-                second,
-                result: result_text(game.outcome).into(),
-                start: game.start.to_text(),
-                moves: move_texts(&game.start, &game.moves),
-            });
-            Ok(Played {
-                a_first,
-                outcome: game.outcome,
-                plies: game.moves.len(),
-                log,
-            })
-        })
-        .collect::<Result<_, ArenaError>>()?;
-    let seconds = started.elapsed().as_secs_f64();
-
     let mut results: Vec<PairResult> = pairs
         .iter()
         .map(|&(a, b)| PairResult {
@@ -202,27 +193,91 @@ pub fn round_robin<G: crate::games::GameSupport>(
             result: MatchResult::new(names[a].clone(), names[b].clone(), cfg.seed),
         })
         .collect();
+    let block = if cfg.stop_decided {
+        DECIDED_BLOCK
+    } else {
+        per_pair
+    };
+    let mut played_per_pair = vec![0usize; pairs.len()];
     let mut game_log = Vec::new();
-    let (mut plies, mut unfinished) = (0u64, 0u64);
-    for (g, p) in played.into_iter().enumerate() {
-        results[g / per_pair]
-            .result
-            .add_game(p.a_first, p.outcome, p.plies);
-        plies += p.plies as u64;
-        unfinished += u64::from(p.outcome.is_none());
-        game_log.extend(p.log);
+    let (mut games, mut plies, mut unfinished) = (0u64, 0u64, 0u64);
+    loop {
+        // This block's games: the next `block` of every pair still playing.
+        let todo: Vec<usize> = (0..pairs.len())
+            .filter(|&p| {
+                played_per_pair[p] < per_pair
+                    && !(cfg.stop_decided && is_decided(&results[p].result))
+            })
+            .flat_map(|p| {
+                let from = played_per_pair[p];
+                (from..(from + block).min(per_pair)).map(move |k| p * per_pair + k)
+            })
+            .collect();
+        if todo.is_empty() {
+            break;
+        }
+        let played: Vec<Played> = todo
+            .par_iter()
+            .map(|&g| {
+                let (a, b) = pairs[g / per_pair];
+                let a_first = (g % per_pair).is_multiple_of(2);
+                let (first, second) = if a_first { (a, b) } else { (b, a) };
+                let mut rng = seeded_rng(cfg.seed, g as u64);
+                let s: G = start
+                    .start(&mut rng)
+                    .map_err(|source| ArenaError::Start { game: g, source })?;
+                let game = play_game_from(
+                    s,
+                    players[first].as_ref(),
+                    players[second].as_ref(),
+                    g,
+                    &mut rng,
+                    cfg.max_plies,
+                )?;
+                if let Some(p) = progress {
+                    p.inc(1);
+                }
+                let log = cfg.keep_games.then(|| GameLog {
+                    index: g,
+                    first,
+                    second,
+                    result: result_text(game.outcome).into(),
+                    start: game.start.to_text(),
+                    moves: move_texts(&game.start, &game.moves),
+                });
+                Ok(Played {
+                    a_first,
+                    outcome: game.outcome,
+                    plies: game.moves.len(),
+                    log,
+                })
+            })
+            .collect::<Result<_, ArenaError>>()?;
+        // In game order, so each pair's results add up as in one pass.
+        for (&g, p) in todo.iter().zip(played) {
+            results[g / per_pair]
+                .result
+                .add_game(p.a_first, p.outcome, p.plies);
+            played_per_pair[g / per_pair] += 1;
+            games += 1;
+            plies += p.plies as u64;
+            unfinished += u64::from(p.outcome.is_none());
+            game_log.extend(p.log);
+        }
     }
+    game_log.sort_by_key(|l| l.index);
+    let seconds = started.elapsed().as_secs_f64();
     let (ratings, rating_error) = match rate(&names, &results, &cfg.fit) {
         Ok(r) => (r, None),
         Err(e) => (Vec::new(), Some(e.to_string())),
     };
-    let games = (pairs.len() * per_pair) as u64;
     Ok(RoundRobin {
         game: G::NAME.to_string(),
         board_size: start.size,
         openings: start.openings_name.clone(),
         players: names,
         games_per_pair: per_pair,
+        stop_decided: cfg.stop_decided,
         seed: cfg.seed,
         max_plies: cfg.max_plies,
         fit: cfg.fit,
@@ -319,7 +374,16 @@ impl RoundRobin {
         self.ratings.iter().find(|r| r.index == index)
     }
 
-    /// Points of player `i` against player `j` (out of `games_per_pair`).
+    /// Games player `i` and player `j` played against each other.
+    pub fn games_between(&self, i: usize, j: usize) -> u64 {
+        self.pairs
+            .iter()
+            .find(|p| (p.a_index, p.b_index) == (i.min(j), i.max(j)))
+            .map_or(0, |p| p.result.total.games())
+    }
+
+    /// Points of player `i` against player `j` (out of the games they
+    /// played, `games_per_pair` unless the pair stopped decided).
     pub fn points(&self, i: usize, j: usize) -> Option<f64> {
         self.pairs.iter().find_map(|p| {
             if (p.a_index, p.b_index) == (i, j) {
@@ -354,6 +418,7 @@ mod tests {
             max_plies: None,
             fit: FitOptions::default(),
             keep_games: true,
+            stop_decided: false,
         }
     }
 
@@ -398,6 +463,42 @@ mod tests {
         assert_eq!(t.ratings[2].player, "random");
         assert!(t.ratings[1].lo > 0.0, "{:?}", t.ratings);
         assert_eq!(t.rating_of(0).unwrap().elo, 0.0);
+    }
+
+    /// Stopping decided pairs: random against expert is decided within a
+    /// few blocks, naive against expert (mostly draws) is not; a stopped
+    /// pair's games are the first games of the full run.
+    #[test]
+    fn decided_pairs_stop_with_the_full_runs_first_games() {
+        let start = StartConfig::standard::<TicTacToe>();
+        let full = round_robin(&players(), &start, &cfg(60), None).unwrap();
+        let stopping = RoundRobinConfig {
+            stop_decided: true,
+            ..cfg(60)
+        };
+        let t = round_robin(&players(), &start, &stopping, None).unwrap();
+        let games: Vec<u64> = t.pairs.iter().map(|p| p.result.total.games()).collect();
+        // Pairs: (random, naive), (random, expert), (naive, expert).
+        assert!(games[1] < 60 && games[1] % 10 == 0, "{games:?}");
+        assert!(is_decided(&t.pairs[1].result));
+        assert_eq!(games[2], 60, "{games:?}");
+        assert!(!is_decided(&t.pairs[2].result));
+        assert_eq!(t.games, games.iter().sum::<u64>());
+        assert_eq!(t.game_log.len() as u64, t.games);
+        for p in 0..3 {
+            let first = |rr: &RoundRobin| -> Vec<GameLog> {
+                let range = p * 60..p * 60 + games[p] as usize;
+                rr.game_log
+                    .iter()
+                    .filter(|l| range.contains(&l.index))
+                    .cloned()
+                    .collect()
+            };
+            assert_eq!(first(&t), first(&full), "pair {p}");
+        }
+        let row_games: f64 = (1..3).map(|j| t.games_between(0, j) as f64).sum();
+        let table = t.cross_table().to_csv();
+        assert!(table.contains(&format!("/{row_games}")), "{table}");
     }
 
     #[test]

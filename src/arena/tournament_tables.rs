@@ -20,8 +20,8 @@ fn num(x: f64, decimals: usize) -> String {
 }
 
 impl RoundRobin {
-    /// Row player's points against each column player (out of
-    /// `games_per_pair`), then the row's total points and score.
+    /// Row player's points against each column player (out of the games
+    /// the two played), then the row's total points and score.
     pub fn cross_table(&self) -> Table {
         let n = self.players.len();
         let mut headers = vec!["#".to_string(), "player".to_string()];
@@ -30,17 +30,17 @@ impl RoundRobin {
         let mut t = Table::new(headers);
         for i in 0..n {
             let mut row = vec![(i + 1).to_string(), self.players[i].clone()];
-            let mut total = 0.0;
+            let (mut total, mut games) = (0.0, 0.0);
             for j in 0..n {
                 match self.points(i, j) {
                     Some(p) if i != j => {
                         total += p;
+                        games += self.games_between(i, j) as f64;
                         row.push(fmt_points(p));
                     }
                     _ => row.push(String::new()),
                 }
             }
-            let games = (self.games_per_pair * (n - 1)) as f64;
             row.push(format!("{}/{}", fmt_points(total), games));
             row.push(format!("{:.1}%", 100.0 * total / games));
             t.push_row(row);

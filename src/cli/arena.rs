@@ -31,9 +31,14 @@ pub struct ArenaArgs {
     /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
-    /// Games between every two players (colours alternate).
+    /// Games between every two players (colours alternate); at most, with
+    /// --stop-decided.
     #[arg(long, default_value_t = 100)]
     games_per_pair: usize,
+    /// Play each pair in blocks of 10 games and stop it once decided: its
+    /// score's 99.9% Wilson interval excludes an even score.
+    #[arg(long)]
+    stop_decided: bool,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Output directory: results.csv, ratings.csv, arena.json, ratings.png
@@ -95,6 +100,7 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
             anchor: a.anchor,
         },
         keep_games: a.save_games,
+        stop_decided: a.stop_decided,
     };
     let total = (schedule(players.len()).len() * a.games_per_pair) as u64;
     let bar = progress(total, "games", a.quiet || a.json);
@@ -162,13 +168,26 @@ fn anchor_text(rr: &RoundRobin) -> String {
     }
 }
 
+/// `100 games per pair`, or `up to 100 games per pair, decided pairs
+/// stopped`.
+fn games_text(rr: &RoundRobin) -> String {
+    if rr.stop_decided {
+        format!(
+            "up to {} games per pair, decided pairs stopped ({} games)",
+            rr.games_per_pair, rr.games
+        )
+    } else {
+        format!("{} games per pair", rr.games_per_pair)
+    }
+}
+
 fn chart_title(rr: &RoundRobin) -> String {
     format!(
-        "{} {}x{}: Elo, {} games per pair ({})",
+        "{} {}x{}: Elo, {} ({})",
         rr.game,
         rr.board_size,
         rr.board_size,
-        rr.games_per_pair,
+        games_text(rr),
         anchor_text(rr)
     )
 }
@@ -176,18 +195,22 @@ fn chart_title(rr: &RoundRobin) -> String {
 /// The tournament for people: cross table, pairs, rating list, speed.
 fn render(rr: &RoundRobin) -> String {
     let mut out = format!(
-        "{} {}x{} round robin: {} players, {} games per pair, seed {}, openings: {}\n\n",
+        "{} {}x{} round robin: {} players, {}, seed {}, openings: {}\n\n",
         rr.game,
         rr.board_size,
         rr.board_size,
         rr.players.len(),
-        rr.games_per_pair,
+        games_text(rr),
         rr.seed,
         rr.openings
     );
     out.push_str(&format!(
         "points of the row player against the column player (of {}):\n{}\n",
-        rr.games_per_pair,
+        if rr.stop_decided {
+            "the games they played".to_string()
+        } else {
+            rr.games_per_pair.to_string()
+        },
         rr.cross_table()
     ));
     out.push_str(&format!("pairs:\n{}\n", rr.pairs_table()));

@@ -119,14 +119,7 @@ pub struct MdrnnExperimentReport {
 
 /// Wilson's 95% interval of `wins` in `n`.
 pub fn wilson(wins: u64, n: u64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    let (z, n) = (1.96f64, n as f64);
-    let p = wins as f64 / n;
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
+    crate::arena::wilson_interval(wins, n)
 }
 
 fn train<G: GameSupport>(
