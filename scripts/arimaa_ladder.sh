@@ -11,17 +11,18 @@
 #                                   same search (equal time; both evaluations
 #                                   are updated per step at the same cost)
 #   alphabeta:depth=1,...regression a table trained on game results
-#   greedy:eval=ckpt:cnn3           the cnn3 checkpoint at 1 ply
+#   greedy:eval=ckpt:cnn3           the cnn3 checkpoint at 1 ply (the main
+#                                   job's when it has run)
 # with Bradley-Terry ratings and 95% intervals (ratings.csv, ratings.png).
 #
 #   bash scripts/arimaa_ladder.sh
 #
 # Budget: up to GAMES games per pair (default 100) over 21 pairs, a pair
 # stopped once decided (arena --stop-decided: blocks of 10 games, 99.9%
-# interval); T = TIME seconds a move (default 0.2). The tables are trained
-# on the shipped archive games only (never the February 2026 games): the
-# comparison tables as scripts/comparison_study.sh makes them, the
-# regression table and cnn3 on the same dataset's results. Resumable by
+# interval); T = TIME seconds a move (default 0.2). Nothing is trained on
+# the February 2026 games: the comparison tables as
+# scripts/comparison_study.sh makes them and the regression table on the
+# shipped archive games, cnn3 as below. Resumable by
 # stage: a finished stage (a checkpoint, the arena's arena.json) is kept,
 # an unfinished one is run again. Env: PLIES, GAMES, TIME, SEED, OUT.
 set -euo pipefail
@@ -60,10 +61,17 @@ if [ ! -f "$OUT/arimaa-regression/config.json" ]; then
         --momentum 0.9 --epochs 5 --batch 256 --seed 1 --out "$OUT/arimaa-regression" \
         --overwrite --quiet
 fi
-if [ ! -f "$OUT/arimaa-cnn3/config.json" ]; then
-    "$PLIES" train --data "$CMP/arimaa-ds" --model cnn3 --optimizer nesterov --lr 0.01 \
-        --momentum 0.9 --epochs 8 --batch 256 --seed 1 --out "$OUT/arimaa-cnn3" --overwrite --quiet
+# The cnn3 checkpoint: the main job's (archive and 4,000 self-play games)
+# when scripts/quickstart.sh has run, else one trained on the archive alone.
+CNN3=runs/quickstart/arimaa-cnn3/best
+if [ ! -f "$CNN3/config.json" ]; then
+    CNN3=$OUT/arimaa-cnn3
+    if [ ! -f "$CNN3/config.json" ]; then
+        "$PLIES" train --data "$CMP/arimaa-ds" --model cnn3 --optimizer nesterov --lr 0.01 \
+            --momentum 0.9 --epochs 8 --batch 256 --seed 1 --out "$CNN3" --overwrite --quiet
+    fi
 fi
+echo "cnn3 checkpoint: $CNN3"
 
 TABLE=ckpt:$CMP/arimaa-softmax-slow
 RICH=ckpt:$CMP/rich-softmax/best
@@ -73,7 +81,7 @@ if [ ! -f "$OUT/arena/arena.json" ]; then
         --players random alphabeta:depth=1,eval=material "alphabeta:depth=1,eval=$RICH" \
         "steps:time=$TIME,eval=material" "steps:time=$TIME,eval=$TABLE" \
         "alphabeta:depth=1,eval=ckpt:$OUT/arimaa-regression" \
-        "greedy:eval=ckpt:$OUT/arimaa-cnn3"
+        "greedy:eval=ckpt:$CNN3"
 fi
 cat "$OUT/arena/ratings.csv"
 echo "chart: $OUT/arena/ratings.png"
