@@ -75,6 +75,10 @@ pub struct EvolveArgs {
     /// The fixed opponent (a player spec): naive, random, ...
     #[arg(long, default_value = "naive")]
     opponent: String,
+    /// More board sizes for the fitness games, besides --size (e.g. 5,9):
+    /// the games take turns between the sizes by pairs, both starts on each.
+    #[arg(long, value_delimiter = ',')]
+    also_sizes: Vec<usize>,
 }
 
 pub fn evolve_config(a: &EvolveArgs) -> EvolveConfig {
@@ -87,6 +91,7 @@ pub fn evolve_config(a: &EvolveArgs) -> EvolveConfig {
     EvolveConfig {
         game: with_game_name(a.net.game),
         size: a.net.size,
+        also_sizes: a.also_sizes.clone(),
         encoder: "stones-2".into(),
         model,
         strategy: a.strategy,

@@ -59,9 +59,20 @@ impl NetworkPlay {
         flat: &[f64],
         label: &str,
     ) -> Result<Arc<dyn Player<G>>, EvolveError> {
+        self.player_on::<G>(self.size, flat, label)
+    }
+
+    /// The policy player of the weights `flat` on boards of `size` (an
+    /// MDRNN reads any size).
+    pub fn player_on<G: GameSupport>(
+        &self,
+        size: usize,
+        flat: &[f64],
+        label: &str,
+    ) -> Result<Arc<dyn Player<G>>, EvolveError> {
         let weights: Vec<f32> = flat.iter().map(|&w| w as f32).collect();
         let tensors = tensors_from_flat(&self.model, &weights)?;
-        let encoder = G::encoder(&self.encoder, self.size)?;
+        let encoder = G::encoder(&self.encoder, size)?;
         let eval = weights_evaluator(
             encoder,
             &self.model,
@@ -111,19 +122,53 @@ pub fn scores_against<G: GameSupport>(
     seed: u64,
     key: &[u64],
 ) -> Result<Vec<f64>, EvolveError> {
-    let jobs: Vec<(usize, usize)> = (0..players.len())
+    let board = SizedPlayers {
+        size,
+        players: players.to_vec(),
+        opponent: opponent.clone(),
+    };
+    scores_over_sizes(std::slice::from_ref(&board), games, seed, key)
+}
+
+/// The players of one board size: a network's player reads boards of one
+/// size, so a fitness spread over sizes needs one set per size.
+pub struct SizedPlayers<G: GameSupport> {
+    pub size: usize,
+    /// One per individual, in the same order on every board.
+    pub players: Vec<Arc<dyn Player<G>>>,
+    pub opponent: Arc<dyn Player<G>>,
+}
+
+/// The board size game `i` is played on when a fitness is spread over
+/// `boards` sizes: the sizes take turns by pairs of games, so each size
+/// gets games with both starts.
+pub fn board_of_game(i: usize, boards: usize) -> usize {
+    (i / 2) % boards.max(1)
+}
+
+/// [`scores_against`] with the games spread over the boards of `boards`
+/// ([`board_of_game`]); one board is exactly [`scores_against`].
+pub fn scores_over_sizes<G: GameSupport>(
+    boards: &[SizedPlayers<G>],
+    games: usize,
+    seed: u64,
+    key: &[u64],
+) -> Result<Vec<f64>, EvolveError> {
+    let individuals = boards.first().map_or(0, |b| b.players.len());
+    let jobs: Vec<(usize, usize)> = (0..individuals)
         .flat_map(|j| (0..games).map(move |i| (j, i)))
         .collect();
     let scores = jobs
         .par_iter()
         .map(|&(j, i)| {
+            let board = &boards[board_of_game(i, boards.len())];
             let mut path = key.to_vec();
             path.extend([j as u64, i as u64]);
             score_game(
-                players[j].as_ref(),
-                opponent.as_ref(),
+                board.players[j].as_ref(),
+                board.opponent.as_ref(),
                 i % 2 == 0,
-                size,
+                board.size,
                 seed,
                 game_stream(&path),
             )

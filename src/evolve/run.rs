@@ -10,7 +10,7 @@
 //! options and a higher `--generations` and it continues where it stopped:
 //! a run killed at any moment and resumed ends as the uninterrupted one.
 
-use super::fitness::{scores_against, NetworkPlay};
+use super::fitness::{scores_over_sizes, NetworkPlay, SizedPlayers};
 use super::{EvolveError, Strategy, StrategyKind};
 use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use crate::games::GameSupport;
@@ -34,6 +34,11 @@ const INIT_STREAM: u64 = 0x1217;
 pub struct EvolveConfig {
     pub game: String,
     pub size: usize,
+    /// More board sizes the fitness games are spread over, besides `size`
+    /// ([`board_of_game`](super::fitness::board_of_game)); empty in the
+    /// paper's runs, so their saved states read as before.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also_sizes: Vec<usize>,
     pub encoder: String,
     pub model: ModelConfig,
     pub strategy: StrategyKind,
@@ -189,6 +194,27 @@ impl EvolveConfig {
         if self.games == 0 {
             return Err(EvolveError::option("games", "must be at least 1"));
         }
+        let sizes = self.fitness_sizes();
+        if let Some(dup) = sizes
+            .iter()
+            .enumerate()
+            .find(|(i, s)| sizes[..*i].contains(s))
+        {
+            return Err(EvolveError::option(
+                "also-sizes",
+                format!("size {} is given twice", dup.1),
+            ));
+        }
+        if sizes.len() > 1 && self.games < 2 * sizes.len() {
+            return Err(EvolveError::option(
+                "games",
+                format!(
+                    "{} games cannot give each of the {} board sizes a game with each start",
+                    self.games,
+                    sizes.len()
+                ),
+            ));
+        }
         if !(self.sigma.is_finite() && self.sigma > 0.0) {
             return Err(EvolveError::option("sigma", "must be a number > 0"));
         }
@@ -199,6 +225,13 @@ impl EvolveConfig {
             ));
         }
         Ok(())
+    }
+
+    /// The board sizes of the fitness games: `size`, then `also_sizes`.
+    pub fn fitness_sizes(&self) -> Vec<usize> {
+        std::iter::once(self.size)
+            .chain(self.also_sizes.iter().copied())
+            .collect()
     }
 
     pub fn play(&self) -> NetworkPlay {
@@ -231,11 +264,17 @@ pub fn run_evolve<G: GameSupport>(
         why: e.to_string(),
     })?;
     let _lock = DirLock::acquire(&cfg.out)?;
-    let ctx = PlayerContext {
-        size: cfg.size,
-        eval: EvalContext::default(),
-    };
-    let opponent = player_from_spec_in::<G>(&cfg.opponent, &ctx)?;
+    let sizes = cfg.fitness_sizes();
+    let opponents = sizes
+        .iter()
+        .map(|&size| {
+            let ctx = PlayerContext {
+                size,
+                eval: EvalContext::default(),
+            };
+            player_from_spec_in::<G>(&cfg.opponent, &ctx)
+        })
+        .collect::<Result<Vec<_>, _>>()?;
     let play = cfg.play();
     let mut state = match read_state::<EvolveState>(&cfg.out)? {
         Some(saved) => {
@@ -263,12 +302,23 @@ pub fn run_evolve<G: GameSupport>(
         let g = state.generation;
         let mut rng = seeded_rng(cfg.seed, g);
         let mut fitness = |points: &[Vec<f64>]| -> Result<Vec<f64>, EvolveError> {
-            let players = points
+            let boards = sizes
                 .iter()
-                .enumerate()
-                .map(|(i, p)| play.player::<G>(p, &format!("g{g}i{i}")))
-                .collect::<Result<Vec<_>, _>>()?;
-            scores_against(&players, &opponent, cfg.games, cfg.size, cfg.seed, &[g])
+                .zip(&opponents)
+                .map(|(&size, opponent)| {
+                    let players = points
+                        .iter()
+                        .enumerate()
+                        .map(|(i, p)| play.player_on::<G>(size, p, &format!("g{g}i{i}")))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok(SizedPlayers {
+                        size,
+                        players,
+                        opponent: opponent.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>, EvolveError>>()?;
+            scores_over_sizes(&boards, cfg.games, cfg.seed, &[g])
         };
         let stats = state.strategy.generation(&mut rng, &mut fitness)?;
         let games =
@@ -350,8 +400,15 @@ fn write_outputs<G: GameSupport>(
         write_curve(
             &cfg.out,
             &format!(
-                "{} {}x{}: {} against {}",
-                cfg.game, cfg.size, cfg.size, cfg.strategy, cfg.opponent
+                "{} {}: {} against {}",
+                cfg.game,
+                cfg.fitness_sizes()
+                    .iter()
+                    .map(|s| format!("{s}x{s}"))
+                    .collect::<Vec<_>>()
+                    .join("+"),
+                cfg.strategy,
+                cfg.opponent
             ),
             &rows,
             "fitness (mean game score)",
@@ -421,6 +478,7 @@ mod tests {
         EvolveConfig {
             game: "atari-go".into(),
             size: 5,
+            also_sizes: Vec::new(),
             encoder: "stones-2".into(),
             model: ModelConfig::Mdrnn(MdrnnConfig::stones(5, 3)),
             strategy,
@@ -483,5 +541,41 @@ mod tests {
         cfg.games = 6;
         let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
         assert!(e.contains("games was 4, now 6"), "{e}");
+    }
+
+    #[test]
+    fn a_fitness_over_several_sizes_plays_each_and_resumes() {
+        let (_a, whole) = scratch("mixed");
+        let (_b, parts) = scratch("mixed-parts");
+        let mixed = |out: PathBuf, generations| EvolveConfig {
+            also_sizes: vec![7],
+            ..tiny(out, StrategyKind::Snes, generations)
+        };
+        let full = run_evolve::<AtariGo>(&mixed(whole.clone(), 2), false).unwrap();
+        run_evolve::<AtariGo>(&mixed(parts.clone(), 1), false).unwrap();
+        run_evolve::<AtariGo>(&mixed(parts.clone(), 2), false).unwrap();
+        let resumed: EvolveState = read_state(&parts).unwrap().unwrap();
+        assert_eq!(replayable(resumed), replayable(full.state.clone()));
+        // The 7x7 games change the fitness: a 5x5-only run differs.
+        let (_c, single) = scratch("single");
+        let one =
+            run_evolve::<AtariGo>(&tiny(single.clone(), StrategyKind::Snes, 2), false).unwrap();
+        assert_ne!(full.state.history[0].best, one.state.history[0].best);
+        // Only a mixed run's state names the field, so older states read as before.
+        let text = std::fs::read_to_string(whole.join(STATE_FILE)).unwrap();
+        assert!(text.contains("also_sizes"));
+        let text = std::fs::read_to_string(single.join(STATE_FILE)).unwrap();
+        assert!(!text.contains("also_sizes"));
+        // Sizes given twice, or too few games for every size and start, are refused.
+        let (_d, bad) = scratch("bad");
+        let mut cfg = mixed(bad.clone(), 1);
+        cfg.also_sizes = vec![5];
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("also-sizes") && e.contains("twice"), "{e}");
+        let mut cfg = mixed(bad, 1);
+        cfg.also_sizes = vec![7, 9];
+        cfg.games = 4;
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("games") && e.contains("3 board sizes"), "{e}");
     }
 }

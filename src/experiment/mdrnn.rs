@@ -134,6 +134,7 @@ fn train<G: GameSupport>(
         let es = EvolveConfig {
             game: G::NAME.into(),
             size,
+            also_sizes: Vec::new(),
             encoder: "stones-2".into(),
             model: model.clone(),
             strategy: StrategyKind::OnePlusOne,
