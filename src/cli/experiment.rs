@@ -33,7 +33,10 @@ pub struct MdrnnArgs {
     /// Board sizes every network is measured on.
     #[arg(long, value_delimiter = ',', default_value = "5,7,9,11,13,15,19")]
     eval_sizes: Vec<usize>,
-    /// (1+1)-ES generations against naive (0: none); default the two-hour budget.
+    /// The evolution strategy against naive: snes, one-plus-one or mu-lambda.
+    #[arg(long, default_value = "snes")]
+    es_strategy: plies::evolve::StrategyKind,
+    /// ES generations against naive (0: none); default the two-hour budget.
     #[arg(long)]
     es_generations: Option<u64>,
     /// Coevolution generations (0: none).
@@ -71,6 +74,7 @@ fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
     cfg.games = a.games;
     cfg.train_sizes = a.train_sizes;
     cfg.eval_sizes = a.eval_sizes;
+    cfg.es_strategy = a.es_strategy;
     cfg.es_generations = a.es_generations.unwrap_or(cfg.es_generations);
     cfg.coevolve_generations = a.coevolve_generations.unwrap_or(cfg.coevolve_generations);
     cfg.fitness_games = a.fitness_games.unwrap_or(cfg.fitness_games);
