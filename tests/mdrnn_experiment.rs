@@ -62,6 +62,7 @@ fn the_experiment_measures_every_cell_and_a_rerun_reads_them_back() {
     }
     for f in [
         "cost.csv",
+        "summary.csv",
         "transfer.json",
         "transfer-atari-go-random.png",
         "transfer-atari-go-naive.png",

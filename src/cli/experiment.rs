@@ -63,7 +63,9 @@ pub struct MdrnnArgs {
 }
 
 fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
-    use plies::experiment::mdrnn::{cost_table, run, transfer_table, MdrnnExperimentConfig};
+    use plies::experiment::mdrnn::{
+        cost_table, run, summary_table, transfer_summaries, transfer_table, MdrnnExperimentConfig,
+    };
     if let Some(t) = a.threads {
         rayon::ThreadPoolBuilder::new()
             .num_threads(t)
@@ -83,9 +85,10 @@ fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
     cfg.seed = a.seed;
     let report = run(&cfg, !a.quiet)?;
     println!("{}", transfer_table(&report.cells));
+    println!("{}", summary_table(&transfer_summaries(&report.cells)));
     println!("{}", cost_table(&report.trained));
     println!(
-        "wrote {0}/transfer.csv, transfer.json, cost.csv, transfer-*.png ({1:.0} s)",
+        "wrote {0}/transfer.csv, summary.csv, transfer.json, cost.csv, transfer-*.png ({1:.0} s)",
         cfg.out.display(),
         report.seconds
     );

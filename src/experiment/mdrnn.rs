@@ -382,6 +382,91 @@ pub fn transfer_table(cells: &[Cell]) -> Table {
     t
 }
 
+/// The boards from which transfer is judged: 9x9 and up, every size
+/// larger than the training boards.
+pub const LARGE_FROM: usize = 9;
+
+/// How one network did on the large boards against one opponent.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TransferSummary {
+    pub game: String,
+    pub network: String,
+    pub opponent: String,
+    /// The win rate on the board it was trained on, when measured.
+    pub on_training_board: Option<f64>,
+    /// Lowest and highest win rate on boards of [`LARGE_FROM`] and up.
+    pub large_min: f64,
+    pub large_max: f64,
+    /// Whether the 95% intervals of every large board share a point: the
+    /// win rate is the same on all of them within the intervals.
+    pub large_flat: bool,
+}
+
+/// One [`TransferSummary`] per network and opponent measured on at least
+/// one large board.
+pub fn transfer_summaries(cells: &[Cell]) -> Vec<TransferSummary> {
+    let mut keys: Vec<(&str, &str, &str)> = Vec::new();
+    for c in cells {
+        let k = (c.game.as_str(), c.network.as_str(), c.opponent.as_str());
+        if !keys.contains(&k) {
+            keys.push(k);
+        }
+    }
+    keys.into_iter()
+        .filter_map(|(game, network, opponent)| {
+            let of = |c: &&Cell| c.game == game && c.network == network && c.opponent == opponent;
+            let large: Vec<&Cell> = cells
+                .iter()
+                .filter(of)
+                .filter(|c| c.size >= LARGE_FROM)
+                .collect();
+            if large.is_empty() {
+                return None;
+            }
+            let rates = large.iter().map(|c| c.win_rate);
+            Some(TransferSummary {
+                game: game.into(),
+                network: network.into(),
+                opponent: opponent.into(),
+                on_training_board: cells
+                    .iter()
+                    .filter(of)
+                    .find(|c| c.size == c.train_size)
+                    .map(|c| c.win_rate),
+                large_min: rates.clone().fold(f64::INFINITY, f64::min),
+                large_max: rates.fold(f64::NEG_INFINITY, f64::max),
+                large_flat: large.iter().map(|c| c.lo).fold(0.0, f64::max)
+                    <= large.iter().map(|c| c.hi).fold(1.0, f64::min),
+            })
+        })
+        .collect()
+}
+
+pub fn summary_table(summaries: &[TransferSummary]) -> Table {
+    let mut t = Table::with_headers([
+        "game",
+        "trained",
+        "opponent",
+        "on its board",
+        "min 9x9+",
+        "max 9x9+",
+        "same within intervals",
+    ]);
+    for s in summaries {
+        t.push_row([
+            s.game.clone(),
+            s.network.clone(),
+            s.opponent.clone(),
+            s.on_training_board
+                .map_or("-".into(), |r| format!("{r:.3}")),
+            format!("{:.3}", s.large_min),
+            format!("{:.3}", s.large_max),
+            if s.large_flat { "yes" } else { "no" }.into(),
+        ]);
+    }
+    t
+}
+
 pub fn cost_table(trained: &[Trained]) -> Table {
     let mut t = Table::with_headers(["game", "board", "method", "games", "seconds", "checkpoint"]);
     for n in trained {
@@ -400,6 +485,7 @@ pub fn cost_table(trained: &[Trained]) -> Table {
 fn write_outputs(report: &MdrnnExperimentReport) -> Result<(), EvolveError> {
     let out = &report.config.out;
     transfer_table(&report.cells).write_csv(out.join("transfer.csv"))?;
+    summary_table(&transfer_summaries(&report.cells)).write_csv(out.join("summary.csv"))?;
     cost_table(&report.trained).write_csv(out.join("cost.csv"))?;
     write_json(out.join("transfer.json"), report)?;
     for &game in &report.config.games {
@@ -438,6 +524,43 @@ fn write_outputs(report: &MdrnnExperimentReport) -> Result<(), EvolveError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cell(network: &str, size: usize, wins: u64) -> Cell {
+        let (lo, hi) = wilson(wins, 100);
+        Cell {
+            game: "atari-go".into(),
+            network: network.into(),
+            train_size: 7,
+            method: "snes".into(),
+            opponent: "naive".into(),
+            size,
+            games: 100,
+            wins,
+            draws: 0,
+            losses: 100 - wins,
+            win_rate: wins as f64 / 100.0,
+            lo,
+            hi,
+        }
+    }
+
+    #[test]
+    fn transfer_is_flat_when_the_large_boards_intervals_meet() {
+        // 90 and 80 in 100: [0.83, 0.94] and [0.71, 0.87] meet; 90 and 70 do not.
+        let flat = [cell("a", 7, 99), cell("a", 9, 90), cell("a", 19, 80)];
+        let falls = [cell("b", 7, 99), cell("b", 9, 90), cell("b", 19, 70)];
+        let all: Vec<Cell> = flat.iter().chain(&falls).cloned().collect();
+        let s = transfer_summaries(&all);
+        assert_eq!(s.len(), 2);
+        assert_eq!(s[0].network, "a");
+        assert!(s[0].large_flat && !s[1].large_flat);
+        assert_eq!(s[0].on_training_board, Some(0.99));
+        assert_eq!((s[0].large_min, s[0].large_max), (0.8, 0.9));
+        // No large board measured: no summary.
+        assert!(transfer_summaries(&[cell("c", 7, 50)]).is_empty());
+        let t = summary_table(&s).to_string();
+        assert!(t.contains("yes") && t.contains("no"), "{t}");
+    }
 
     #[test]
     fn wilson_intervals() {
