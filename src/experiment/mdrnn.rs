@@ -57,10 +57,11 @@ pub struct MdrnnExperimentConfig {
 }
 
 impl MdrnnExperimentConfig {
-    /// The default budget: about two hours on two cores, estimated from
-    /// the reduced run's rates (8,000 fitness games in 23-34 s, 112 cells
-    /// of 200 games in about 12 minutes): 4 x 160,000 ES games, 4 x 52,000
-    /// coevolution games, then the cells.
+    /// The default budget, sized for about two hours on two cores: SNES
+    /// for 1,000 generations of 18 x 100 games (1.8 million games a
+    /// network; on 7x7 Atari-Go the large-board win rates stopped rising
+    /// after about 900 generations), 200 generations of coevolution, then
+    /// the cells.
     pub fn default_budget(out: PathBuf) -> Self {
         MdrnnExperimentConfig {
             games: vec![GameKind::AtariGo, GameKind::Gomoku],
@@ -69,7 +70,7 @@ impl MdrnnExperimentConfig {
             opponents: vec!["random".into(), "naive".into()],
             hidden: 10,
             es_strategy: StrategyKind::Snes,
-            es_generations: 800,
+            es_generations: 1000,
             fitness_games: 100,
             sigma: 0.3,
             coevolve_generations: 200,
