@@ -79,6 +79,10 @@ pub struct EvolveArgs {
     /// the games take turns between the sizes by pairs, both starts on each.
     #[arg(long, value_delimiter = ',')]
     also_sizes: Vec<usize>,
+    /// Start from this checkpoint's weights (same model and hidden size,
+    /// any board size) instead of random ones: go on from a smaller board.
+    #[arg(long)]
+    init: Option<PathBuf>,
 }
 
 pub fn evolve_config(a: &EvolveArgs) -> EvolveConfig {
@@ -92,6 +96,7 @@ pub fn evolve_config(a: &EvolveArgs) -> EvolveConfig {
         game: with_game_name(a.net.game),
         size: a.net.size,
         also_sizes: a.also_sizes.clone(),
+        init: a.init.clone(),
         encoder: "stones-2".into(),
         model,
         strategy: a.strategy,

@@ -39,6 +39,11 @@ pub struct EvolveConfig {
     /// paper's runs, so their saved states read as before.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also_sizes: Vec<usize>,
+    /// A checkpoint whose weights the run starts from instead of the
+    /// paper's N(0, 1) draws: a network evolved on a small board goes on
+    /// learning on a larger one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init: Option<PathBuf>,
     pub encoder: String,
     pub model: ModelConfig,
     pub strategy: StrategyKind,
@@ -134,6 +139,34 @@ pub fn check_same_run<T: Serialize>(dir: &Path, saved: &T, now: &T) -> Result<()
         path: dir.join(STATE_FILE),
         why: format!("holds another run ({field}); use another --out or remove it to start afresh"),
     })
+}
+
+/// The weights of the checkpoint in `dir` as a starting point for `model`:
+/// refused, naming the tensor, unless every tensor has the network's shape
+/// (the same model and hidden size; the board size may differ).
+pub fn checkpoint_weights<G: GameSupport>(
+    dir: &Path,
+    model: &ModelConfig,
+) -> Result<Vec<f64>, EvolveError> {
+    let ckpt = checkpoint::load(dir, Some(G::NAME), None)?;
+    for (name, shape) in model.expected_tensors() {
+        let found = ckpt.tensors.get(&name).map(|t| t.dims().to_vec());
+        if found.as_deref() != Some(shape.as_slice()) {
+            return Err(EvolveError::option(
+                "init",
+                format!(
+                    "{}: tensor '{name}' is {}, the evolved network's is {shape:?} \
+                     (another model or hidden size)",
+                    dir.display(),
+                    found.map_or("missing".into(), |d| format!("{d:?}"))
+                ),
+            ));
+        }
+    }
+    Ok(flat_from_tensors(model, &ckpt.tensors)?
+        .into_iter()
+        .map(f64::from)
+        .collect())
 }
 
 /// The starting weights of `model`, drawn as its init plan says (the
@@ -282,7 +315,10 @@ pub fn run_evolve<G: GameSupport>(
             saved
         }
         None => {
-            let x0 = initial_weights(&cfg.model, cfg.seed)?;
+            let x0 = match &cfg.init {
+                Some(dir) => checkpoint_weights::<G>(dir, &cfg.model)?,
+                None => initial_weights(&cfg.model, cfg.seed)?,
+            };
             EvolveState {
                 config: EvolveConfig {
                     generations: 0,
@@ -479,6 +515,7 @@ mod tests {
             game: "atari-go".into(),
             size: 5,
             also_sizes: Vec::new(),
+            init: None,
             encoder: "stones-2".into(),
             model: ModelConfig::Mdrnn(MdrnnConfig::stones(5, 3)),
             strategy,
@@ -577,5 +614,28 @@ mod tests {
         cfg.games = 4;
         let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
         assert!(e.contains("games") && e.contains("3 board sizes"), "{e}");
+    }
+
+    #[test]
+    fn a_run_can_start_from_a_network_evolved_on_another_board() {
+        let (_a, small) = scratch("small");
+        let first =
+            run_evolve::<AtariGo>(&tiny(small.clone(), StrategyKind::Snes, 2), false).unwrap();
+        let (_b, large) = scratch("large");
+        let mut cfg = tiny(large.clone(), StrategyKind::Snes, 0);
+        cfg.size = 7;
+        cfg.model = ModelConfig::Mdrnn(MdrnnConfig::stones(7, 3));
+        cfg.init = Some(small.join("final"));
+        let r = run_evolve::<AtariGo>(&cfg, false).unwrap();
+        // Generation 0 starts where the 5x5 run ended.
+        let center = |s: &EvolveState| s.strategy.center().to_vec();
+        let stored = |v: &[f64]| v.iter().map(|&w| w as f32 as f64).collect::<Vec<_>>();
+        assert_eq!(center(&r.state), stored(&center(&first.state)));
+        // Another hidden size is refused, naming the tensor.
+        let (_c, other) = scratch("other");
+        cfg.out = other;
+        cfg.model = ModelConfig::Mdrnn(MdrnnConfig::stones(7, 4));
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("--init") && e.contains("tensor"), "{e}");
     }
 }

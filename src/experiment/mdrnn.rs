@@ -152,6 +152,7 @@ fn train<G: GameSupport>(
             game: G::NAME.into(),
             size,
             also_sizes: Vec::new(),
+            init: None,
             encoder: "stones-2".into(),
             model: model.clone(),
             strategy: cfg.es_strategy,
