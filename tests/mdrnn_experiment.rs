@@ -21,6 +21,10 @@ fn experiment(out: &Path, strategy: &str) -> std::process::Output {
         strategy,
         "--es-generations",
         "2",
+        "--bootstrap-size",
+        "7",
+        "--bootstrap-generations",
+        "1",
         "--coevolve-generations",
         "1",
         "--fitness-games",
@@ -45,9 +49,9 @@ fn the_experiment_measures_every_cell_and_a_rerun_reads_them_back() {
     assert!(o.status.success(), "{}", text(&o));
     let csv = std::fs::read_to_string(out.join("transfer.csv")).unwrap();
     let rows: Vec<&str> = csv.lines().skip(1).collect();
-    // 2 networks (SNES, coevolved) x 2 opponents x 2 sizes.
-    assert_eq!(rows.len(), 8, "{csv}");
-    for network in ["5-snes", "5-coevolve"] {
+    // 3 networks (SNES, coevolved, SNES gone on on 7x7) x 2 opponents x 2 sizes.
+    assert_eq!(rows.len(), 12, "{csv}");
+    for network in ["5-snes", "5-coevolve", "7-snes-from-5"] {
         for opponent in ["random", "naive"] {
             for size in ["5x5", "7x7"] {
                 assert!(
@@ -68,9 +72,14 @@ fn the_experiment_measures_every_cell_and_a_rerun_reads_them_back() {
         "transfer-atari-go-naive.png",
         "train/atari_go-5-snes/final/config.json",
         "train/atari_go-5-coevolve/best/config.json",
+        "train/atari_go-7-snes-from-5/final/config.json",
     ] {
         assert!(out.join(f).is_file(), "missing {f}");
     }
+    // The bootstrap starts from the 5x5 network.
+    let state =
+        std::fs::read_to_string(out.join("train/atari_go-7-snes-from-5/state.json")).unwrap();
+    assert!(state.contains("atari_go-5-snes/final"), "{state}");
     // The cells are kept: a rerun reports the same table without playing.
     let first = text(&o);
     let stamps = || {
@@ -85,7 +94,7 @@ fn the_experiment_measures_every_cell_and_a_rerun_reads_them_back() {
         v
     };
     let before = stamps();
-    assert_eq!(before.len(), 8);
+    assert_eq!(before.len(), 12);
     let again = experiment(&out, "snes");
     assert!(again.status.success(), "{}", text(&again));
     assert_eq!(

@@ -39,6 +39,13 @@ pub struct MdrnnArgs {
     /// ES generations against naive (0: none); default the two-hour budget.
     #[arg(long)]
     es_generations: Option<u64>,
+    /// The board the largest training board's ES network goes on evolving
+    /// on (the bootstrap).
+    #[arg(long)]
+    bootstrap_size: Option<usize>,
+    /// Bootstrap generations (0: none).
+    #[arg(long)]
+    bootstrap_generations: Option<u64>,
     /// Coevolution generations (0: none).
     #[arg(long)]
     coevolve_generations: Option<u64>,
@@ -78,6 +85,8 @@ fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
     cfg.eval_sizes = a.eval_sizes;
     cfg.es_strategy = a.es_strategy;
     cfg.es_generations = a.es_generations.unwrap_or(cfg.es_generations);
+    cfg.bootstrap_size = a.bootstrap_size.unwrap_or(cfg.bootstrap_size);
+    cfg.bootstrap_generations = a.bootstrap_generations.unwrap_or(cfg.bootstrap_generations);
     cfg.coevolve_generations = a.coevolve_generations.unwrap_or(cfg.coevolve_generations);
     cfg.fitness_games = a.fitness_games.unwrap_or(cfg.fitness_games);
     cfg.population = a.population.unwrap_or(cfg.population);
