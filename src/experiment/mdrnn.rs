@@ -64,7 +64,7 @@ pub struct MdrnnExperimentConfig {
 }
 
 impl MdrnnExperimentConfig {
-    /// The default budget, about 45 minutes on two cores when measured
+    /// The default budget, about 50 minutes on two cores when measured
     /// (two hours was the aim): SNES for 1,000 generations of 18 x 100
     /// games (on 7x7 Atari-Go the large-board win rates stopped rising
     /// after about 900 generations), 200 bootstrap generations on 9x9,
