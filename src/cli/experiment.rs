@@ -36,14 +36,14 @@ pub struct MdrnnArgs {
     /// The evolution strategy against naive: snes, one-plus-one or mu-lambda.
     #[arg(long, default_value = "snes")]
     es_strategy: plies::evolve::StrategyKind,
-    /// ES generations against naive (0: none); default the two-hour budget.
+    /// ES generations against naive (0: none); default 1,000.
     #[arg(long)]
     es_generations: Option<u64>,
     /// The board the largest training board's ES network goes on evolving
-    /// on (the bootstrap).
+    /// on (the bootstrap; default 9, none when not larger than that board).
     #[arg(long)]
     bootstrap_size: Option<usize>,
-    /// Bootstrap generations (0: none).
+    /// Bootstrap generations (0: none); default 200.
     #[arg(long)]
     bootstrap_generations: Option<u64>,
     /// Coevolution generations (0: none).

@@ -292,6 +292,18 @@ pub fn run_evolve<G: GameSupport>(
     progress: bool,
 ) -> Result<EvolveReport, EvolveError> {
     cfg.check()?;
+    // Bad sizes and a bad starting checkpoint are refused before the
+    // output directory is made, so they leave nothing behind.
+    for (i, &size) in cfg.fitness_sizes().iter().enumerate() {
+        G::with_size(size).map_err(|e| {
+            EvolveError::option(if i == 0 { "size" } else { "also-sizes" }, e.to_string())
+        })?;
+    }
+    let fresh = !cfg.out.join(STATE_FILE).exists();
+    let start = match &cfg.init {
+        Some(dir) if fresh => Some(checkpoint_weights::<G>(dir, &cfg.model)?),
+        _ => None,
+    };
     std::fs::create_dir_all(&cfg.out).map_err(|e| EvolveError::State {
         path: cfg.out.clone(),
         why: e.to_string(),
@@ -315,9 +327,10 @@ pub fn run_evolve<G: GameSupport>(
             saved
         }
         None => {
-            let x0 = match &cfg.init {
-                Some(dir) => checkpoint_weights::<G>(dir, &cfg.model)?,
-                None => initial_weights(&cfg.model, cfg.seed)?,
+            let x0 = match (start, &cfg.init) {
+                (Some(x), _) => x,
+                (None, Some(dir)) => checkpoint_weights::<G>(dir, &cfg.model)?,
+                (None, None) => initial_weights(&cfg.model, cfg.seed)?,
             };
             EvolveState {
                 config: EvolveConfig {
@@ -637,5 +650,12 @@ mod tests {
         cfg.model = ModelConfig::Mdrnn(MdrnnConfig::stones(7, 4));
         let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
         assert!(e.contains("--init") && e.contains("tensor"), "{e}");
+        assert!(!cfg.out.exists(), "a refused run left its directory");
+        // A size the game refuses is named under its option, and nothing is made.
+        cfg.model = ModelConfig::Mdrnn(MdrnnConfig::stones(7, 3));
+        cfg.also_sizes = vec![1];
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("--also-sizes") && e.contains("1x1"), "{e}");
+        assert!(!cfg.out.exists(), "a refused run left its directory");
     }
 }
