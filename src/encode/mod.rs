@@ -4,6 +4,7 @@
 //! both, so a model is never fed planes it was not trained on.
 
 mod amazons;
+mod amazons_territory;
 mod arimaa;
 mod arimaa_rich;
 mod error;
@@ -12,6 +13,7 @@ mod stones;
 mod tictactoe;
 
 pub use amazons::{AmazonsEncoder, AmazonsRepr};
+pub use amazons_territory::AmazonsTerritoryEncoder;
 pub use arimaa::ArimaaTypePlanes;
 pub use arimaa_rich::{ArimaaRichPlanes, RICH_PLANES};
 pub use error::EncodeError;

@@ -1,4 +1,4 @@
-//! The Amazons' support: the UNITS / MOBILITY / BITS encoders, the
+//! The Amazons' support: the UNITS / MOBILITY / BITS / TERRITORY encoders, the
 //! minimal-distance and Lieberum hand evaluators, OpenSpiel's `amazons`
 //! (a move is three actions: from, to, arrow).
 
@@ -12,8 +12,12 @@ use std::path::Path;
 
 impl GameSupport for Amazons {
     const KIND: GameKind = GameKind::Amazons;
-    const ENCODERS: &'static [&'static str] =
-        &["amazons-units", "amazons-mobility", "amazons-bits"];
+    const ENCODERS: &'static [&'static str] = &[
+        "amazons-units",
+        "amazons-mobility",
+        "amazons-bits",
+        "amazons-territory",
+    ];
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         amazons_encoder(name, size)

@@ -103,13 +103,48 @@ pub struct LieberumFeatures {
 /// Penalty for an amazon that cannot move.
 pub const IMMOBILE_PENALTY: f32 = 10.0;
 
+/// Queen and king distances of both sides to every square (see
+/// [`Amazons::distances`]), computed once for whoever needs several of them.
+pub struct AmazonsDistances {
+    pub queen: [Vec<u8>; 2],
+    pub king: [Vec<u8>; 2],
+}
+
+impl AmazonsDistances {
+    pub fn of(g: &Amazons) -> AmazonsDistances {
+        let both = |reach| {
+            [
+                g.distances(Side::First, reach),
+                g.distances(Side::Second, reach),
+            ]
+        };
+        AmazonsDistances {
+            queen: both(Reach::Queen),
+            king: both(Reach::King),
+        }
+    }
+
+    /// +1 where White reaches the square first by `reach` moves, -1 where
+    /// Black does, 0 on a tie or where neither does.
+    pub fn owner(&self, reach: Reach, cell: usize) -> f32 {
+        let [w, b] = match reach {
+            Reach::Queen => &self.queen,
+            Reach::King => &self.king,
+        };
+        delta(w[cell], b[cell])
+    }
+}
+
 impl AmazonsLieberum {
     pub fn features(&self, g: &Amazons) -> LieberumFeatures {
+        self.features_from(g, &AmazonsDistances::of(g))
+    }
+
+    /// [`Self::features`] from distances already computed.
+    pub fn features_from(&self, g: &Amazons, d: &AmazonsDistances) -> LieberumFeatures {
         let n = g.size();
-        let qw = g.distances(Side::First, Reach::Queen);
-        let qb = g.distances(Side::Second, Reach::Queen);
-        let kw = g.distances(Side::First, Reach::King);
-        let kb = g.distances(Side::Second, Reach::King);
+        let [qw, qb] = &d.queen;
+        let [kw, kb] = &d.king;
         let mut f = LieberumFeatures {
             phase: (g.arrow_count() as f32 / (n * n - 8) as f32).min(1.0),
             ..Default::default()
