@@ -56,6 +56,16 @@ pub struct AmazonsArgs {
     /// mcts (default all).
     #[arg(long, value_delimiter = ',')]
     searches: Option<Vec<String>>,
+    /// Beyond the thesis: `plies train` model presets fitted on the
+    /// database in `amazons-territory` (default resnet-tiny; `none` for none).
+    #[arg(long, value_delimiter = ',')]
+    value_nets: Option<Vec<String>>,
+    /// Epochs of the value networks (default 4; `--quick` 1).
+    #[arg(long)]
+    value_epochs: Option<usize>,
+    /// The searches the value networks play (default no-lookahead,mcts).
+    #[arg(long, value_delimiter = ',')]
+    value_net_searches: Option<Vec<String>>,
     /// Worker threads (0: rayon's default). The results do not depend on it.
     #[arg(long, default_value_t = 0)]
     threads: usize,
@@ -84,18 +94,19 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
     cfg.alphabeta = a.alphabeta.clone().unwrap_or(cfg.alphabeta);
     cfg.mcts = a.mcts.clone().unwrap_or(cfg.mcts);
     if let Some(names) = &a.searches {
-        cfg.searches = names
-            .iter()
-            .map(|n| match n.as_str() {
-                "no-lookahead" => Ok(0),
-                "alpha-beta" => Ok(1),
-                "mcts" => Ok(2),
-                other => {
-                    anyhow::bail!("--searches {other}: expected no-lookahead, alpha-beta or mcts")
-                }
-            })
-            .collect::<anyhow::Result<_>>()?;
+        cfg.searches = search_indices("--searches", names)?;
     }
+    if let Some(names) = &a.value_net_searches {
+        cfg.value_net_searches = search_indices("--value-net-searches", names)?;
+    }
+    if let Some(models) = &a.value_nets {
+        cfg.value_nets.models = models
+            .iter()
+            .filter(|m| m.as_str() != "none")
+            .cloned()
+            .collect();
+    }
+    cfg.value_nets.epochs = a.value_epochs.unwrap_or(cfg.value_nets.epochs);
     let quiet = a.quiet || a.json;
     let say = |line: &str| {
         if !quiet {
@@ -137,4 +148,17 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The columns of tables 4 and 5 named on the command line.
+fn search_indices(flag: &str, names: &[String]) -> anyhow::Result<Vec<usize>> {
+    names
+        .iter()
+        .map(|n| match n.as_str() {
+            "no-lookahead" => Ok(0),
+            "alpha-beta" => Ok(1),
+            "mcts" => Ok(2),
+            other => anyhow::bail!("{flag} {other}: expected no-lookahead, alpha-beta or mcts"),
+        })
+        .collect()
 }

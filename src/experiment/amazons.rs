@@ -13,6 +13,7 @@
 //! (`nets/NAME/run-R/`), each equity cell by its result file
 //! (`matches/`, kept while the players' files and settings are the same).
 
+use super::amazons_value::{fit_value_nets, ValueNet, ValueNetConfig, VALUE_NET_ENCODER};
 use crate::arena::{play_match_from, ArenaError, StartConfig, Wdl};
 use crate::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
 use crate::dataset::{Dataset, DatasetError, PositionRow, Split, SplitRule};
@@ -114,6 +115,13 @@ pub struct AmazonsExperimentConfig {
     /// The columns of tables 4 and 5 played (indices into [`SEARCHES`]);
     /// the others are left out of the tables.
     pub searches: Vec<usize>,
+    /// Beyond the thesis: value networks fitted on the database
+    /// (`amazons_value`), measured and played like the others.
+    pub value_nets: ValueNetConfig,
+    /// The columns the value networks play (a subset of `searches`): a
+    /// convolutional network's alpha-beta values every leaf by a batch, so
+    /// depth 2 costs it about a million positions a move.
+    pub value_net_searches: Vec<usize>,
 }
 
 impl AmazonsExperimentConfig {
@@ -142,6 +150,8 @@ impl AmazonsExperimentConfig {
                 "amazons-units".into(),
                 "amazons-mobility".into(),
                 "amazons-bits".into(),
+                // Beyond the thesis: its future-work representation.
+                "amazons-territory".into(),
             ],
             hidden: vec![40, 80, 160],
             runs: 2,
@@ -154,6 +164,8 @@ impl AmazonsExperimentConfig {
             alphabeta: "alphabeta:depth=2".into(),
             mcts: "mcts:sims=300".into(),
             searches: vec![0, 1, 2],
+            value_nets: ValueNetConfig::default(),
+            value_net_searches: vec![0, 2],
         }
     }
 
@@ -167,6 +179,7 @@ impl AmazonsExperimentConfig {
         cfg.equity_games = 10;
         cfg.alphabeta = "alphabeta:depth=1".into();
         cfg.mcts = "mcts:sims=50".into();
+        cfg.value_nets.epochs = 1;
         cfg
     }
 }
@@ -276,6 +289,8 @@ pub struct AmazonsExperimentReport {
     pub test_games: usize,
     pub test_positions: u64,
     pub nets: Vec<NetResult>,
+    /// The value networks' names (`plies train` presets).
+    pub value_nets: Vec<String>,
     pub errors: Vec<ErrorRow>,
     pub equities: Vec<EquityRow>,
     pub seconds: f64,
@@ -315,7 +330,7 @@ pub fn run(
     let start = std::time::Instant::now();
     std::fs::create_dir_all(&cfg.out).map_err(|e| file_error(&cfg.out, e))?;
     let database = make_database(cfg, progress, say)?;
-    let data_dir = build_database_dataset(cfg, say)?;
+    let data_dir = build_database_dataset(cfg, "amazons-bits", "dataset", say)?;
     let ds = Dataset::open(&data_dir)?;
     let train_rows = ds.games(Some(Split::Train))?;
     let test_rows = ds.games(Some(Split::Test))?;
@@ -331,9 +346,15 @@ pub fn run(
         test_positions
     ));
     let nets = train_networks(cfg, &ds, progress, say)?;
-    let errors = measure_errors(cfg, &ds, &nets, say)?;
+    let value_nets = if cfg.value_nets.models.is_empty() {
+        Vec::new()
+    } else {
+        let data = build_database_dataset(cfg, VALUE_NET_ENCODER, "dataset-territory", say)?;
+        fit_value_nets(cfg, &data, say)?
+    };
+    let errors = measure_errors(cfg, &ds, &nets, &value_nets, say)?;
     write_error_outputs(&cfg.out, &errors.rows, &errors.by_ply)?;
-    let equities = play_equities(cfg, &nets, progress, say)?;
+    let equities = play_equities(cfg, &nets, &value_nets, progress, say)?;
     let report = AmazonsExperimentReport {
         config: cfg.clone(),
         database,
@@ -341,6 +362,7 @@ pub fn run(
         test_games: test_rows.len(),
         test_positions,
         nets: nets.iter().map(|n| n.result.clone()).collect(),
+        value_nets: value_nets.iter().map(|v| v.name.clone()).collect(),
         errors: errors.rows,
         equities,
         seconds: start.elapsed().as_secs_f64(),
@@ -362,7 +384,12 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     if cfg.db_players.is_empty() {
         return bad("db_players", "need at least one player");
     }
-    if cfg.searches.iter().any(|&s| s >= SEARCHES.len()) {
+    if cfg
+        .searches
+        .iter()
+        .chain(&cfg.value_net_searches)
+        .any(|&s| s >= SEARCHES.len())
+    {
         return bad(
             "searches",
             "expected indices of no lookahead (0), alpha-beta (1), MCTS (2)",
@@ -379,6 +406,29 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     }
     for spec in cfg.db_players.iter().chain([&cfg.good, &cfg.simple]) {
         player_from_spec::<Amazons>(spec)?;
+    }
+    let encoder = encoder_of(cfg, VALUE_NET_ENCODER)?;
+    let input = crate::model::InputShape::new(encoder.shape(), encoder.globals_len());
+    for model in &cfg.value_nets.models {
+        match crate::train::preset(model, input) {
+            None => {
+                return bad(
+                    "value-nets",
+                    &format!(
+                        "unknown model preset {model:?}; expected one of {}",
+                        crate::train::PRESETS.join(", ")
+                    ),
+                )
+            }
+            Some(m) => {
+                if let Err(e) = m.validate() {
+                    return bad(
+                        "value-nets",
+                        &format!("{model} on {VALUE_NET_ENCODER}: {e}"),
+                    );
+                }
+            }
+        }
     }
     Ok(())
 }
@@ -562,9 +612,16 @@ fn make_database(
 /// The database's records as a dataset (BITS planes; every trainer
 /// re-encodes the positions it reads), split 90/10 by game; rebuilt when
 /// the records changed.
-fn build_database_dataset(cfg: &AmazonsExperimentConfig, say: &dyn Fn(&str)) -> Result<PathBuf> {
+/// The database's records as a dataset in `encoder` at `OUT/db/NAME`,
+/// rebuilt when the records, the split or the encoder changed.
+fn build_database_dataset(
+    cfg: &AmazonsExperimentConfig,
+    encoder: &str,
+    name: &str,
+    say: &dyn Fn(&str),
+) -> Result<PathBuf> {
     let games = cfg.out.join("db").join("games");
-    let out = cfg.out.join("db").join("dataset");
+    let out = cfg.out.join("db").join(name);
     let mut records: Vec<PathBuf> = (0..cfg.db_games.div_ceil(cfg.db_chunk))
         .map(|c| games.join(format!("part-{c:05}.jsonl")))
         .collect();
@@ -574,19 +631,21 @@ fn build_database_dataset(cfg: &AmazonsExperimentConfig, say: &dyn Fn(&str)) -> 
         key_bytes.extend(std::fs::read(r).map_err(|e| file_error(r, e))?);
     }
     let key = format!(
-        "records {:016x}, test {}",
+        "records {:016x}, test {}, encoder {encoder}",
         hash_of(&key_bytes),
         cfg.test_fraction
     );
-    let stamp = cfg.out.join("db").join("dataset.key");
+    let stamp = cfg.out.join("db").join(format!("{name}.key"));
     if std::fs::read_to_string(&stamp).ok().as_deref() == Some(key.as_str())
         && Dataset::open(&out).is_ok()
     {
         return Ok(out);
     }
-    say("database: encoding the records into a dataset");
+    say(&format!(
+        "database: encoding the records into a dataset ({encoder})"
+    ));
     let encoder: Arc<dyn Encoder<Amazons>> =
-        Arc::from(Amazons::encoder("amazons-bits", cfg.size).map_err(|e| {
+        Arc::from(Amazons::encoder(encoder, cfg.size).map_err(|e| {
             AmazonsExperimentError::Config {
                 field: "encoder",
                 why: e.to_string(),
@@ -818,6 +877,7 @@ fn measure_errors(
     cfg: &AmazonsExperimentConfig,
     ds: &Dataset,
     nets: &[TrainedNet],
+    value_nets: &[ValueNet],
     say: &dyn Fn(&str),
 ) -> Result<Errors> {
     say("errors: every evaluator on every test and train position");
@@ -833,6 +893,14 @@ fn measure_errors(
         evaluators.push((
             n.result.name.clone(),
             Arc::new(NativeEvaluator::new(n.encoder.clone(), n.net.clone())),
+            None,
+        ));
+    }
+    for v in value_nets {
+        let spec = format!("ckpt:{}", v.dir.display());
+        evaluators.push((
+            v.name.clone(),
+            evaluator_by_name::<Amazons>(&spec, cfg.size, &EvalContext::default())?,
             None,
         ));
     }
@@ -856,12 +924,23 @@ fn measure_errors(
     Ok(Errors { rows, by_ply })
 }
 
+/// Whether `name` is one of the thesis' networks (UNITS, MOBILITY, BITS),
+/// whose figures the tables quote.
+fn is_thesis_net(name: &str) -> bool {
+    ["UNITS-", "MOBILITY-", "BITS-"]
+        .iter()
+        .any(|p| name.starts_with(p))
+}
+
 /// The thesis' equity for `evaluator` with search column `s` against
 /// `opponent`, where it has one.
 fn thesis_equity(evaluator: &str, s: usize, opponent: &str) -> Option<f64> {
-    let is_net = !THESIS_ERRORS.iter().any(|(n, _)| *n == evaluator);
     if opponent == "good" {
-        let key = if is_net { "network" } else { evaluator };
+        let key = if is_thesis_net(evaluator) {
+            "network"
+        } else {
+            evaluator
+        };
         THESIS_VS_GOOD
             .iter()
             .find(|(n, _)| *n == key)
@@ -894,18 +973,30 @@ fn file_key(path: &Path) -> String {
 fn play_equities(
     cfg: &AmazonsExperimentConfig,
     nets: &[TrainedNet],
+    value_nets: &[ValueNet],
     progress: &dyn Fn(u64, &str) -> ProgressBar,
     say: &dyn Fn(&str),
 ) -> Result<Vec<EquityRow>> {
-    let mut evaluators: Vec<(String, String, Option<PathBuf>)> = THESIS_ERRORS
+    let all: Vec<usize> = (0..SEARCHES.len()).collect();
+    // (name, eval=, weights file, searches it plays)
+    let mut evaluators: Vec<(String, String, Option<PathBuf>, &[usize])> = THESIS_ERRORS
         .iter()
-        .map(|(n, _)| (n.to_string(), n.to_string(), None))
+        .map(|(n, _)| (n.to_string(), n.to_string(), None, &all[..]))
         .collect();
     for n in nets {
         evaluators.push((
             n.result.name.clone(),
             format!("ckpt:{}", n.best_dir.display()),
             Some(n.best_dir.join("model.safetensors")),
+            &all[..],
+        ));
+    }
+    for v in value_nets {
+        evaluators.push((
+            v.name.clone(),
+            format!("ckpt:{}", v.dir.display()),
+            Some(v.dir.join("model.safetensors")),
+            &cfg.value_net_searches[..],
         ));
     }
     let searches = [
@@ -926,7 +1017,7 @@ fn play_equities(
             continue;
         }
         for (opp_name, opp_spec) in opponents {
-            for (name, eval, file) in &evaluators {
+            for (name, eval, file, _) in evaluators.iter().filter(|e| e.3.contains(&s)) {
                 let spec = if search == "greedy" {
                     format!("greedy:eval={eval}")
                 } else {
@@ -1019,10 +1110,11 @@ pub fn error_table(report: &AmazonsExperimentReport) -> Table {
                 .iter()
                 .find(|r| r.evaluator == name && r.split == split)
         };
-        let is_net = !THESIS_ERRORS.iter().any(|(n, _)| *n == name);
         let thesis = match get("test").and_then(|r| r.thesis) {
             Some(v) => format!("{v:.2}"),
-            None if is_net => format!("{:.2}-{:.2}", THESIS_NET_ERRORS.0, THESIS_NET_ERRORS.1),
+            None if is_thesis_net(name) => {
+                format!("{:.2}-{:.2}", THESIS_NET_ERRORS.0, THESIS_NET_ERRORS.1)
+            }
             None => "-".into(),
         };
         t.push_row([

@@ -1,6 +1,7 @@
 //! Reproductions of published experiments, end to end.
 
 pub mod amazons;
+pub mod amazons_value;
 pub mod mdrnn;
 pub mod pentago;
 pub mod ttt;

@@ -1,0 +1,133 @@
+//! The Amazons study beyond the thesis (its section 6.3 proposes
+//! convolutional networks): value networks of `plies train`'s presets
+//! (`resnet-tiny`, `resnet-small`, `mlp`, ...; not `cnn3`, which reads
+//! planes only) fitted by supervised regression on the
+//! same database, encoded with `amazons-territory` so that they see the
+//! territory the thesis' networks had to do without.
+//!
+//! Each network is an ordinary `plies train` run in `OUT/value-nets/NAME/`
+//! (resumed from its run state, kept once finished), so it can be
+//! inspected, fine-tuned and shared like any other checkpoint.
+
+use super::amazons::{AmazonsExperimentConfig, AmazonsExperimentError};
+use crate::dataset::Dataset;
+use crate::optim::{AdamWConfig, OptimizerConfig};
+use crate::train::loss::LossKind;
+use crate::train::{fit, resolve_model, FitConfig, FitError, ScheduleSpec};
+use crate::util::derive_seed;
+use std::path::{Path, PathBuf};
+
+/// The encoder of the value networks' dataset.
+pub const VALUE_NET_ENCODER: &str = "amazons-territory";
+
+/// The stream of the value networks' seeds.
+const VALUE_NET_STREAM: u64 = 0x7661_6c75_655f_6e65;
+
+/// How the value networks are fitted.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct ValueNetConfig {
+    /// `plies train` model presets; empty for none.
+    pub models: Vec<String>,
+    pub epochs: usize,
+    pub batch: usize,
+    pub lr: f64,
+    pub weight_decay: f64,
+}
+
+impl Default for ValueNetConfig {
+    fn default() -> Self {
+        ValueNetConfig {
+            // cnn3 reads planes only, and the encoder has globals.
+            models: vec!["resnet-tiny".into()],
+            epochs: 4,
+            batch: 256,
+            lr: 1e-3,
+            weight_decay: 0.01,
+        }
+    }
+}
+
+/// A fitted value network: its name in the tables and its checkpoint.
+pub struct ValueNet {
+    pub name: String,
+    pub dir: PathBuf,
+}
+
+/// The directory of a model's value network.
+fn net_dir(out: &Path, model: &str) -> PathBuf {
+    out.join("value-nets").join(model)
+}
+
+/// Fits every configured model on `data` (a dataset of the database in
+/// [`VALUE_NET_ENCODER`]): a finished run of the same settings and data is
+/// kept, an interrupted one resumed, one of other settings or data
+/// replaced (the trainer's `--resume --overwrite`).
+pub fn fit_value_nets(
+    cfg: &AmazonsExperimentConfig,
+    data: &Path,
+    say: &dyn Fn(&str),
+) -> Result<Vec<ValueNet>, AmazonsExperimentError> {
+    let v = &cfg.value_nets;
+    let mut out = Vec::new();
+    for (i, model) in v.models.iter().enumerate() {
+        let dir = net_dir(&cfg.out, model);
+        {
+            let dataset = Dataset::open(data)?;
+            let (model_cfg, init_weights) =
+                resolve_model(model, &dataset).map_err(|e| AmazonsExperimentError::Config {
+                    field: "value-nets",
+                    why: e.to_string(),
+                })?;
+            let fit_cfg = FitConfig {
+                data: data.to_path_buf(),
+                out: dir.clone(),
+                model: model_cfg,
+                model_source: model.clone(),
+                init_weights,
+                optimizer: OptimizerConfig::AdamW(AdamWConfig {
+                    lr: v.lr,
+                    weight_decay: v.weight_decay,
+                    ..AdamWConfig::default()
+                }),
+                loss: LossKind::Mse,
+                l1: 0.0,
+                l2: 0.0,
+                clip: Some(5.0),
+                schedule: ScheduleSpec::Constant,
+                warmup_steps: 0,
+                epochs: v.epochs,
+                batch_size: v.batch,
+                buffer_rows: 65_536,
+                seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), i as u64),
+                patience: None,
+                save_every: 200,
+                device_name: "cpu".into(),
+                resume: true,
+                overwrite: true,
+                quiet: true,
+                comparison: None,
+                policy_weight: 0.0,
+            };
+            let trained = std::time::Instant::now();
+            let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
+                AmazonsExperimentError::File {
+                    path: dir.clone(),
+                    why: e.to_string(),
+                }
+            })?;
+            if !report.already_finished {
+                say(&format!(
+                    "value networks: fitted {model} ({} epochs, {} steps, {:.0} s)",
+                    v.epochs,
+                    report.steps,
+                    trained.elapsed().as_secs_f64()
+                ));
+            }
+        }
+        out.push(ValueNet {
+            name: model.clone(),
+            dir,
+        });
+    }
+    Ok(out)
+}
