@@ -27,7 +27,7 @@ use crate::positions::{build_dataset, BuildOptions, PositionsError, Terminations
 use crate::record::{GameRecord, PerSide};
 use crate::report::{write_json, LineChart, ReportError, Table};
 use crate::search::evaluators::{evaluator_by_name, EvalContext};
-use crate::search::game_player::player_from_spec;
+use crate::search::game_player::{player_from_spec_in, PlayerContext};
 use crate::search::{Player, SearchError};
 use crate::train::td_dataset::{fresh_network, run_seed, td_error, td_examples};
 use crate::train::{td_games, TdGame, TdNetConfig, TrainError};
@@ -371,6 +371,16 @@ pub fn run(
     Ok(report)
 }
 
+/// A player of the experiment's board size (its `ckpt:` evaluators are
+/// checked against it).
+fn player(cfg: &AmazonsExperimentConfig, spec: &str) -> Result<Arc<dyn Player<Amazons>>> {
+    let ctx = PlayerContext {
+        size: cfg.size,
+        eval: EvalContext::default(),
+    };
+    Ok(player_from_spec_in::<Amazons>(spec, &ctx)?)
+}
+
 fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     let bad = |field, why: &str| {
         Err(AmazonsExperimentError::Config {
@@ -405,7 +415,7 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
         );
     }
     for spec in cfg.db_players.iter().chain([&cfg.good, &cfg.simple]) {
-        player_from_spec::<Amazons>(spec)?;
+        player(cfg, spec)?;
     }
     let encoder = encoder_of(cfg, VALUE_NET_ENCODER)?;
     let input = crate::model::InputShape::new(encoder.shape(), encoder.globals_len());
@@ -557,10 +567,10 @@ fn make_database(
         let players: Vec<Arc<dyn Player<Amazons>>> = cfg
             .db_players
             .iter()
-            .map(|s| player_from_spec::<Amazons>(s))
+            .map(|s| player(cfg, s))
             .collect::<std::result::Result<_, _>>()?;
-        let good = player_from_spec::<Amazons>(&cfg.good)?;
-        let simple = player_from_spec::<Amazons>(&cfg.simple)?;
+        let good = player(cfg, &cfg.good)?;
+        let simple = player(cfg, &cfg.simple)?;
         let judge = evaluator_by_name::<Amazons>("lieberum", cfg.size, &EvalContext::default())?;
         let pb = progress((missing.len() * cfg.db_chunk) as u64, "db games");
         for &c in &missing {
@@ -1047,8 +1057,8 @@ fn play_equities(
                             "equity: {spec} vs {opp_name} ({opp_spec}), {} games",
                             cfg.equity_games
                         ));
-                        let a = player_from_spec::<Amazons>(&spec)?;
-                        let b = player_from_spec::<Amazons>(opp_spec)?;
+                        let a = player(cfg, &spec)?;
+                        let b = player(cfg, opp_spec)?;
                         let pb = progress(cfg.equity_games as u64, "games");
                         let r = play_match_from(
                             a.as_ref(),

@@ -1,0 +1,180 @@
+//! `plies experiment amazons` end to end on a 6x6 board and a tiny budget:
+//! every stage writes its outputs, every evaluator is measured on both
+//! splits and played in its columns, a rerun plays and trains nothing
+//! again, and settings the experiment cannot use are refused before
+//! anything is written.
+
+use indicatif::ProgressBar;
+use plies::checkpoint;
+use plies::experiment::amazons::{run, AmazonsExperimentConfig, AmazonsExperimentReport};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+fn tiny(out: PathBuf) -> AmazonsExperimentConfig {
+    let mut cfg = AmazonsExperimentConfig::quick(out);
+    cfg.size = 6;
+    cfg.db_games = 24;
+    cfg.db_chunk = 8;
+    cfg.db_max_plies = 14;
+    cfg.db_players = vec![
+        "alphabeta:depth=1,eval=lieberum".into(),
+        "mcts:sims=30,eval=mindist".into(),
+    ];
+    cfg.test_fraction = 0.25;
+    cfg.encoders = vec!["amazons-bits".into(), "amazons-territory".into()];
+    cfg.hidden = vec![8];
+    cfg.runs = 2;
+    cfg.td.examples = 60;
+    cfg.equity_games = 4;
+    cfg.mcts = "mcts:sims=20".into();
+    cfg
+}
+
+fn go(cfg: &AmazonsExperimentConfig) -> AmazonsExperimentReport {
+    run(cfg, &|_, _| ProgressBar::hidden(), &|_| {}).unwrap()
+}
+
+/// Every file under `dir` with its bytes.
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tiny(tmp.path().join("amazons"));
+    let report = go(&cfg);
+    let out = &cfg.out;
+    for f in [
+        "summary.json",
+        "errors.csv",
+        "error_by_ply.csv",
+        "equities.csv",
+        "error_by_ply.png",
+        "train_vs_test.svg",
+    ] {
+        assert!(out.join(f).is_file(), "{f} missing");
+    }
+    let db = &report.database;
+    assert_eq!(db.played, 24);
+    assert_eq!(
+        db.finished + db.adjudicated + db.rejected,
+        db.played,
+        "{db:?}"
+    );
+    assert!(report.train_games > 0 && report.test_games > 0);
+
+    // Two networks (BITS, TERRITORY), each the better of its two runs.
+    let names: Vec<&str> = report.nets.iter().map(|n| n.name.as_str()).collect();
+    assert_eq!(names, ["BITS-8", "TERRITORY-8"]);
+    for n in &report.nets {
+        assert_eq!(n.run_errors.len(), 2);
+        let best = n.run_errors[n.best_run];
+        assert!(n.run_errors.iter().all(|&e| best <= e), "{n:?}");
+    }
+    // The value network is a checkpoint in the territory encoding.
+    assert_eq!(report.value_nets, ["resnet-tiny"]);
+    let ck = checkpoint::load(&out.join("value-nets/resnet-tiny"), Some("amazons"), None).unwrap();
+    assert_eq!(ck.config.encoder.name, "amazons-territory");
+
+    // Every evaluator's error on both splits; the thesis' figure only for
+    // the thesis' evaluators.
+    let evaluators = [
+        "lieberum",
+        "mindist",
+        "random",
+        "BITS-8",
+        "TERRITORY-8",
+        "resnet-tiny",
+    ];
+    for e in evaluators {
+        for split in ["test", "train"] {
+            let row = report
+                .errors
+                .iter()
+                .find(|r| r.evaluator == e && r.split == split)
+                .unwrap_or_else(|| panic!("no {split} error for {e}"));
+            assert!(row.positions > 0 && (0.0..=1.0).contains(&row.error));
+            let quoted = split == "test" && ["lieberum", "mindist", "random"].contains(&e);
+            assert_eq!(row.thesis.is_some(), quoted, "{row:?}");
+        }
+    }
+    // Every evaluator in every column against both opponents, but the value
+    // network, which skips alpha-beta.
+    assert_eq!(report.equities.len(), (5 * 3 + 2) * 2);
+    assert!(!report
+        .equities
+        .iter()
+        .any(|r| r.evaluator == "resnet-tiny" && r.search == "alpha-beta"));
+    for r in &report.equities {
+        assert_eq!(r.games, 4, "{r:?}");
+        assert_eq!(r.wins + r.draws + r.losses, 4);
+        assert!(r.equity_lo <= r.equity && r.equity <= r.equity_hi);
+        // Table 4 quotes one figure for all the thesis' networks; table 5
+        // has only the thesis' hidden sizes.
+        let quoted = ["lieberum", "mindist", "random"].contains(&r.evaluator.as_str())
+            || (r.evaluator == "BITS-8" && r.opponent == "good");
+        assert_eq!(r.thesis.is_some(), quoted, "{r:?}");
+    }
+
+    // A rerun trains and plays nothing again: every file but the summary
+    // outputs keeps its bytes, and the results are the same.
+    let before = files(out);
+    let again = go(&cfg);
+    let after = files(out);
+    for (path, bytes) in &before {
+        let name = path
+            .strip_prefix(out)
+            .unwrap()
+            .to_string_lossy()
+            .to_string();
+        let is_output = !name.contains('/');
+        if !is_output {
+            assert_eq!(Some(bytes), after.get(path), "{name} changed on a rerun");
+        }
+    }
+    assert_eq!(
+        serde_json::to_value(&again.equities).unwrap(),
+        serde_json::to_value(&report.equities).unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&again.errors).unwrap(),
+        serde_json::to_value(&report.errors).unwrap()
+    );
+}
+
+#[test]
+fn settings_it_cannot_use_are_refused_before_anything_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("amazons");
+    let mut cfg = tiny(out.clone());
+    // cnn3 reads planes only; the territory encoding has globals.
+    cfg.value_nets.models = vec!["cnn3".into()];
+    let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("value-nets") && e.contains("cnn3"), "{e}");
+    cfg.value_nets.models = vec!["resnet-huge".into()];
+    let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("resnet-tiny"), "{e}");
+    cfg.value_nets.models = vec![];
+    cfg.value_net_searches = vec![3];
+    assert!(run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {}).is_err());
+    assert!(!out.exists());
+}
