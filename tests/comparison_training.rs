@@ -17,7 +17,7 @@ use plies::games::GameSupport;
 use plies::model::{build, seeded_init, trainable_vars, InputShape};
 use plies::positions::children::{expander, ChildExpander, MoveRow};
 use plies::train::comparison::Comparer;
-use plies::train::{preset, ComparisonConfig, ComparisonLoss, FitConfig, FitError, Reduce};
+use plies::train::{fit, preset, ComparisonConfig, ComparisonLoss, FitConfig, FitError, Reduce};
 use plies::util::seeded_rng;
 use rand::RngExt;
 
@@ -297,6 +297,7 @@ fn fit_config(data: &Path, out: &Path) -> FitConfig {
         quiet: true,
         comparison: Some(ComparisonConfig::default()),
         policy_weight: 0.0,
+        augment: false,
     }
 }
 
@@ -448,4 +449,29 @@ fn a_killed_comparison_run_resumes_to_the_same_weights() {
     assert!(!kills.is_empty(), "the run was never killed");
     let got = std::fs::read(killed.join("model.safetensors")).unwrap();
     assert!(got == want, "resumed weights differ (killed at {kills:?})");
+}
+
+#[test]
+fn augmenting_is_refused_where_it_cannot_be_done() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = write_dataset(tmp.path(), 4, |_| {});
+    let out = tmp.path().join("run");
+    // Comparison training is not augmented.
+    let cfg = FitConfig {
+        augment: true,
+        ..fit_config(&data, &out)
+    };
+    let e = fit(&cfg, &Device::Cpu).err().unwrap().to_string();
+    assert!(e.contains("augment") && e.contains("compared"), "{e}");
+    // Value training on an encoder that declares no symmetries.
+    let cfg = FitConfig {
+        comparison: None,
+        ..cfg
+    };
+    let e = fit(&cfg, &Device::Cpu).err().unwrap().to_string();
+    assert!(
+        e.contains("augment") && e.contains("no board symmetries"),
+        "{e}"
+    );
+    assert!(!out.join("model.safetensors").exists());
 }

@@ -187,6 +187,11 @@ pub struct FitArgs {
     /// the value loss; needs a model with a policy head (0: value only).
     #[arg(long, default_value_t = 0.0)]
     policy_weight: f64,
+    /// Map each training example by a random board symmetry its encoder
+    /// declares (the Amazons encoders: the 8 of the square board); value
+    /// training only.
+    #[arg(long)]
+    augment: bool,
 }
 
 /// Parses `--device` (see [`plies::util::parse_device`]).
@@ -335,6 +340,7 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         quiet: a.quiet,
         comparison,
         policy_weight: a.policy_weight,
+        augment: a.augment,
     };
     if !a.quiet {
         eprintln!(

@@ -61,6 +61,7 @@ use super::reader::Dataset;
 use super::schema::Columns;
 use super::spec::EncoderInfo;
 use super::split::Split;
+use crate::encode::Symmetries;
 use crate::util::memory::{bytes_for, MemoryError, MemoryLimit};
 use crate::util::{derive_seed, int8_planes, seeded_rng, SeededRng};
 
@@ -129,6 +130,10 @@ pub struct StreamConfig {
     /// probabilities (a policy head's size; rows without a target are all
     /// zeros); 0 (default): no policy targets.
     pub policy_len: usize,
+    /// Serve each row's planes mapped by one of these symmetries, drawn
+    /// per row from the seeded stream (default none: as stored). Not with
+    /// policy targets, whose points would need the same map.
+    pub symmetries: Symmetries,
 }
 
 impl StreamConfig {
@@ -165,6 +170,7 @@ impl Default for StreamConfig {
             verify_sha256: true,
             with_text: false,
             policy_len: 0,
+            symmetries: Symmetries::None,
         }
     }
 }
@@ -378,6 +384,24 @@ impl StreamLoader {
         }
         check_memory(&cfg, &dataset.manifest().encoder)?;
         let manifest = dataset.manifest();
+        if cfg.symmetries != Symmetries::None {
+            let shape = manifest.encoder.shape;
+            let found = format!("{:?} with planes {shape:?}", cfg.symmetries);
+            if !cfg.symmetries.fits(shape) {
+                return Err(StreamError::InvalidArgument {
+                    field: "symmetries",
+                    expected: "a square board for the dihedral group".into(),
+                    found,
+                });
+            }
+            if cfg.policy_len > 0 {
+                return Err(StreamError::InvalidArgument {
+                    field: "symmetries",
+                    expected: "no policy targets (their points are not mapped)".into(),
+                    found,
+                });
+            }
+        }
         if let Some(folds) = &cfg.folds {
             let k = manifest.folds.k;
             if let Some(f) = folds.iter().find(|&&f| f >= k) {
@@ -583,6 +607,7 @@ impl StreamLoader {
         let (tx, rx) = sync_channel(self.cfg.prefetch_batches);
         let asm = Assembler {
             cfg: self.cfg.clone(),
+            shape: self.shape,
             planes_len: self.planes_len,
             globals_len: self.globals_len,
             shards: order.len(),
@@ -697,6 +722,7 @@ fn decode_shard(
 /// The single thread that owns the shuffle buffer and builds batches.
 struct Assembler {
     cfg: StreamConfig,
+    shape: [usize; 3],
     planes_len: usize,
     globals_len: usize,
     shards: usize,
@@ -799,10 +825,17 @@ impl Assembler {
             let last = n - 1;
             if !discard {
                 let row = &buf.planes[i * p..(i + 1) * p];
-                if self.int8 {
-                    b.planes_int8.extend_from_slice(row);
+                let sym = self.cfg.symmetries;
+                // Drawn only when augmenting, so other runs keep their stream.
+                let k = if sym.count() > 1 {
+                    self.rng.random_range(0..sym.count())
                 } else {
-                    b.planes.extend(row.iter().map(|&v| f32::from(v)));
+                    0
+                };
+                if self.int8 {
+                    sym.map_into(k, row, self.shape, &mut b.planes_int8, |v| v);
+                } else {
+                    sym.map_into(k, row, self.shape, &mut b.planes, f32::from);
                 }
                 b.globals
                     .extend_from_slice(&buf.globals[i * g..(i + 1) * g]);
@@ -1270,5 +1303,67 @@ mod tests {
         assert!(e.to_string().contains("buffer_rows"), "{e}");
         let e = StreamLoader::new(&ds, cfg(None, 0, 32)).unwrap_err();
         assert!(e.to_string().contains("batch_size"), "{e}");
+    }
+
+    #[test]
+    fn augmented_rows_are_images_of_the_stored_ones_under_the_drawn_map() {
+        let dir = tempfile::tempdir().unwrap();
+        let ds = write(dir.path());
+        let augmented = |seed| {
+            let loader = StreamLoader::new(
+                &ds,
+                StreamConfig {
+                    symmetries: Symmetries::Dihedral,
+                    seed,
+                    ..cfg(None, 32, 128)
+                },
+            )
+            .unwrap();
+            row_keys(&collect(&loader, 0))
+        };
+        let plain = row_keys(&collect(
+            &StreamLoader::new(&ds, cfg(None, 32, 128)).unwrap(),
+            0,
+        ));
+        let rows = augmented(5);
+        assert_eq!(rows.len(), plain.len());
+        let mut used = std::collections::BTreeSet::new();
+        for (aug, orig) in rows.iter().zip(&plain) {
+            // Same row (globals, label, side, ply), planes mapped by one of
+            // the 8 maps of the 2x2 board.
+            assert_eq!(
+                (aug.0, aug.2, aug.3, aug.4, aug.5),
+                (orig.0, orig.2, orig.3, orig.4, orig.5)
+            );
+            let stored: Vec<i8> = orig.1.iter().map(|&v| v as i8).collect();
+            let k = (0..8)
+                .find(|&k| {
+                    let mut img = Vec::new();
+                    Symmetries::Dihedral.map_into(k, &stored, [1, 2, 2], &mut img, i32::from);
+                    img == aug.1
+                })
+                .unwrap_or_else(|| {
+                    panic!("row {} is no image of {:?}: {:?}", aug.0, orig.1, aug.1)
+                });
+            used.insert(k);
+        }
+        // Rows 0 and 100 have equal corners, so count only what can differ:
+        // every map is drawn somewhere among 400 rows.
+        assert_eq!(used.len(), 8, "{used:?}");
+        // Seeded: the same seed serves the same images.
+        assert_eq!(augmented(5), rows);
+        assert_ne!(augmented(6), rows);
+        // A non-square board or policy targets are refused, naming the field.
+        let e = StreamLoader::new(
+            &ds,
+            StreamConfig {
+                symmetries: Symmetries::Dihedral,
+                policy_len: 4,
+                ..cfg(None, 32, 128)
+            },
+        )
+        .err()
+        .unwrap();
+        assert!(e.to_string().contains("symmetries"), "{e}");
     }
 }

@@ -14,7 +14,7 @@
 //! thesis the encoding is absolute: White (the first player) is positive,
 //! so values are from White's point of view.
 
-use super::{Encoder, Perspective};
+use super::{Encoder, Perspective, Symmetries};
 use crate::game::amazons::Cell;
 use crate::game::{Amazons, Game, Side};
 
@@ -70,6 +70,12 @@ impl Encoder<Amazons> for AmazonsEncoder {
 
     fn globals_len(&self) -> usize {
         3
+    }
+
+    /// Amazons' moves are the same in every direction, and the globals
+    /// are counts.
+    fn symmetries(&self) -> Symmetries {
+        Symmetries::Dihedral
     }
 
     fn encode(&self, state: &Amazons, planes: &mut [i8], globals: &mut [f32]) {

@@ -19,7 +19,7 @@
 //! A network on these can learn its own weighting of what the hand
 //! evaluator weighs by a fixed formula.
 
-use super::{AmazonsEncoder, AmazonsRepr, Encoder, Perspective};
+use super::{AmazonsEncoder, AmazonsRepr, Encoder, Perspective, Symmetries};
 use crate::game::amazons::{Cell, Reach};
 use crate::game::Amazons;
 use crate::infer::hand::{AmazonsDistances, AmazonsLieberum, LieberumFeatures};
@@ -74,6 +74,12 @@ impl Encoder<Amazons> for AmazonsTerritoryEncoder {
 
     fn globals_len(&self) -> usize {
         THESIS_GLOBALS + 6
+    }
+
+    /// Territory, closeness, mobility and the amazons' spread do not depend
+    /// on the board's orientation.
+    fn symmetries(&self) -> Symmetries {
+        Symmetries::Dihedral
     }
 
     fn plane_names(&self) -> Vec<String> {

@@ -10,6 +10,7 @@ mod arimaa_rich;
 mod error;
 mod registry;
 mod stones;
+mod symmetry;
 mod tictactoe;
 
 pub use amazons::{AmazonsEncoder, AmazonsRepr};
@@ -19,6 +20,7 @@ pub use arimaa_rich::{ArimaaRichPlanes, RICH_PLANES};
 pub use error::EncodeError;
 pub use registry::{amazons_encoder, stones_encoder};
 pub use stones::{StoneGrid, Stones2};
+pub use symmetry::Symmetries;
 pub use tictactoe::{TttAbsolute, TttPlanes};
 
 use crate::game::{Arimaa, Game, TicTacToe};
@@ -62,6 +64,12 @@ pub trait Encoder<G: Game>: Send + Sync {
     /// Number of global features.
     fn globals_len(&self) -> usize {
         0
+    }
+
+    /// The board symmetries the encoding is invariant under (training may
+    /// draw one per example; see [`Symmetries`]). None unless declared.
+    fn symmetries(&self) -> Symmetries {
+        Symmetries::None
     }
 
     /// A name per plane, for tables of per-plane weights.

@@ -107,6 +107,8 @@ pub fn fit_value_nets(
                 quiet: true,
                 comparison: None,
                 policy_weight: 0.0,
+                // Amazons' 8 board symmetries multiply a small database.
+                augment: true,
             };
             let trained = std::time::Instant::now();
             let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {

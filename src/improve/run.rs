@@ -431,6 +431,7 @@ pub fn run_loop<G: GameSupport>(
             quiet,
             comparison: None,
             policy_weight: cfg.train.policy_weight,
+            augment: false,
         };
         if !crate::train::run_state::finished(&net) {
             if !quiet {

@@ -576,6 +576,7 @@ impl GridConfig {
             quiet: true,
             comparison: None,
             policy_weight: 0.0,
+            augment: false,
         }
     }
 }

@@ -46,7 +46,7 @@ use crate::checkpoint::{self, CheckpointConfig, CheckpointError, CheckpointSourc
 use crate::dataset::{
     Dataset, DatasetError, EncoderInfo, Split, StreamConfig, StreamError, StreamLoader,
 };
-use crate::encode::{EncoderSpec, Perspective};
+use crate::encode::{EncoderSpec, Perspective, Symmetries};
 use crate::model::{
     build, seeded_init, trainable_vars, Cnn3Config, Cnn3NetConfig, InputShape, LinearConfig,
     MdrnnConfig, MlpNetConfig, ModelConfig, ModelError, OutputActivation, ResNetConfig, WeightInit,
@@ -256,6 +256,10 @@ pub struct FitConfig {
     /// policy targets, added to the value loss (0: value only). Needs a
     /// model with a policy head.
     pub policy_weight: f64,
+    /// Serve each training example mapped by a random board symmetry of
+    /// its encoder ([`crate::encode::Symmetries`]); refused for encoders
+    /// that declare none, and with comparison or policy training.
+    pub augment: bool,
 }
 
 impl FitConfig {
@@ -283,6 +287,10 @@ impl FitConfig {
         // existed still resume.
         if let (Some(c), Some(obj)) = (&self.comparison, v.as_object_mut()) {
             obj.insert("comparison".into(), serde_json::json!(c));
+        }
+        // Likewise only augmented runs carry the flag.
+        if let (true, Some(obj)) = (self.augment, v.as_object_mut()) {
+            obj.insert("augment".into(), serde_json::json!(true));
         }
         // Likewise only value+policy runs carry their weight.
         if let (true, Some(obj)) = (self.policy_weight > 0.0, v.as_object_mut()) {
@@ -315,6 +323,12 @@ impl FitConfig {
                     "{}, but {} has no policy head",
                     self.policy_weight, self.model_source
                 ),
+            });
+        }
+        if self.augment && (self.policy_weight > 0.0 || self.comparison.is_some()) {
+            return Err(FitError::Invalid {
+                field: "augment",
+                why: "only value training is augmented (policy targets and compared moves are not mapped)".into(),
             });
         }
         if self.policy_weight > 0.0 && self.comparison.is_some() {
@@ -504,6 +518,18 @@ pub fn resolve_model(
         ))
     })?;
     Ok((cfg, weights))
+}
+
+/// The board symmetries of a dataset's encoder (from the registry; `None`
+/// when the game or encoder is unknown there).
+pub fn encoder_symmetries(game: &str, enc: &EncoderInfo) -> Symmetries {
+    use crate::games::{GameKind, GameSupport};
+    game.parse::<GameKind>()
+        .ok()
+        .and_then(|kind| {
+            with_game!(kind, G => G::encoder(&enc.name, enc.shape[2]).ok().map(|e| e.symmetries()))
+        })
+        .unwrap_or_default()
 }
 
 /// The encoder's full spec (its perspective from the registry; datasets
@@ -739,6 +765,21 @@ pub fn fit_cv(
             source_name: cfg.model_source.clone(),
             why: e.to_string(),
         })?;
+    let symmetries = if cfg.augment {
+        let s = encoder_symmetries(&spec.game, &spec.encoder);
+        if s == Symmetries::None {
+            return Err(FitError::Invalid {
+                field: "augment",
+                why: format!(
+                    "the encoder {} of {} declares no board symmetries",
+                    spec.encoder.name, spec.game
+                ),
+            });
+        }
+        s
+    } else {
+        Symmetries::None
+    };
     let encoder = encoder_spec(&spec.game, &spec.encoder);
     let children = match &cfg.comparison {
         None => None,
@@ -899,7 +940,14 @@ pub fn fit_cv(
         with_text: cfg.comparison.is_some(),
         ..StreamConfig::default()
     };
-    let train = StreamLoader::new(&dataset, stream(Split::Train))?;
+    // Only the training examples are mapped; validation reads the data as is.
+    let train = StreamLoader::new(
+        &dataset,
+        StreamConfig {
+            symmetries,
+            ..stream(Split::Train)
+        },
+    )?;
     if train.is_empty() {
         return Err(FitError::Invalid {
             field: "data",
