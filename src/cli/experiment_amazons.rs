@@ -60,7 +60,7 @@ pub struct AmazonsArgs {
     /// database in `amazons-territory` (default resnet-tiny; `none` for none).
     #[arg(long, value_delimiter = ',')]
     value_nets: Option<Vec<String>>,
-    /// Epochs of the value networks (default 4; `--quick` 1).
+    /// Epochs of the value networks (default 8; `--quick` 1).
     #[arg(long)]
     value_epochs: Option<usize>,
     /// The searches the value networks play (default no-lookahead,mcts).
