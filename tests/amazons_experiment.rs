@@ -27,6 +27,7 @@ fn tiny(out: PathBuf) -> AmazonsExperimentConfig {
     cfg.td.examples = 60;
     cfg.equity_games = 4;
     cfg.mcts = "mcts:sims=20".into();
+    cfg.value_nets.models = vec!["resnet-tiny".into(), "elliott-8".into()];
     cfg
 }
 
@@ -84,10 +85,14 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         let best = n.run_errors[n.best_run];
         assert!(n.run_errors.iter().all(|&e| best <= e), "{n:?}");
     }
-    // The value network is a checkpoint in the territory encoding.
-    assert_eq!(report.value_nets, ["resnet-tiny"]);
-    let ck = checkpoint::load(&out.join("value-nets/resnet-tiny"), Some("amazons"), None).unwrap();
-    assert_eq!(ck.config.encoder.name, "amazons-territory");
+    // The value networks are checkpoints in the territory encoding; the
+    // thesis' shape fitted by regression runs on the plain-Rust MLP.
+    assert_eq!(report.value_nets, ["resnet-tiny", "elliott-8"]);
+    for v in &report.value_nets {
+        let ck = checkpoint::load(&out.join("value-nets").join(v), Some("amazons"), None).unwrap();
+        assert_eq!(ck.config.encoder.name, "amazons-territory");
+        assert_eq!(ck.native_mlp().is_ok(), v == "elliott-8", "{v}");
+    }
 
     // Every evaluator's error on both splits; the thesis' figure only for
     // the thesis' evaluators.
@@ -98,6 +103,7 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "BITS-8",
         "TERRITORY-8",
         "resnet-tiny",
+        "elliott-8",
     ];
     for e in evaluators {
         for split in ["test", "train"] {
@@ -111,9 +117,13 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
             assert_eq!(row.thesis.is_some(), quoted, "{row:?}");
         }
     }
-    // Every evaluator in every column against both opponents, but the value
-    // network, which skips alpha-beta.
-    assert_eq!(report.equities.len(), (5 * 3 + 2) * 2);
+    // Every evaluator in every column against both opponents, but the
+    // residual network, which skips alpha-beta.
+    assert_eq!(report.equities.len(), (6 * 3 + 2) * 2);
+    assert!(report
+        .equities
+        .iter()
+        .any(|r| r.evaluator == "elliott-8" && r.search == "alpha-beta"));
     assert!(!report
         .equities
         .iter()
@@ -167,12 +177,14 @@ fn settings_it_cannot_use_are_refused_before_anything_is_written() {
         .unwrap()
         .to_string();
     assert!(e.contains("value-nets") && e.contains("cnn3"), "{e}");
-    cfg.value_nets.models = vec!["resnet-huge".into()];
-    let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
-        .err()
-        .unwrap()
-        .to_string();
-    assert!(e.contains("resnet-tiny"), "{e}");
+    for unknown in ["resnet-huge", "elliott-0", "elliott-x"] {
+        cfg.value_nets.models = vec![unknown.into()];
+        let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("resnet-tiny") && e.contains("elliott-H"), "{e}");
+    }
     cfg.value_nets.models = vec![];
     cfg.value_net_searches = vec![3];
     assert!(run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {}).is_err());

@@ -13,7 +13,9 @@
 //! (`nets/NAME/run-R/`), each equity cell by its result file
 //! (`matches/`, kept while the players' files and settings are the same).
 
-use super::amazons_value::{fit_value_nets, ValueNet, ValueNetConfig, VALUE_NET_ENCODER};
+use super::amazons_value::{
+    fit_value_nets, value_net_model, ValueNet, ValueNetConfig, VALUE_NET_ENCODER,
+};
 use crate::arena::{play_match_from, ArenaError, StartConfig, Wdl};
 use crate::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
 use crate::dataset::{Dataset, DatasetError, PositionRow, Split, SplitRule};
@@ -420,24 +422,8 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     let encoder = encoder_of(cfg, VALUE_NET_ENCODER)?;
     let input = crate::model::InputShape::new(encoder.shape(), encoder.globals_len());
     for model in &cfg.value_nets.models {
-        match crate::train::preset(model, input) {
-            None => {
-                return bad(
-                    "value-nets",
-                    &format!(
-                        "unknown model preset {model:?}; expected one of {}",
-                        crate::train::PRESETS.join(", ")
-                    ),
-                )
-            }
-            Some(m) => {
-                if let Err(e) = m.validate() {
-                    return bad(
-                        "value-nets",
-                        &format!("{model} on {VALUE_NET_ENCODER}: {e}"),
-                    );
-                }
-            }
+        if let Err(why) = value_net_model(model, &cfg.td, input) {
+            return bad("value-nets", &why);
         }
     }
     Ok(())
@@ -1006,7 +992,11 @@ fn play_equities(
             v.name.clone(),
             format!("ckpt:{}", v.dir.display()),
             Some(v.dir.join("model.safetensors")),
-            &cfg.value_net_searches[..],
+            if v.native {
+                &all[..]
+            } else {
+                &cfg.value_net_searches[..]
+            },
         ));
     }
     let searches = [

@@ -1,19 +1,26 @@
 //! The Amazons study beyond the thesis (its section 6.3 proposes
-//! convolutional networks): value networks of `plies train`'s presets
-//! (`resnet-tiny`, `resnet-small`, `mlp`, ...; not `cnn3`, which reads
-//! planes only) fitted by supervised regression on the
-//! same database, encoded with `amazons-territory` so that they see the
-//! territory the thesis' networks had to do without.
+//! convolutional networks): value networks fitted by supervised regression
+//! on the same database, encoded with `amazons-territory` so that they see
+//! the territory the thesis' networks had to do without, each example
+//! mapped by a random one of the board's 8 symmetries. A model is a
+//! `plies train` preset (`resnet-tiny`, `resnet-small`, `mlp`, ...; not
+//! `cnn3`, which reads planes only) or `elliott-H`: the thesis' network
+//! (Elliott b = 3, H hidden units, linear output) fitted by regression
+//! instead of TD(lambda), which alpha-beta runs on the plain-Rust MLP.
 //!
 //! Each network is an ordinary `plies train` run in `OUT/value-nets/NAME/`
 //! (resumed from its run state, kept once finished), so it can be
 //! inspected, fine-tuned and shared like any other checkpoint.
 
 use super::amazons::{AmazonsExperimentConfig, AmazonsExperimentError};
+use crate::checkpoint;
 use crate::dataset::Dataset;
+use crate::game::Amazons;
+use crate::game::Game;
+use crate::model::{InputShape, ModelConfig};
 use crate::optim::{AdamWConfig, OptimizerConfig};
 use crate::train::loss::LossKind;
-use crate::train::{fit, resolve_model, FitConfig, FitError, ScheduleSpec};
+use crate::train::{fit, preset, FitConfig, FitError, ScheduleSpec, TdNetConfig};
 use crate::util::derive_seed;
 use std::path::{Path, PathBuf};
 
@@ -37,8 +44,9 @@ pub struct ValueNetConfig {
 impl Default for ValueNetConfig {
     fn default() -> Self {
         ValueNetConfig {
-            // cnn3 reads planes only, and the encoder has globals.
-            models: vec!["resnet-tiny".into()],
+            // A residual network, and the thesis' network fitted by regression
+            // (cnn3 reads planes only, and the encoder has globals).
+            models: vec!["resnet-tiny".into(), "elliott-80".into()],
             // Augmented by the 8 board symmetries: 8 epochs reach the
             // Lieberum evaluator's test error on the default database.
             epochs: 8,
@@ -53,6 +61,37 @@ impl Default for ValueNetConfig {
 pub struct ValueNet {
     pub name: String,
     pub dir: PathBuf,
+    /// It runs on the plain-Rust MLP, so alpha-beta prunes its leaves and
+    /// it plays every column.
+    pub native: bool,
+}
+
+/// The model `name` stands for on `input`, or why there is none.
+pub fn value_net_model(
+    name: &str,
+    td: &TdNetConfig,
+    input: InputShape,
+) -> Result<ModelConfig, String> {
+    let model = match name.strip_prefix("elliott-").map(str::parse::<usize>) {
+        Some(Ok(hidden)) if hidden > 0 => ModelConfig::Mlp(
+            TdNetConfig {
+                hidden,
+                ..td.clone()
+            }
+            .mlp(input.features())
+            .into(),
+        ),
+        _ => preset(name, input).ok_or_else(|| {
+            format!(
+                "unknown model {name:?}; expected elliott-H (H hidden units) or one of {}",
+                crate::train::PRESETS.join(", ")
+            )
+        })?,
+    };
+    model
+        .validate()
+        .map_err(|e| format!("{name} on {VALUE_NET_ENCODER}: {e}"))?;
+    Ok(model)
 }
 
 /// The directory of a model's value network.
@@ -75,17 +114,20 @@ pub fn fit_value_nets(
         let dir = net_dir(&cfg.out, model);
         {
             let dataset = Dataset::open(data)?;
-            let (model_cfg, init_weights) =
-                resolve_model(model, &dataset).map_err(|e| AmazonsExperimentError::Config {
+            let enc = &dataset.spec().encoder;
+            let input = InputShape::new(enc.shape, enc.globals);
+            let model_cfg = value_net_model(model, &cfg.td, input).map_err(|why| {
+                AmazonsExperimentError::Config {
                     field: "value-nets",
-                    why: e.to_string(),
-                })?;
+                    why,
+                }
+            })?;
             let fit_cfg = FitConfig {
                 data: data.to_path_buf(),
                 out: dir.clone(),
                 model: model_cfg,
                 model_source: model.clone(),
-                init_weights,
+                init_weights: None,
                 optimizer: OptimizerConfig::AdamW(AdamWConfig {
                     lr: v.lr,
                     weight_decay: v.weight_decay,
@@ -128,9 +170,13 @@ pub fn fit_value_nets(
                 ));
             }
         }
+        let native = checkpoint::load(&dir, Some(Amazons::NAME), None)?
+            .native_mlp()
+            .is_ok();
         out.push(ValueNet {
             name: model.clone(),
             dir,
+            native,
         });
     }
     Ok(out)
