@@ -147,7 +147,7 @@ mod tests {
             let mut g = Amazons::with_size(6).unwrap();
             for ply in 0.. {
                 if ply % 5 == 0 {
-                    out.push(g.clone());
+                    out.push(g);
                 }
                 match g.random_move(&mut rng, &mut scratch) {
                     Some(m) => g.play(m),
