@@ -1,8 +1,10 @@
 //! Fugers (2017), section 5: can a quick learned evaluation stand in for
 //! search in Amazons? A game database made by self-play between strong,
 //! varied players; Elliott MLPs trained on it by TD(lambda) for each
-//! encoding (UNITS, MOBILITY, BITS) and hidden size, the run with the
-//! lowest test error kept; their 0/1 error of the predicted winner beside
+//! encoding (the thesis' UNITS, MOBILITY, BITS, and its future-work
+//! TERRITORY) and hidden size, the run with the lowest test error kept;
+//! value networks fitted on it by regression (`amazons_value`, beyond the
+//! thesis); their 0/1 error of the predicted winner beside
 //! the hand evaluators' (figures 15-17); and the equity of every evaluator
 //! with no lookahead, alpha-beta and MCTS against the good player
 //! (Lieberum + alpha-beta) and the simple one (minimal distance, no
