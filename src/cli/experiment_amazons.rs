@@ -18,8 +18,8 @@ pub struct AmazonsArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The small budget: 96 database games, 1 run of 1,000 TD games per
-    /// network, 10 games per equity cell, alpha-beta depth 1, MCTS 50
-    /// simulations.
+    /// network, 1 epoch per value network, 10 games per equity cell,
+    /// alpha-beta depth 1, MCTS 50 simulations (5-6 minutes on 2 cores).
     #[arg(long)]
     quick: bool,
     /// Games played for the database.
@@ -56,14 +56,17 @@ pub struct AmazonsArgs {
     /// mcts (default all).
     #[arg(long, value_delimiter = ',')]
     searches: Option<Vec<String>>,
-    /// Beyond the thesis: `plies train` model presets fitted on the
-    /// database in `amazons-territory` (default resnet-tiny; `none` for none).
+    /// Beyond the thesis: value networks fitted on the database in
+    /// `amazons-territory`, augmented: `plies train` presets or `elliott-H`
+    /// (the thesis' network by regression) (default resnet-tiny,elliott-80;
+    /// `none` for none).
     #[arg(long, value_delimiter = ',')]
     value_nets: Option<Vec<String>>,
     /// Epochs of the value networks (default 8; `--quick` 1).
     #[arg(long)]
     value_epochs: Option<usize>,
-    /// The searches the value networks play (default no-lookahead,mcts).
+    /// The searches the value networks play (default no-lookahead,mcts);
+    /// `elliott-H` networks run on the plain-Rust MLP and play every one.
     #[arg(long, value_delimiter = ',')]
     value_net_searches: Option<Vec<String>>,
     /// Worker threads (0: rayon's default). The results do not depend on it.
