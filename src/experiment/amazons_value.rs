@@ -109,66 +109,63 @@ pub fn fit_value_nets(
     say: &dyn Fn(&str),
 ) -> Result<Vec<ValueNet>, AmazonsExperimentError> {
     let v = &cfg.value_nets;
+    let enc = Dataset::open(data)?.spec().encoder;
+    let input = InputShape::new(enc.shape, enc.globals);
     let mut out = Vec::new();
     for (i, model) in v.models.iter().enumerate() {
         let dir = net_dir(&cfg.out, model);
-        {
-            let dataset = Dataset::open(data)?;
-            let enc = &dataset.spec().encoder;
-            let input = InputShape::new(enc.shape, enc.globals);
-            let model_cfg = value_net_model(model, &cfg.td, input).map_err(|why| {
-                AmazonsExperimentError::Config {
-                    field: "value-nets",
-                    why,
-                }
-            })?;
-            let fit_cfg = FitConfig {
-                data: data.to_path_buf(),
-                out: dir.clone(),
-                model: model_cfg,
-                model_source: model.clone(),
-                init_weights: None,
-                optimizer: OptimizerConfig::AdamW(AdamWConfig {
-                    lr: v.lr,
-                    weight_decay: v.weight_decay,
-                    ..AdamWConfig::default()
-                }),
-                loss: LossKind::Mse,
-                l1: 0.0,
-                l2: 0.0,
-                clip: Some(5.0),
-                schedule: ScheduleSpec::Constant,
-                warmup_steps: 0,
-                epochs: v.epochs,
-                batch_size: v.batch,
-                buffer_rows: 65_536,
-                seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), i as u64),
-                patience: None,
-                save_every: 200,
-                device_name: "cpu".into(),
-                resume: true,
-                overwrite: true,
-                quiet: true,
-                comparison: None,
-                policy_weight: 0.0,
-                // Amazons' 8 board symmetries multiply a small database.
-                augment: true,
-            };
-            let trained = std::time::Instant::now();
-            let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
-                AmazonsExperimentError::File {
-                    path: dir.clone(),
-                    why: e.to_string(),
-                }
-            })?;
-            if !report.already_finished {
-                say(&format!(
-                    "value networks: fitted {model} ({} epochs, {} steps, {:.0} s)",
-                    v.epochs,
-                    report.steps,
-                    trained.elapsed().as_secs_f64()
-                ));
+        let model_cfg = value_net_model(model, &cfg.td, input).map_err(|why| {
+            AmazonsExperimentError::Config {
+                field: "value-nets",
+                why,
             }
+        })?;
+        let fit_cfg = FitConfig {
+            data: data.to_path_buf(),
+            out: dir.clone(),
+            model: model_cfg,
+            model_source: model.clone(),
+            init_weights: None,
+            optimizer: OptimizerConfig::AdamW(AdamWConfig {
+                lr: v.lr,
+                weight_decay: v.weight_decay,
+                ..AdamWConfig::default()
+            }),
+            loss: LossKind::Mse,
+            l1: 0.0,
+            l2: 0.0,
+            clip: Some(5.0),
+            schedule: ScheduleSpec::Constant,
+            warmup_steps: 0,
+            epochs: v.epochs,
+            batch_size: v.batch,
+            buffer_rows: 65_536,
+            seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), i as u64),
+            patience: None,
+            save_every: 200,
+            device_name: "cpu".into(),
+            resume: true,
+            overwrite: true,
+            quiet: true,
+            comparison: None,
+            policy_weight: 0.0,
+            // Amazons' 8 board symmetries multiply a small database.
+            augment: true,
+        };
+        let trained = std::time::Instant::now();
+        let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
+            AmazonsExperimentError::File {
+                path: dir.clone(),
+                why: e.to_string(),
+            }
+        })?;
+        if !report.already_finished {
+            say(&format!(
+                "value networks: fitted {model} ({} epochs, {} steps, {:.0} s)",
+                v.epochs,
+                report.steps,
+                trained.elapsed().as_secs_f64()
+            ));
         }
         let native = checkpoint::load(&dir, Some(Amazons::NAME), None)?
             .native_mlp()
