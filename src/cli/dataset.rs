@@ -43,6 +43,10 @@ pub enum DatasetCmd {
         #[arg(long)]
         json: bool,
     },
+    /// Write a copy of a dataset whose labels are alpha-beta search values
+    /// of its positions (or a mix of those and the game results): targets
+    /// for a network that should see as far as the search did.
+    Relabel(RelabelArgs),
     /// Summarise a dataset: rows, games, splits, labels, game lengths.
     Stats {
         dir: PathBuf,
@@ -52,6 +56,55 @@ pub enum DatasetCmd {
         #[arg(long, value_name = "FILE")]
         plot: Option<PathBuf>,
     },
+}
+
+#[derive(Args)]
+pub struct RelabelArgs {
+    /// The dataset to relabel (left as it is).
+    data: PathBuf,
+    /// The relabelled dataset (replaced once complete if one is there).
+    #[arg(long)]
+    out: PathBuf,
+    /// The evaluator at the search's leaves, as players name it
+    /// (`lieberum`, `material`, `ckpt:PATH`, ...).
+    #[arg(long)]
+    eval: String,
+    /// Alpha-beta depth, in moves.
+    #[arg(long, default_value_t = 2)]
+    depth: u32,
+    /// Share of the label from the search (the rest stays the game's
+    /// result): 1 replaces it, 0 keeps it.
+    #[arg(long, default_value_t = 1.0)]
+    mix: f32,
+    /// Print the report as JSON.
+    #[arg(long)]
+    json: bool,
+    /// No progress bar.
+    #[arg(long)]
+    quiet: bool,
+}
+
+fn relabel(a: RelabelArgs) -> anyhow::Result<ExitCode> {
+    let game = plies::dataset::Dataset::open(&a.data)?.spec().game;
+    let kind = game
+        .parse::<GameKind>()
+        .with_context(|| format!("{}: the dataset's game '{game}'", a.data.display()))?;
+    let labels = plies::positions::SearchLabels {
+        eval: a.eval.clone(),
+        depth: a.depth,
+        mix: a.mix,
+    };
+    let bar = super::progress(0, "searched", a.quiet);
+    let report = plies::with_game!(kind, G => {
+        plies::positions::label_by_search::<G>(&a.data, &a.out, &labels, Some(&bar))
+    })?;
+    bar.finish_and_clear();
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{report}");
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(Args)]
@@ -239,6 +292,7 @@ pub fn run_cmd(cmd: DatasetCmd) -> anyhow::Result<ExitCode> {
         DatasetCmd::Dump(a) => super::data::dump(a),
         DatasetCmd::Verify { dir, json } => super::data::verify(&dir, json),
         DatasetCmd::Merge { dirs, out, json } => merge(&dirs, &out, json),
+        DatasetCmd::Relabel(a) => relabel(a),
         DatasetCmd::Stats { dir, json, plot } => super::data::stats(&dir, json, plot.as_deref()),
     }
 }

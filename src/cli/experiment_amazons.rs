@@ -58,10 +58,22 @@ pub struct AmazonsArgs {
     searches: Option<Vec<String>>,
     /// Beyond the thesis: value networks fitted on the database in
     /// `amazons-territory`, augmented: `plies train` presets or `elliott-H`
-    /// (the thesis' network by regression) (default resnet-tiny,elliott-80;
-    /// `none` for none).
+    /// (the thesis' network by regression), each fitted on the game results,
+    /// or with `+search` on search-value targets (`elliott-80+search`)
+    /// (default resnet-tiny,elliott-80,elliott-80+search; `none` for none).
     #[arg(long, value_delimiter = ',')]
     value_nets: Option<Vec<String>>,
+    /// The evaluator of the search that labels positions for `+search`
+    /// networks (default lieberum).
+    #[arg(long)]
+    label_eval: Option<String>,
+    /// Its alpha-beta depth (default 2, the good player's).
+    #[arg(long)]
+    label_depth: Option<u32>,
+    /// Share of the label from the search, the rest the game's result
+    /// (default 1).
+    #[arg(long)]
+    label_mix: Option<f32>,
     /// Epochs of the value networks (default 8; `--quick` 1).
     #[arg(long)]
     value_epochs: Option<usize>,
@@ -110,6 +122,10 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
             .collect();
     }
     cfg.value_nets.epochs = a.value_epochs.unwrap_or(cfg.value_nets.epochs);
+    let labels = &mut cfg.value_nets.search_labels;
+    labels.eval = a.label_eval.clone().unwrap_or(labels.eval.clone());
+    labels.depth = a.label_depth.unwrap_or(labels.depth);
+    labels.mix = a.label_mix.unwrap_or(labels.mix);
     let quiet = a.quiet || a.json;
     let say = |line: &str| {
         if !quiet {

@@ -16,7 +16,7 @@
 //! (`matches/`, kept while the players' files and settings are the same).
 
 use super::amazons_value::{
-    fit_value_nets, value_net_model, ValueNet, ValueNetConfig, VALUE_NET_ENCODER,
+    fit_value_nets, split_model, value_net_model, ValueNet, ValueNetConfig, VALUE_NET_ENCODER,
 };
 use crate::arena::{play_match_from, ArenaError, StartConfig, Wdl};
 use crate::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
@@ -32,6 +32,7 @@ use crate::record::{GameRecord, PerSide};
 use crate::report::{write_json, LineChart, ReportError, Table};
 use crate::search::evaluators::{evaluator_by_name, EvalContext};
 use crate::search::game_player::{player_from_spec_in, PlayerContext};
+use crate::search::scorer::Scorer;
 use crate::search::{Player, SearchError};
 use crate::train::td_dataset::{fresh_network, run_seed, td_error, td_examples};
 use crate::train::{td_games, TdGame, TdNetConfig, TrainError};
@@ -426,6 +427,19 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
     for model in &cfg.value_nets.models {
         if let Err(why) = value_net_model(model, &cfg.td, input) {
             return bad("value-nets", &why);
+        }
+    }
+    if cfg.value_nets.models.iter().any(|m| split_model(m).1) {
+        let labels = &cfg.value_nets.search_labels;
+        if let Err(e) = labels.check() {
+            return bad("search_labels", &e.to_string());
+        }
+        let ctx = PlayerContext {
+            size: cfg.size,
+            eval: EvalContext::default(),
+        };
+        if let Err(e) = Scorer::<Amazons>::by_name(&labels.eval, &ctx) {
+            return bad("search_labels", &e.to_string());
         }
     }
     Ok(())

@@ -8,6 +8,13 @@
 //! (Elliott b = 3, H hidden units, linear output) fitted by regression
 //! instead of TD(lambda), which alpha-beta runs on the plain-Rust MLP.
 //!
+//! A model named `MODEL+search` is fitted on search-value targets instead
+//! of game results: the database's positions labelled by the values of
+//! the [`ValueNetConfig::search_labels`] search (by default the good
+//! player's, Lieberum's evaluation with alpha-beta to depth 2), so that
+//! the network approximates that search and a search over it sees further
+//! than the good player for the same depth.
+//!
 //! Each network is an ordinary `plies train` run in `OUT/value-nets/NAME/`
 //! (resumed from its run state, kept once finished), so it can be
 //! inspected, fine-tuned and shared like any other checkpoint.
@@ -16,9 +23,10 @@ use super::amazons::{AmazonsExperimentConfig, AmazonsExperimentError};
 use crate::checkpoint;
 use crate::dataset::Dataset;
 use crate::game::Amazons;
-use crate::game::Game;
+use crate::game::{hash_of, Game};
 use crate::model::{InputShape, ModelConfig};
 use crate::optim::{AdamWConfig, OptimizerConfig};
+use crate::positions::{label_by_search, SearchLabels};
 use crate::train::loss::LossKind;
 use crate::train::{fit, preset, FitConfig, FitError, ScheduleSpec, TdNetConfig};
 use crate::util::derive_seed;
@@ -26,6 +34,18 @@ use std::path::{Path, PathBuf};
 
 /// The encoder of the value networks' dataset.
 pub const VALUE_NET_ENCODER: &str = "amazons-territory";
+
+/// The suffix of a model fitted on search-value targets.
+pub const SEARCH_SUFFIX: &str = "+search";
+
+/// A value network's model name without [`SEARCH_SUFFIX`], and whether it
+/// had it.
+pub fn split_model(name: &str) -> (&str, bool) {
+    match name.strip_suffix(SEARCH_SUFFIX) {
+        Some(base) => (base, true),
+        None => (name, false),
+    }
+}
 
 /// The stream of the value networks' seeds.
 const VALUE_NET_STREAM: u64 = 0x7661_6c75_655f_6e65;
@@ -39,6 +59,8 @@ pub struct ValueNetConfig {
     pub batch: usize,
     pub lr: f64,
     pub weight_decay: f64,
+    /// The search whose values label the positions for `MODEL+search`.
+    pub search_labels: SearchLabels,
 }
 
 impl Default for ValueNetConfig {
@@ -53,6 +75,13 @@ impl Default for ValueNetConfig {
             batch: 256,
             lr: 1e-3,
             weight_decay: 0.01,
+            // The good player's own search: a network that approximates it
+            // searched to depth 2 looks about 4 moves ahead.
+            search_labels: SearchLabels {
+                eval: "lieberum".into(),
+                depth: 2,
+                mix: 1.0,
+            },
         }
     }
 }
@@ -72,6 +101,7 @@ pub fn value_net_model(
     td: &TdNetConfig,
     input: InputShape,
 ) -> Result<ModelConfig, String> {
+    let (name, _) = split_model(name);
     let model = match name.strip_prefix("elliott-").map(str::parse::<usize>) {
         Some(Ok(hidden)) if hidden > 0 => ModelConfig::Mlp(
             TdNetConfig {
@@ -99,10 +129,50 @@ fn net_dir(out: &Path, model: &str) -> PathBuf {
     out.join("value-nets").join(model)
 }
 
+/// `data` relabelled by the configured search at `OUT/db/NAME-search`,
+/// made again only when `data` or the search changed.
+fn search_labelled(
+    cfg: &AmazonsExperimentConfig,
+    data: &Path,
+    say: &dyn Fn(&str),
+) -> Result<PathBuf, AmazonsExperimentError> {
+    let labels = &cfg.value_nets.search_labels;
+    let name = data
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dataset".into());
+    let out = data.with_file_name(format!("{name}-search"));
+    let stamp = data.with_file_name(format!("{name}-search.key"));
+    let key = format!(
+        "{} labelled by {}",
+        Dataset::open(data)?.manifest_sha256(),
+        serde_json::to_string(labels).unwrap_or_default()
+    );
+    if std::fs::read_to_string(&stamp).ok().as_deref() == Some(key.as_str())
+        && Dataset::open(&out).is_ok()
+    {
+        return Ok(out);
+    }
+    say(&format!(
+        "value networks: labelling the database by alpha-beta depth {} with {} (mix {})",
+        labels.depth, labels.eval, labels.mix
+    ));
+    let report = label_by_search::<Amazons>(data, &out, labels, None)?;
+    say(&format!("value networks: {report}"));
+    crate::util::write_atomic(&stamp, key.as_bytes()).map_err(|e| {
+        AmazonsExperimentError::File {
+            path: stamp.clone(),
+            why: e.to_string(),
+        }
+    })?;
+    Ok(out)
+}
+
 /// Fits every configured model on `data` (a dataset of the database in
-/// [`VALUE_NET_ENCODER`]): a finished run of the same settings and data is
-/// kept, an interrupted one resumed, one of other settings or data
-/// replaced (the trainer's `--resume --overwrite`).
+/// [`VALUE_NET_ENCODER`]; `MODEL+search` on its search-labelled copy): a
+/// finished run of the same settings and data is kept, an interrupted one
+/// resumed, one of other settings or data replaced (the trainer's
+/// `--resume --overwrite`).
 pub fn fit_value_nets(
     cfg: &AmazonsExperimentConfig,
     data: &Path,
@@ -111,9 +181,18 @@ pub fn fit_value_nets(
     let v = &cfg.value_nets;
     let enc = Dataset::open(data)?.spec().encoder;
     let input = InputShape::new(enc.shape, enc.globals);
+    let searched = if v.models.iter().any(|m| split_model(m).1) {
+        Some(search_labelled(cfg, data, say)?)
+    } else {
+        None
+    };
     let mut out = Vec::new();
-    for (i, model) in v.models.iter().enumerate() {
+    for model in &v.models {
         let dir = net_dir(&cfg.out, model);
+        let data = match (&searched, split_model(model).1) {
+            (Some(searched), true) => searched.as_path(),
+            _ => data,
+        };
         let model_cfg = value_net_model(model, &cfg.td, input).map_err(|why| {
             AmazonsExperimentError::Config {
                 field: "value-nets",
@@ -140,7 +219,9 @@ pub fn fit_value_nets(
             epochs: v.epochs,
             batch_size: v.batch,
             buffer_rows: 65_536,
-            seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), i as u64),
+            // Seeded by its name: adding or removing another network
+            // leaves this one as it was.
+            seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), hash_of(model)),
             patience: None,
             save_every: 200,
             device_name: "cpu".into(),

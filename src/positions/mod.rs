@@ -7,13 +7,16 @@
 //!   per position, labelled with the result for the side to move;
 //! * [`build`]: record files -> a sharded dataset, in parallel, with a report;
 //! * [`children`]: a row's position and every legal move's position, encoded,
-//!   for ranking the move played (comparison training, move prediction).
+//!   for ranking the move played (comparison training, move prediction);
+//! * [`search_labels`]: a dataset relabelled with a search's values of its
+//!   positions (search-value targets).
 
 pub mod build;
 pub mod children;
 mod error;
 pub mod filter;
 pub mod from_record;
+pub mod search_labels;
 
 pub use build::{
     build_dataset, first_record_info, BuildOptions, BuildReport, DroppedByFilter, StageSeconds,
@@ -21,3 +24,4 @@ pub use build::{
 pub use error::PositionsError;
 pub use filter::{DropReason, Dropped, Filters, Terminations};
 pub use from_record::{record_outcome, record_rows, StageTimes};
+pub use search_labels::{label_by_search, SearchLabelReport, SearchLabels};

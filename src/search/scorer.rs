@@ -80,6 +80,19 @@ impl<G: Game> Scorer<G> {
         }
     }
 
+    /// A score of this scorer's as a value on `[-1, 1]` for the side to
+    /// move: a hand evaluator's squashed by its scale, a model's as it
+    /// was, forced results +-1.
+    pub fn value_of(&self, score: i32) -> f32 {
+        if score.abs() >= WIN_THRESHOLD {
+            return score.signum() as f32;
+        }
+        match &self.source {
+            Source::Hand(hand) => (score as f32 / hand.scale()).tanh(),
+            Source::Model(_) => score as f32 / 10_000.0,
+        }
+    }
+
     /// The evaluator behind the scores, when it is not a hand formula.
     pub fn model(&self) -> Option<&Arc<dyn Evaluator<G>>> {
         match &self.source {
