@@ -6,6 +6,7 @@
 
 use indicatif::ProgressBar;
 use plies::checkpoint;
+use plies::dataset::Dataset;
 use plies::experiment::amazons::{run, AmazonsExperimentConfig, AmazonsExperimentReport};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -21,13 +22,22 @@ fn tiny(out: PathBuf) -> AmazonsExperimentConfig {
         "mcts:sims=30,eval=mindist".into(),
     ];
     cfg.test_fraction = 0.25;
-    cfg.encoders = vec!["amazons-bits".into(), "amazons-territory".into()];
+    cfg.encoders = vec![
+        "amazons-units".into(),
+        "amazons-bits".into(),
+        "amazons-territory".into(),
+    ];
     cfg.hidden = vec![8];
     cfg.runs = 2;
     cfg.td.examples = 60;
     cfg.equity_games = 4;
     cfg.mcts = "mcts:sims=20".into();
-    cfg.value_nets.models = vec!["resnet-tiny".into(), "elliott-8".into()];
+    cfg.value_nets.models = vec![
+        "resnet-tiny".into(),
+        "elliott-8".into(),
+        "elliott-8+search".into(),
+    ];
+    cfg.value_nets.search_labels.depth = 1;
     cfg
 }
 
@@ -77,9 +87,10 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
     );
     assert!(report.train_games > 0 && report.test_games > 0);
 
-    // Two networks (BITS, TERRITORY), each the better of its two runs.
+    // Three networks (UNITS, BITS, TERRITORY), each the better of its two
+    // runs.
     let names: Vec<&str> = report.nets.iter().map(|n| n.name.as_str()).collect();
-    assert_eq!(names, ["BITS-8", "TERRITORY-8"]);
+    assert_eq!(names, ["UNITS-8", "BITS-8", "TERRITORY-8"]);
     for n in &report.nets {
         assert_eq!(n.run_errors.len(), 2);
         let best = n.run_errors[n.best_run];
@@ -87,12 +98,40 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
     }
     // The value networks are checkpoints in the territory encoding; the
     // thesis' shape fitted by regression runs on the plain-Rust MLP.
-    assert_eq!(report.value_nets, ["resnet-tiny", "elliott-8"]);
+    assert_eq!(
+        report.value_nets,
+        ["resnet-tiny", "elliott-8", "elliott-8+search"]
+    );
+    let results = out.join("db").join("dataset-territory");
+    let searched = out.join("db").join("dataset-territory-search");
     for v in &report.value_nets {
         let ck = checkpoint::load(&out.join("value-nets").join(v), Some("amazons"), None).unwrap();
         assert_eq!(ck.config.encoder.name, "amazons-territory");
-        assert_eq!(ck.native_mlp().is_ok(), v == "elliott-8", "{v}");
+        assert_eq!(ck.native_mlp().is_ok(), v.starts_with("elliott-8"), "{v}");
+        // `+search` networks learn from the search-labelled copy.
+        let data = if v.ends_with("+search") {
+            &searched
+        } else {
+            &results
+        };
+        let sha = Dataset::open(data).unwrap().manifest_sha256().to_string();
+        assert_eq!(
+            ck.config.training.dataset_manifest_sha256.as_deref(),
+            Some(sha.as_str()),
+            "{v}"
+        );
     }
+    // The copy has the same positions; the unfinished ones labelled by
+    // Lieberum's depth-1 search, so values between the results appear.
+    let (a, b) = (
+        Dataset::open(&results).unwrap().rows(None).unwrap(),
+        Dataset::open(&searched).unwrap().rows(None).unwrap(),
+    );
+    assert_eq!(a.len(), b.len());
+    assert!(a.iter().zip(&b).all(|(x, y)| x.position == y.position));
+    assert!(b
+        .iter()
+        .any(|r| r.label > 0.0 && r.label < 1.0 && r.label != 0.5));
 
     // Every evaluator's error on both splits; the thesis' figure only for
     // the thesis' evaluators.
@@ -100,10 +139,12 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "lieberum",
         "mindist",
         "random",
+        "UNITS-8",
         "BITS-8",
         "TERRITORY-8",
         "resnet-tiny",
         "elliott-8",
+        "elliott-8+search",
     ];
     for e in evaluators {
         for split in ["test", "train"] {
@@ -117,9 +158,31 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
             assert_eq!(row.thesis.is_some(), quoted, "{row:?}");
         }
     }
-    // Every evaluator in every column against both opponents, but the
-    // residual network, which skips alpha-beta.
-    assert_eq!(report.equities.len(), (6 * 3 + 2) * 2);
+    // Every evaluator in every column against the simple player, but the
+    // residual network, which skips alpha-beta; the same against the good
+    // one, where of the thesis' networks only the one of lowest test
+    // error plays (table 4 has one row for them).
+    let plays_good = |name: &str| {
+        report
+            .equities
+            .iter()
+            .any(|r| r.evaluator == name && r.opponent == "good")
+    };
+    let test_error = |name: &str| report.nets.iter().find(|n| n.name == name).unwrap();
+    let (units, bits) = (test_error("UNITS-8"), test_error("BITS-8"));
+    let best = if bits.best_error() < units.best_error() {
+        "BITS-8"
+    } else {
+        "UNITS-8"
+    };
+    assert!(plays_good(best));
+    assert!(!plays_good(if best == "BITS-8" {
+        "UNITS-8"
+    } else {
+        "BITS-8"
+    }));
+    assert!(plays_good("TERRITORY-8") && plays_good("elliott-8+search"));
+    assert_eq!(report.equities.len(), (8 * 3 + 2) + (7 * 3 + 2));
     assert!(report
         .equities
         .iter()
@@ -135,7 +198,7 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         // Table 4 quotes one figure for all the thesis' networks; table 5
         // has only the thesis' hidden sizes.
         let quoted = ["lieberum", "mindist", "random"].contains(&r.evaluator.as_str())
-            || (r.evaluator == "BITS-8" && r.opponent == "good");
+            || (r.evaluator == best && r.opponent == "good");
         assert_eq!(r.thesis.is_some(), quoted, "{r:?}");
     }
 
@@ -185,6 +248,21 @@ fn settings_it_cannot_use_are_refused_before_anything_is_written() {
             .to_string();
         assert!(e.contains("resnet-tiny") && e.contains("elliott-H"), "{e}");
     }
+    // The search that labels `+search` networks must be one Amazons has.
+    cfg.value_nets.models = vec!["elliott-8+search".into()];
+    cfg.value_nets.search_labels.eval = "material".into();
+    let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("search_labels") && e.contains("material"), "{e}");
+    cfg.value_nets.search_labels.eval = "lieberum".into();
+    cfg.value_nets.search_labels.mix = 2.0;
+    let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("mix"), "{e}");
     cfg.value_nets.models = vec![];
     cfg.value_net_searches = vec![3];
     assert!(run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {}).is_err());

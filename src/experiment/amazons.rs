@@ -259,6 +259,16 @@ pub struct NetResult {
     pub run_errors: Vec<f64>,
 }
 
+impl NetResult {
+    /// The kept run's test error.
+    pub fn best_error(&self) -> f64 {
+        self.run_errors
+            .get(self.best_run)
+            .copied()
+            .unwrap_or(f64::INFINITY)
+    }
+}
+
 /// One evaluator's 0/1 error on one split.
 #[derive(Clone, Debug, Serialize)]
 pub struct ErrorRow {
@@ -990,17 +1000,27 @@ fn play_equities(
     say: &dyn Fn(&str),
 ) -> Result<Vec<EquityRow>> {
     let all: Vec<usize> = (0..SEARCHES.len()).collect();
-    // (name, eval=, weights file, searches it plays)
-    let mut evaluators: Vec<(String, String, Option<PathBuf>, &[usize])> = THESIS_ERRORS
+    // Table 4 has one row for the thesis' networks, which lost every game
+    // to the good player: of them only the one of lowest test error plays
+    // it (all play the simple player, as in table 5).
+    let best_thesis_net = nets
         .iter()
-        .map(|(n, _)| (n.to_string(), n.to_string(), None, &all[..]))
+        .filter(|n| is_thesis_net(&n.result.name))
+        .min_by(|a, b| a.result.best_error().total_cmp(&b.result.best_error()))
+        .map(|n| n.result.name.clone());
+    // (name, eval=, weights file, searches it plays, whether it plays good)
+    let mut evaluators: Vec<(String, String, Option<PathBuf>, &[usize], bool)> = THESIS_ERRORS
+        .iter()
+        .map(|(n, _)| (n.to_string(), n.to_string(), None, &all[..], true))
         .collect();
     for n in nets {
+        let name = &n.result.name;
         evaluators.push((
-            n.result.name.clone(),
+            name.clone(),
             format!("ckpt:{}", n.best_dir.display()),
             Some(n.best_dir.join("model.safetensors")),
             &all[..],
+            !is_thesis_net(name) || best_thesis_net.as_ref() == Some(name),
         ));
     }
     for v in value_nets {
@@ -1013,6 +1033,7 @@ fn play_equities(
             } else {
                 &cfg.value_net_searches[..]
             },
+            true,
         ));
     }
     let searches = [
@@ -1033,7 +1054,9 @@ fn play_equities(
             continue;
         }
         for (opp_name, opp_spec) in opponents {
-            for (name, eval, file, _) in evaluators.iter().filter(|e| e.3.contains(&s)) {
+            let plays =
+                |e: &&(_, _, _, &[usize], bool)| e.3.contains(&s) && (e.4 || opp_name != "good");
+            for (name, eval, file, _, _) in evaluators.iter().filter(plays) {
                 let spec = if search == "greedy" {
                     format!("greedy:eval={eval}")
                 } else {
@@ -1150,7 +1173,7 @@ pub fn equity_table(report: &AmazonsExperimentReport, opponent: &str) -> Table {
     headers.extend(SEARCHES.iter().map(|s| format!("{s} (thesis)")));
     let mut t = Table::with_headers(headers);
     let mut names: Vec<&str> = Vec::new();
-    for r in &report.equities {
+    for r in report.equities.iter().filter(|r| r.opponent == opponent) {
         if !names.contains(&r.evaluator.as_str()) {
             names.push(&r.evaluator);
         }
