@@ -990,6 +990,18 @@ fn file_key(path: &Path) -> String {
         .unwrap_or_else(|_| "absent".into())
 }
 
+/// An evaluator of tables 4 and 5 and where it plays.
+struct Contender<'a> {
+    name: String,
+    /// Its `eval=` name.
+    eval: String,
+    /// The file whose bytes key its cached cells.
+    weights: Option<PathBuf>,
+    /// The columns it plays.
+    searches: &'a [usize],
+    plays_good: bool,
+}
+
 /// Tables 4 and 5, the cheap cells first (no lookahead, then alpha-beta,
 /// then MCTS; against simple before good).
 fn play_equities(
@@ -1008,33 +1020,38 @@ fn play_equities(
         .filter(|n| is_thesis_net(&n.result.name))
         .min_by(|a, b| a.result.best_error().total_cmp(&b.result.best_error()))
         .map(|n| n.result.name.clone());
-    // (name, eval=, weights file, searches it plays, whether it plays good)
-    let mut evaluators: Vec<(String, String, Option<PathBuf>, &[usize], bool)> = THESIS_ERRORS
+    let mut evaluators: Vec<Contender> = THESIS_ERRORS
         .iter()
-        .map(|(n, _)| (n.to_string(), n.to_string(), None, &all[..], true))
+        .map(|(n, _)| Contender {
+            name: n.to_string(),
+            eval: n.to_string(),
+            weights: None,
+            searches: &all,
+            plays_good: true,
+        })
         .collect();
     for n in nets {
         let name = &n.result.name;
-        evaluators.push((
-            name.clone(),
-            format!("ckpt:{}", n.best_dir.display()),
-            Some(n.best_dir.join("model.safetensors")),
-            &all[..],
-            !is_thesis_net(name) || best_thesis_net.as_ref() == Some(name),
-        ));
+        evaluators.push(Contender {
+            name: name.clone(),
+            eval: format!("ckpt:{}", n.best_dir.display()),
+            weights: Some(n.best_dir.join("model.safetensors")),
+            searches: &all,
+            plays_good: !is_thesis_net(name) || best_thesis_net.as_ref() == Some(name),
+        });
     }
     for v in value_nets {
-        evaluators.push((
-            v.name.clone(),
-            format!("ckpt:{}", v.dir.display()),
-            Some(v.dir.join("model.safetensors")),
-            if v.native {
-                &all[..]
+        evaluators.push(Contender {
+            name: v.name.clone(),
+            eval: format!("ckpt:{}", v.dir.display()),
+            weights: Some(v.dir.join("model.safetensors")),
+            searches: if v.native {
+                &all
             } else {
-                &cfg.value_net_searches[..]
+                &cfg.value_net_searches
             },
-            true,
-        ));
+            plays_good: true,
+        });
     }
     let searches = [
         "greedy".to_string(),
@@ -1055,8 +1072,14 @@ fn play_equities(
         }
         for (opp_name, opp_spec) in opponents {
             let plays =
-                |e: &&(_, _, _, &[usize], bool)| e.3.contains(&s) && (e.4 || opp_name != "good");
-            for (name, eval, file, _, _) in evaluators.iter().filter(plays) {
+                |e: &&Contender| e.searches.contains(&s) && (e.plays_good || opp_name != "good");
+            for Contender {
+                name,
+                eval,
+                weights: file,
+                ..
+            } in evaluators.iter().filter(plays)
+            {
                 let spec = if search == "greedy" {
                     format!("greedy:eval={eval}")
                 } else {
