@@ -60,7 +60,8 @@ pub struct AmazonsArgs {
     /// `amazons-territory`, augmented: `plies train` presets or `elliott-H`
     /// (the thesis' network by regression), each fitted on the game results,
     /// or with `+search` on search-value targets (`elliott-80+search`)
-    /// (default resnet-tiny,elliott-80,elliott-80+search; `none` for none).
+    /// (default resnet-tiny,elliott-80,resnet-tiny+search,elliott-80+search;
+    /// `none` for none).
     #[arg(long, value_delimiter = ',')]
     value_nets: Option<Vec<String>>,
     /// The evaluator of the search that labels positions for `+search`

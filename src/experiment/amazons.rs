@@ -185,6 +185,7 @@ impl AmazonsExperimentConfig {
         cfg.alphabeta = "alphabeta:depth=1".into();
         cfg.mcts = "mcts:sims=50".into();
         cfg.value_nets.epochs = 1;
+        cfg.value_nets.search_labels.depth = 1;
         cfg
     }
 }

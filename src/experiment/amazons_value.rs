@@ -67,8 +67,14 @@ impl Default for ValueNetConfig {
     fn default() -> Self {
         ValueNetConfig {
             // A residual network, and the thesis' network fitted by regression
-            // (cnn3 reads planes only, and the encoder has globals).
-            models: vec!["resnet-tiny".into(), "elliott-80".into()],
+            // (cnn3 reads planes only, and the encoder has globals), each on
+            // the game results and on the good player's search values.
+            models: vec![
+                "resnet-tiny".into(),
+                "elliott-80".into(),
+                "resnet-tiny+search".into(),
+                "elliott-80+search".into(),
+            ],
             // Augmented by the 8 board symmetries: 8 epochs reach the
             // Lieberum evaluator's test error on the default database.
             epochs: 8,
