@@ -14,7 +14,6 @@ use common::{plies, text};
 use plies::dataset::{fold_of, staging_dir, Dataset, STAGING_DIR};
 use plies::game::{Amazons, AtariGo, Game, Gomoku, Outcome, Pentago, Side, TicTacToe};
 use plies::record::{GameRecord, PerSide};
-use plies::util::seeded_rng;
 
 fn record(
     game: &str,
@@ -75,18 +74,8 @@ fn write_jsonl(path: &Path, records: &[GameRecord]) {
 /// A random game of `G` from the start position at `size`, as a record
 /// (winner from the rules; draws marked `draw`).
 fn random_record<G: Game>(id: &str, size: usize, seed: u64, max_plies: usize) -> GameRecord {
-    let mut g = G::with_size(size).unwrap();
-    let mut rng = seeded_rng(seed, 0);
-    let mut scratch = Vec::new();
-    let mut moves = Vec::new();
-    while g.outcome().is_none() && moves.len() < max_plies {
-        let Some(mv) = g.random_move(&mut rng, &mut scratch) else {
-            break;
-        };
-        moves.push(g.move_to_string(mv));
-        g.play(mv);
-    }
-    let (result, termination) = match g.outcome() {
+    let (moves, outcome) = common::random_game::<G>(size, seed, max_plies);
+    let (result, termination) = match outcome {
         Some(Outcome::Win(side)) => (Some(side), "win"),
         Some(Outcome::Draw) => (None, "draw"),
         None => (None, "unfinished"),

@@ -15,25 +15,15 @@ use plies::game::{Amazons, Game, Outcome, Side, TicTacToe};
 use plies::games::GameSupport;
 use plies::positions::{build_dataset, label_by_search, BuildOptions, SearchLabels, Terminations};
 use plies::record::{GameRecord, PerSide};
-use plies::util::seeded_rng;
 
 /// `games` random games of `G` on its `size` board, as records.
 fn random_records<G: GameSupport>(size: usize, games: usize, max_plies: usize) -> Vec<GameRecord> {
     (0..games)
         .map(|i| {
-            let mut g = G::with_size(size).unwrap();
-            let mut rng = seeded_rng(7, i as u64);
-            let (mut scratch, mut moves) = (Vec::new(), Vec::new());
-            while g.outcome().is_none() && moves.len() < max_plies {
-                let Some(mv) = g.random_move(&mut rng, &mut scratch) else {
-                    break;
-                };
-                moves.push(g.move_to_string(mv));
-                g.play(mv);
-            }
+            let (moves, outcome) = common::random_game::<G>(size, i as u64, max_plies);
             // Games cut short are given to the first player: the labels of
             // their positions are only what the search replaces.
-            let (result, termination) = match g.outcome() {
+            let (result, termination) = match outcome {
                 Some(Outcome::Win(side)) => (Some(side), "win"),
                 Some(Outcome::Draw) => (None, "draw"),
                 None => (Some(Side::First), "adjudicated"),

@@ -165,3 +165,24 @@ pub fn files_under(
     out.sort();
     out
 }
+
+/// The moves of a uniformly random game of `G` on its `size` board, from
+/// `seeded_rng(seed, 0)`, stopped after `max_plies`, and how it ended
+/// (`None`: cut short).
+pub fn random_game<G: plies::game::Game>(
+    size: usize,
+    seed: u64,
+    max_plies: usize,
+) -> (Vec<String>, Option<plies::game::Outcome>) {
+    let mut g = G::with_size(size).unwrap();
+    let mut rng = plies::util::seeded_rng(seed, 0);
+    let (mut scratch, mut moves) = (Vec::new(), Vec::new());
+    while g.outcome().is_none() && moves.len() < max_plies {
+        let Some(mv) = g.random_move(&mut rng, &mut scratch) else {
+            break;
+        };
+        moves.push(g.move_to_string(mv));
+        g.play(mv);
+    }
+    (moves, g.outcome())
+}
