@@ -223,3 +223,33 @@ fn the_command_relabels_and_refuses_what_it_cannot_do() {
     // The refused runs left the first output as it was.
     assert!(Dataset::open(&out).unwrap().verify().is_ok());
 }
+
+#[test]
+fn a_position_that_does_not_read_back_is_named_and_nothing_is_written() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = dataset::<TicTacToe>(tmp.path(), 3, 4, 9);
+    let ds = Dataset::open(&data).unwrap();
+    let mut rows = ds.rows(None).unwrap();
+    rows[3].position = "not a board".into();
+    let (game, ply) = (rows[3].game_id.clone(), rows[3].ply);
+    let bad = tmp.path().join("bad");
+    let mut w = plies::dataset::DatasetWriter::create(&bad, ds.spec()).unwrap();
+    for r in rows {
+        w.push(r).unwrap();
+    }
+    w.finish(serde_json::Value::Null).unwrap();
+    let out = tmp.path().join("out");
+    let labels = SearchLabels {
+        eval: "random".into(),
+        depth: 1,
+        mix: 1.0,
+    };
+    let e = label_by_search::<TicTacToe>(&bad, &out, &labels, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("bad") && e.contains(&format!("ply {ply}")) && e.contains(&game),
+        "{e}"
+    );
+    assert!(!out.exists(), "a failed relabel wrote {}", out.display());
+}

@@ -100,12 +100,13 @@ impl std::fmt::Display for SearchLabelReport {
 
 /// One row's new label, the search's value (`None`: finished game), nodes.
 fn row_label<G: GameSupport>(
+    data: &Path,
     row: &PositionRow,
     scorer: &Scorer<G>,
     labels: &SearchLabels,
 ) -> Result<(f32, Option<f32>, u64), PositionsError> {
     let state = G::from_text(&row.position).map_err(|e| PositionsError::BadStart {
-        source_name: format!("ply {}", row.ply),
+        source_name: format!("{}: ply {}", data.display(), row.ply),
         id: row.game_id.clone(),
         why: format!("the position does not read back: {e}"),
     })?;
@@ -176,7 +177,7 @@ pub fn label_by_search<G: GameSupport>(
     let found: Vec<(f32, Option<f32>, u64)> = rows
         .par_iter()
         .map(|row| {
-            let r = row_label(row, &scorer, labels);
+            let r = row_label(data, row, &scorer, labels);
             if let Some(bar) = progress {
                 bar.inc(1);
             }
