@@ -378,3 +378,19 @@ fn illegal_answers_are_refused() {
     eprintln!("{e}");
     assert!(e.contains("b2") && e.contains("not legal"), "{e}");
 }
+
+#[test]
+fn matches_after_a_random_opening() {
+    let Some(python) = SPIEL.find() else { return };
+    use plies::arena::{play_match_from, StartConfig};
+    // Every game starts after four random plies: the bridge is told them
+    // and plays from there, in either colour.
+    let bridge = SpielMctsPlayer::<ConnectFour>::new(options(&python, "50", "6"));
+    let start = StartConfig::standard::<ConnectFour>().with_random_opening(4);
+    let starter = start.starter::<ConnectFour>();
+    let r = play_match_from(&bridge, &RandomPlayer, &starter, 4, 9, None, None)
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(r.total.games(), 4);
+    // 50 simulations beat random moves from a random opening.
+    assert!(r.total.wins >= 3, "{:?}", r.total);
+}

@@ -1,4 +1,4 @@
-use super::ArenaError;
+use super::{ArenaError, GameStart};
 use crate::game::{Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::SeededRng;
@@ -27,17 +27,25 @@ pub fn play_game<G: Game>(
 /// every move; stops unfinished after `max_plies` moves if given. `index`
 /// names the game in errors.
 pub fn play_game_from<G: Game>(
-    start: G,
+    start: impl Into<GameStart<G>>,
     first: &dyn Player<G>,
     second: &dyn Player<G>,
     index: usize,
     rng: &mut SeededRng,
     max_plies: Option<usize>,
 ) -> Result<PlayedGame<G>, ArenaError> {
-    let mut state = start.clone();
+    let start = start.into();
+    let mut sessions = [first.session(), second.session()];
+    let mut state = start.root.clone();
+    for &mv in &start.opening {
+        for s in &mut sessions {
+            s.observe(&state, mv);
+        }
+        state.play(mv);
+    }
+    let start = state.clone();
     let mut moves = Vec::new();
     let mut legal = Vec::new();
-    let mut sessions = [first.session(), second.session()];
     loop {
         if let Some(o) = state.outcome() {
             return Ok(PlayedGame {
@@ -133,5 +141,77 @@ mod tests {
         let g = play_game_from(g, &RandomPlayer, &RandomPlayer, 0, &mut rng, Some(3)).unwrap();
         assert_eq!(g.outcome, None);
         assert_eq!(g.moves.len(), 3);
+    }
+
+    /// Like OpenSpiel's bot: a session that rebuilds the position from the
+    /// moves it was told since the root, and refuses a position it cannot.
+    struct Replaying;
+
+    struct ReplayingSession {
+        position: TicTacToe,
+    }
+
+    impl Player<TicTacToe> for Replaying {
+        fn name(&self) -> String {
+            "replaying".into()
+        }
+        fn choose_within(&self, _: &TicTacToe, _: &Budget, _: &mut SeededRng) -> Chosen<TicTacToe> {
+            unreachable!("played through its session")
+        }
+        fn session(&self) -> Box<dyn crate::search::GameSession<TicTacToe> + '_> {
+            Box::new(ReplayingSession {
+                position: TicTacToe::new(),
+            })
+        }
+    }
+
+    impl crate::search::GameSession<TicTacToe> for ReplayingSession {
+        fn choose_within(
+            &mut self,
+            state: &TicTacToe,
+            _: &Budget,
+            _: &mut SeededRng,
+        ) -> Chosen<TicTacToe> {
+            if state.to_text() != self.position.to_text() {
+                return Err(crate::search::SearchError::Bridge {
+                    player: "replaying".into(),
+                    why: format!(
+                        "told {} but asked {}",
+                        self.position.to_text(),
+                        state.to_text()
+                    ),
+                });
+            }
+            let mut legal = Vec::new();
+            state.legal_moves(&mut legal);
+            Ok(legal[0])
+        }
+        fn observe(&mut self, before: &TicTacToe, mv: <TicTacToe as Game>::Move) {
+            assert_eq!(before.to_text(), self.position.to_text());
+            self.position.play(mv);
+        }
+    }
+
+    #[test]
+    fn players_are_told_the_opening_before_they_move() {
+        let mut rng = seeded_rng(4, 0);
+        let root = TicTacToe::new();
+        let opening: Vec<_> = ["a1", "b2", "c3"]
+            .iter()
+            .map(|m| root.parse_move(m).unwrap())
+            .collect();
+        let start = GameStart {
+            root,
+            opening: opening.clone(),
+        };
+        let g = play_game_from(start.clone(), &Replaying, &Replaying, 0, &mut rng, None).unwrap();
+        // The game record starts after the opening.
+        assert_eq!(g.start.to_text(), start.position().to_text());
+        assert_eq!(g.start.ply(), 3);
+        assert!(g.outcome.is_some());
+        // Without being told, the same session refuses the position.
+        let mut session = Replaying.session();
+        let e = session.choose(&start.position(), &mut rng).unwrap_err();
+        assert!(e.to_string().contains("told"), "{e}");
     }
 }

@@ -1,13 +1,13 @@
-use super::{play_game_from, ArenaError, MatchResult};
+use super::{play_game_from, ArenaError, GameStart, MatchResult};
 use crate::game::Game;
 use crate::games::SupportError;
 use crate::search::Player;
 use crate::util::{seeded_rng, SeededRng};
 use rayon::prelude::*;
 
-/// A start position for game `i`, drawn from that game's random stream
-/// (Arimaa setups); the error says why there is none.
-pub type StartFn<'a, G> = dyn Fn(&mut SeededRng) -> Result<G, SupportError> + Sync + 'a;
+/// The start of game `i`, drawn from that game's random stream (Arimaa
+/// setups, random opening plies); the error says why there is none.
+pub type StartFn<'a, G> = dyn Fn(&mut SeededRng) -> Result<GameStart<G>, SupportError> + Sync + 'a;
 
 /// Plays `games` games of A against B from the standard start on rayon:
 /// A moves first in the even games. Game `i` draws from stream `i` of
@@ -19,7 +19,7 @@ pub fn play_match<G: Game>(
     seed: u64,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<MatchResult, ArenaError> {
-    play_match_from(a, b, &|_| Ok(G::new()), games, seed, None, progress)
+    play_match_from(a, b, &|_| Ok(G::new().into()), games, seed, None, progress)
 }
 
 /// [`play_match`] from the positions `start` gives (drawn from each game's

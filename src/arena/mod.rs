@@ -7,6 +7,7 @@
 mod elo;
 mod error;
 mod game_loop;
+mod game_start;
 mod match_play;
 mod players;
 mod rating_chart;
@@ -19,6 +20,7 @@ mod tournament_tables;
 pub use elo::{elo_from_score, EloEstimate};
 pub use error::ArenaError;
 pub use game_loop::{play_game, play_game_from, PlayedGame};
+pub use game_start::GameStart;
 pub use match_play::{play_match, play_match_from, StartFn};
 pub use players::build_players;
 pub use rating_chart::{write_ratings_png, RatingBar};

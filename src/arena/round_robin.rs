@@ -15,7 +15,9 @@
 //! score. Game `k` of a pair is still game `p * N + k`, so a stopped pair's
 //! games are the first games the full run would have played.
 
-use super::{play_game_from, ArenaError, FitOptions, MatchResult, PairScore, StartConfig, Wdl};
+use super::{
+    play_game_from, ArenaError, FitOptions, GameStart, MatchResult, PairScore, StartConfig, Wdl,
+};
 use crate::game::{Game, Outcome, Side};
 use crate::search::Player;
 use crate::util::seeded_rng;
@@ -223,7 +225,7 @@ pub fn round_robin<G: crate::games::GameSupport>(
                 let a_first = (g % per_pair).is_multiple_of(2);
                 let (first, second) = if a_first { (a, b) } else { (b, a) };
                 let mut rng = seeded_rng(cfg.seed, g as u64);
-                let s: G = start
+                let s: GameStart<G> = start
                     .start(&mut rng)
                     .map_err(|source| ArenaError::Start { game: g, source })?;
                 let game = play_game_from(

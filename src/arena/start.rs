@@ -5,7 +5,7 @@
 //! every game, optionally a number of uniformly random plies
 //! (`--random-opening N`, [`random_opening`]).
 
-use super::ArenaError;
+use super::{ArenaError, GameStart};
 use crate::game::Game;
 use crate::games::{random_opening, GameSupport, Openings, SupportError};
 use crate::util::SeededRng;
@@ -64,15 +64,16 @@ impl StartConfig {
     /// The start of a game, drawing Arimaa setups and the random opening
     /// from `rng` (the game's own stream, so starts do not depend on the
     /// thread count).
-    pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<G, SupportError> {
-        let (g, _setups) = G::start(self.size, &self.openings, rng)?;
-        Ok(random_opening(g, self.random_plies, rng))
+    pub fn start<G: GameSupport>(&self, rng: &mut SeededRng) -> Result<GameStart<G>, SupportError> {
+        let (root, _setups) = G::start(self.size, &self.openings, rng)?;
+        let opening = random_opening(&root, self.random_plies, rng);
+        Ok(GameStart { root, opening })
     }
 
     /// `start` as a function for [`super::play_match_from`].
     pub fn starter<G: GameSupport>(
         &self,
-    ) -> impl Fn(&mut SeededRng) -> Result<G, SupportError> + Sync + '_ {
+    ) -> impl Fn(&mut SeededRng) -> Result<GameStart<G>, SupportError> + Sync + '_ {
         move |rng| self.start::<G>(rng)
     }
 }
@@ -86,7 +87,7 @@ mod tests {
     #[test]
     fn sizes_are_checked_and_setups_are_arimaa_only() {
         let s = StartConfig::for_game::<Amazons>(Some(6), None).unwrap();
-        let g: Amazons = s.start(&mut seeded_rng(1, 0)).unwrap();
+        let g: Amazons = s.start(&mut seeded_rng(1, 0)).unwrap().position();
         assert_eq!(g.size(), 6);
         let e = StartConfig::for_game::<TicTacToe>(Some(4), None).unwrap_err();
         assert!(e.to_string().contains("--size 4"), "{e}");
@@ -98,16 +99,16 @@ mod tests {
     fn arimaa_setups_come_from_the_archives_and_the_seed() {
         let s = StartConfig::for_game::<Arimaa>(None, None).unwrap();
         assert!(s.openings_name.starts_with("archive:"));
-        let a: Arimaa = s.start(&mut seeded_rng(5, 3)).unwrap();
-        let b: Arimaa = s.start(&mut seeded_rng(5, 3)).unwrap();
+        let a: Arimaa = s.start(&mut seeded_rng(5, 3)).unwrap().position();
+        let b: Arimaa = s.start(&mut seeded_rng(5, 3)).unwrap().position();
         assert_eq!(a.to_text(), b.to_text());
         let differ = (0..20).any(|i| {
-            let c: Arimaa = s.start(&mut seeded_rng(5, i)).unwrap();
+            let c: Arimaa = s.start(&mut seeded_rng(5, i)).unwrap().position();
             c.to_text() != a.to_text()
         });
         assert!(differ);
         let std = StartConfig::for_game::<Arimaa>(None, Some("standard")).unwrap();
-        let g: Arimaa = std.start(&mut seeded_rng(1, 0)).unwrap();
+        let g: Arimaa = std.start(&mut seeded_rng(1, 0)).unwrap().position();
         assert_eq!(g.to_text(), Arimaa::new().to_text());
         assert!(StartConfig::for_game::<Arimaa>(None, Some("/nonexistent.jsonl")).is_err());
     }
@@ -116,13 +117,14 @@ mod tests {
     fn a_random_opening_follows_the_start_and_is_named() {
         let s = StartConfig::standard::<Pentago>().with_random_opening(6);
         assert_eq!(s.openings_name, "standard + 6 random plies");
-        let a: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap();
-        let b: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap();
+        let a: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap().position();
+        let b: Pentago = s.start(&mut seeded_rng(2, 7)).unwrap().position();
         assert_eq!(a.ply(), 6);
         assert_eq!(a.to_text(), b.to_text());
         let plain: Pentago = StartConfig::standard::<Pentago>()
             .start(&mut seeded_rng(2, 7))
-            .unwrap();
+            .unwrap()
+            .position();
         assert_eq!(plain.ply(), 0);
     }
 }

@@ -181,7 +181,11 @@ fn play<G: GameSupport>(
         play_match_from(
             &timed,
             spiel.as_ref(),
-            &|_| G::with_size(size).map_err(crate::games::SupportError::from),
+            &|_| {
+                G::with_size(size)
+                    .map(Into::into)
+                    .map_err(crate::games::SupportError::from)
+            },
             opts.matches_games,
             opts.seed,
             None,

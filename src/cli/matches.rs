@@ -151,7 +151,7 @@ fn play_one<G: GameSupport>(a: PlayArgs) -> anyhow::Result<ExitCode> {
     let p = &a.pairing;
     let (start, players) = start_and_players::<G>(p)?;
     let mut rng = seeded_rng(p.seed, 0);
-    let first: G = start
+    let first = start
         .start(&mut rng)
         .map_err(|why| anyhow::anyhow!("no start position: {why}"))?;
     let game = play_game_from(

@@ -35,16 +35,19 @@ impl OpeningsChoice {
     }
 }
 
-/// Plays `plies` uniformly random moves from `state` with `rng` (the
+/// Draws `plies` uniformly random moves from `state` with `rng` (the
 /// game's own stream), never one that ends the game: a random opening
 /// diversifies matches between deterministic players. Stops early where
-/// every move would end the game.
+/// every move would end the game. Returns the moves, so that players which
+/// rebuild positions from the moves since the start can be told them.
 pub fn random_opening<G: crate::game::Game>(
-    mut state: G,
+    state: &G,
     plies: usize,
     rng: &mut crate::util::SeededRng,
-) -> G {
+) -> Vec<G::Move> {
     use rand::seq::IndexedRandom;
+    let mut state = state.clone();
+    let mut opening = Vec::with_capacity(plies);
     let mut legal = Vec::new();
     let mut quiet = Vec::new();
     for _ in 0..plies {
@@ -59,11 +62,14 @@ pub fn random_opening<G: crate::game::Game>(
             next.outcome().is_none()
         }));
         match quiet.choose(rng) {
-            Some(&m) => state.play(m),
+            Some(&m) => {
+                state.play(m);
+                opening.push(m);
+            }
             None => break,
         }
     }
-    state
+    opening
 }
 
 #[cfg(test)]
@@ -72,20 +78,23 @@ mod tests {
     use crate::game::{Game, Pentago, TicTacToe};
     use crate::util::seeded_rng;
 
+    fn after<G: Game>(start: G, plies: usize, seed: u64, stream: u64) -> G {
+        let mut g = start.clone();
+        for m in random_opening(&start, plies, &mut seeded_rng(seed, stream)) {
+            g.play(m);
+        }
+        g
+    }
+
     #[test]
     fn random_openings_play_that_many_plies_from_the_seed() {
-        let a = random_opening(Pentago::new(), 6, &mut seeded_rng(3, 1));
-        let b = random_opening(Pentago::new(), 6, &mut seeded_rng(3, 1));
+        let a = after(Pentago::new(), 6, 3, 1);
+        let b = after(Pentago::new(), 6, 3, 1);
         assert_eq!(a.ply(), 6);
         assert_eq!(a.to_text(), b.to_text());
-        let differ = (2..10).any(|s| {
-            random_opening(Pentago::new(), 6, &mut seeded_rng(3, s)).to_text() != a.to_text()
-        });
+        let differ = (2..10).any(|s| after(Pentago::new(), 6, 3, s).to_text() != a.to_text());
         assert!(differ, "every stream gave the same opening");
-        assert_eq!(
-            random_opening(Pentago::new(), 0, &mut seeded_rng(3, 1)).ply(),
-            0
-        );
+        assert!(random_opening(&Pentago::new(), 0, &mut seeded_rng(3, 1)).is_empty());
     }
 
     #[test]
@@ -93,7 +102,7 @@ mod tests {
         for s in 0..50 {
             // Nine plies would fill the board: the opening stops short of
             // any move that finishes the game.
-            let g = random_opening(TicTacToe::new(), 9, &mut seeded_rng(4, s));
+            let g = after(TicTacToe::new(), 9, 4, s);
             assert!(g.outcome().is_none(), "{}", g.to_text());
             assert!(g.ply() >= 4);
         }

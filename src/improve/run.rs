@@ -21,7 +21,7 @@
 
 use super::generation::{play_generation, Searcher};
 use super::{LoopConfig, LoopError};
-use crate::arena::{build_players, play_match_from, EloEstimate, MatchResult};
+use crate::arena::{build_players, play_match_from, EloEstimate, MatchResult, StartConfig};
 use crate::checkpoint;
 use crate::dataset::{Dataset, MANIFEST_FILE};
 use crate::games::GameSupport;
@@ -33,7 +33,6 @@ use crate::search::evaluators::{evaluator_by_name, EvalContext};
 use crate::search::game_player::PlayerContext;
 use crate::train::{fit, resolve_model, FitConfig, ScheduleSpec};
 use crate::util::{derive_seed, parse_device};
-use rand::RngExt;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -545,8 +544,8 @@ pub fn run_loop<G: GameSupport>(
     Ok(summary)
 }
 
-/// A match from openings of `random_plies` random moves (drawn from each
-/// game's stream), A first in even games.
+/// A match from the standard start at `size` followed by `random_plies`
+/// random moves (drawn from each game's stream), A first in even games.
 fn play_from_random_openings<G: GameSupport>(
     a: &dyn crate::search::Player<G>,
     b: &dyn crate::search::Player<G>,
@@ -556,26 +555,21 @@ fn play_from_random_openings<G: GameSupport>(
     seed: u64,
     pb: &indicatif::ProgressBar,
 ) -> Result<MatchResult, LoopError> {
-    let start = |rng: &mut crate::util::SeededRng| -> Result<G, crate::games::SupportError> {
-        let mut g = G::with_size(size).unwrap_or_else(|_| G::new());
-        let mut moves = Vec::new();
-        for _ in 0..random_plies {
-            g.legal_moves(&mut moves);
-            if moves.is_empty() || g.outcome().is_some() {
-                break;
-            }
-            let mv = moves[rng.random_range(0..moves.len())];
-            let mut next = g.clone();
-            next.play(mv);
-            // An opening must leave a game to play.
-            if next.outcome().is_some() {
-                break;
-            }
-            g = next;
-        }
-        Ok(g)
-    };
-    Ok(play_match_from(a, b, &start, games, seed, None, Some(pb))?)
+    let start = StartConfig {
+        size,
+        ..StartConfig::standard::<G>()
+    }
+    .with_random_opening(random_plies as usize);
+    let starter = start.starter::<G>();
+    Ok(play_match_from(
+        a,
+        b,
+        &starter,
+        games,
+        seed,
+        None,
+        Some(pb),
+    )?)
 }
 
 /// The gate's decision on match `r` (the new network as A).
