@@ -47,7 +47,7 @@ fn random_games_keep_the_invariants() {
                 Some(mv) => {
                     assert!(legal.contains(&mv), "{mv:?} not legal in {text}");
                     assert!(g.outcome().is_none(), "{text}");
-                    let point = g.move_point(mv).unwrap();
+                    let point = g.policy_index(mv).unwrap();
                     g.play(mv);
                     assert_eq!(g.cell(point), Some(g.side_to_move().other()), "{text}");
                 }
@@ -82,7 +82,7 @@ fn a_full_column_is_not_playable() {
     g.legal_moves(&mut legal);
     assert!(!legal.contains(&ConnectFourMove(0)));
     assert_eq!(legal.len(), 6);
-    assert_eq!(g.move_point(ConnectFourMove(0)), None);
+    assert_eq!(g.policy_index(ConnectFourMove(0)), None);
     assert!(g.parse_move("a").unwrap_err().to_string().contains("full"));
 }
 

@@ -40,7 +40,7 @@ pub struct PositionRow {
 }
 
 /// A search's distribution over the moves of one position: policy indices
-/// (the game's [`Game::move_point`](crate::game::Game::move_point), the
+/// (the game's [`Game::policy_index`](crate::game::Game::policy_index), the
 /// index a policy head scores a move by) with their probabilities, summing
 /// to 1. MCTS gives its root visit shares, alpha-beta its best move alone.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]

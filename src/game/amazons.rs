@@ -584,7 +584,7 @@ impl Game for Amazons {
         super::hash_of(self)
     }
 
-    fn move_point(&self, mv: AmazonsMove) -> Option<usize> {
+    fn policy_index(&self, mv: AmazonsMove) -> Option<usize> {
         Some(mv.to as usize)
     }
 

@@ -363,7 +363,7 @@ impl Game for AtariGo {
         super::hash_of(self)
     }
 
-    fn move_point(&self, mv: AtariGoMove) -> Option<usize> {
+    fn policy_index(&self, mv: AtariGoMove) -> Option<usize> {
         Some(mv.0 as usize)
     }
 

@@ -324,7 +324,7 @@ impl Game for ConnectFour {
     }
 
     /// The cell the stone lands on; `None` for a full column.
-    fn move_point(&self, mv: ConnectFourMove) -> Option<usize> {
+    fn policy_index(&self, mv: ConnectFourMove) -> Option<usize> {
         let col = mv.0 as usize;
         if col >= COLUMNS {
             return None;
@@ -510,7 +510,7 @@ mod tests {
             let before = played(&moves[..moves.len() - 1]);
             assert!(before.outcome().is_none(), "{moves}");
             let last = moves.as_bytes()[moves.len() - 1] - b'a';
-            let point = before.move_point(ConnectFourMove(last)).unwrap();
+            let point = before.policy_index(ConnectFourMove(last)).unwrap();
             assert_eq!(before.immediate_wins(winner) >> point & 1, 1, "{moves}");
         }
     }
@@ -541,9 +541,9 @@ mod tests {
         }
         assert_eq!(g.parse_move(" D ").unwrap(), ConnectFourMove(3));
         // Stones land from the bottom: the fourth in d goes on row 2.
-        assert_eq!(g.move_point(ConnectFourMove(3)), Some(2 * 7 + 3));
-        assert_eq!(g.move_point(ConnectFourMove(0)), Some(5 * 7));
-        assert_eq!(played("dddddd").move_point(ConnectFourMove(3)), None);
+        assert_eq!(g.policy_index(ConnectFourMove(3)), Some(2 * 7 + 3));
+        assert_eq!(g.policy_index(ConnectFourMove(0)), Some(5 * 7));
+        assert_eq!(played("dddddd").policy_index(ConnectFourMove(3)), None);
     }
 
     #[test]
@@ -706,7 +706,7 @@ mod tests {
                 if g.outcome().is_none() {
                     for mv in legal(&g) {
                         let mut t = g;
-                        let cell = g.move_point(mv).unwrap();
+                        let cell = g.policy_index(mv).unwrap();
                         t.stones[side.index()] |= bit(mv.0 as usize, ROWS - 1 - cell / 7);
                         if t.outcome() == Some(Outcome::Win(side)) {
                             wins |= 1 << cell;

@@ -244,7 +244,7 @@ impl Game for Gomoku {
         super::hash_of(self)
     }
 
-    fn move_point(&self, mv: GomokuMove) -> Option<usize> {
+    fn policy_index(&self, mv: GomokuMove) -> Option<usize> {
         Some(mv.0 as usize)
     }
 

@@ -54,6 +54,12 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// Side length of the standard board.
     const DEFAULT_SIZE: usize;
 
+    /// Planes of board points a policy head scores moves on
+    /// ([`Game::policy_index`]): 1 where a move is known by one point, more
+    /// where moves share a point (Pentago's eight rotations after one
+    /// placement), so that every move has a logit of its own.
+    const POLICY_PLANES: usize = 1;
+
     /// The standard starting position.
     fn new() -> Self;
 
@@ -146,11 +152,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         hash_of(&self.to_text())
     }
 
-    /// The board point (`row * size + col`, row 0 at the top) a policy head
-    /// scores `mv` by: the stone's point for placement games, the
-    /// destination for Amazons. `None` for games whose moves have no single
-    /// point (Arimaa): searches then give their moves equal priors.
-    fn move_point(&self, _mv: Self::Move) -> Option<usize> {
+    /// The policy logit a policy head scores `mv` by:
+    /// `plane * size * size + point`, the point `row * size + col` (row 0 at
+    /// the top) and the plane below [`Game::POLICY_PLANES`]: the stone's
+    /// point for placement games, the destination for Amazons, the
+    /// placement on the rotation's plane for Pentago. `None` for games whose
+    /// moves have no single point (Arimaa): searches then give their moves
+    /// equal priors.
+    fn policy_index(&self, _mv: Self::Move) -> Option<usize> {
         None
     }
 }

@@ -158,6 +158,7 @@ impl Game for Pentago {
     type Move = PentagoMove;
     const NAME: &'static str = "pentago";
     const DEFAULT_SIZE: usize = 6;
+    const POLICY_PLANES: usize = 8;
 
     fn new() -> Self {
         Pentago::default()
@@ -241,8 +242,9 @@ impl Game for Pentago {
         super::hash_of(self)
     }
 
-    fn move_point(&self, mv: PentagoMove) -> Option<usize> {
-        Some(mv.cell())
+    /// The placement's point on the rotation's plane: all 288 moves apart.
+    fn policy_index(&self, mv: PentagoMove) -> Option<usize> {
+        Some(mv.rotation() * 36 + mv.cell())
     }
 
     fn move_to_string(&self, mv: PentagoMove) -> String {
@@ -351,6 +353,24 @@ impl Game for Pentago {
 mod tests {
     use super::*;
     use crate::game::test_support::{assert_notation_round_trips, assert_refused, legal, xorshift};
+
+    #[test]
+    fn every_move_has_its_own_policy_logit() {
+        let mut g = Pentago::new();
+        let mut state = 7u64;
+        for _ in 0..12 {
+            let moves = legal(&g);
+            let mut seen = vec![false; Pentago::POLICY_PLANES * 36];
+            for &m in &moves {
+                let i = g.policy_index(m).unwrap();
+                assert!(!seen[i], "{} shares logit {i}", g.move_to_string(m));
+                seen[i] = true;
+            }
+            // Rotations of one placement are on different planes.
+            assert_eq!(g.policy_index(moves[0]).unwrap() % 36, moves[0].cell());
+            g.play(moves[xorshift(&mut state) as usize % moves.len()]);
+        }
+    }
 
     #[test]
     fn notation_round_trip() {

@@ -176,7 +176,7 @@ impl Game for TicTacToe {
         super::hash_of(self)
     }
 
-    fn move_point(&self, mv: TttMove) -> Option<usize> {
+    fn policy_index(&self, mv: TttMove) -> Option<usize> {
         Some(mv.0 as usize)
     }
 

@@ -87,6 +87,11 @@ game_list! { $
 }
 
 impl GameKind {
+    /// The game's [`crate::game::Game::POLICY_PLANES`].
+    pub fn policy_planes(self) -> usize {
+        with_game!(self, G => <G as crate::game::Game>::POLICY_PLANES)
+    }
+
     /// Every game's name, for help and errors.
     pub fn names() -> Vec<&'static str> {
         Self::ALL.iter().map(|k| k.name()).collect()

@@ -56,9 +56,9 @@ impl<G: GameSupport> Searcher<G> {
     }
 }
 
-/// The root's visit shares by policy index (moves sharing a point, as
-/// Pentago's rotations of one placement, add up); `None` when a move has
-/// no point or nothing was visited.
+/// The root's visit shares by policy index (moves sharing an index, as
+/// Amazons' moves to one destination, add up); `None` when a move has no
+/// index or nothing was visited.
 pub fn visit_target<G: Game>(state: &G, root: &Node<G::Move>) -> Option<PolicyTarget> {
     let children = root.children()?;
     let total: u64 = children.iter().map(|e| e.visits() as u64).sum();
@@ -67,7 +67,7 @@ pub fn visit_target<G: Game>(state: &G, root: &Node<G::Move>) -> Option<PolicyTa
     }
     let mut by_point: Vec<(u32, u64)> = Vec::new();
     for e in children {
-        let point = state.move_point(e.mv)? as u32;
+        let point = state.policy_index(e.mv)? as u32;
         match by_point.iter_mut().find(|(p, _)| *p == point) {
             Some((_, v)) => *v += e.visits() as u64,
             None => by_point.push((point, e.visits() as u64)),

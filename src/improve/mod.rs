@@ -9,12 +9,12 @@
 //! | `run.rs` | the generations and their stages, resumable; the gate, the anchors, the reports |
 //! | `error.rs` | [`LoopError`] |
 //!
-//! The policy is over the game's policy indices ([`Game::move_point`]);
+//! The policy is over the game's policy indices ([`Game::policy_index`]);
 //! a game whose moves have no single point (Arimaa's turns) gets the
 //! search's visit shares only once its moves are steps with points (see
 //! `docs/loop.md`).
 //!
-//! [`Game::move_point`]: crate::game::Game::move_point
+//! [`Game::policy_index`]: crate::game::Game::policy_index
 
 mod config;
 mod error;

@@ -400,6 +400,7 @@ pub fn run_loop<G: GameSupport>(
         let (mut model, init_weights) = resolve_model(&model_source, &dataset)?;
         if let ModelConfig::Resnet(r) = &mut model {
             r.policy = true;
+            r.policy_planes = G::POLICY_PLANES;
         }
         let fit_cfg = FitConfig {
             data: window.clone(),

@@ -3,7 +3,7 @@
 use crate::game::Game;
 
 /// Priors of `moves` in `state`, summing to 1: a softmax of the policy
-/// logit at each move's [`Game::move_point`]. Moves without a point, a
+/// logit at each move's [`Game::policy_index`]. Moves without a point, a
 /// missing policy or a point outside it give equal priors to all moves.
 pub fn priors<G: Game>(state: &G, moves: &[G::Move], policy: Option<&[f32]>) -> Vec<f32> {
     let n = moves.len();
@@ -16,7 +16,7 @@ pub fn priors<G: Game>(state: &G, moves: &[G::Move], policy: Option<&[f32]>) -> 
     };
     let mut logits = Vec::with_capacity(n);
     for &mv in moves {
-        match state.move_point(mv).and_then(|p| policy.get(p)) {
+        match state.policy_index(mv).and_then(|p| policy.get(p)) {
             Some(&l) if l.is_finite() => logits.push(l),
             _ => return uniform(),
         }

@@ -149,7 +149,17 @@ impl ModelConfig {
         }
     }
 
-    /// Whether the model returns policy logits `[B, H*W]`.
+    /// How many policy logits the model returns per position (`[B, len]`):
+    /// one per board point and policy plane; `None` without a policy head.
+    pub fn policy_len(&self) -> Option<usize> {
+        match self {
+            ModelConfig::Resnet(c) => c.policy.then(|| c.policy_planes * c.input.points()),
+            ModelConfig::Mdrnn(c) => Some(c.input.points()),
+            _ => None,
+        }
+    }
+
+    /// Whether the model returns policy logits `[B, len]` ([`Self::policy_len`]).
     pub fn has_policy(&self) -> bool {
         match self {
             ModelConfig::Resnet(c) => c.policy,

@@ -59,6 +59,14 @@ fn sigmoid() -> OutputActivation {
     OutputActivation::Sigmoid
 }
 
+fn one_plane() -> usize {
+    1
+}
+
+fn is_one_plane(planes: &usize) -> bool {
+    *planes == 1
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ResNetConfig {
@@ -72,6 +80,11 @@ pub struct ResNetConfig {
     /// With a policy head (default false).
     #[serde(default)]
     pub policy: bool,
+    /// Policy logits per board point (default 1): a game whose moves share
+    /// points scores each move on its own plane (Pentago: one plane per
+    /// quadrant rotation, [`crate::game::Game::POLICY_PLANES`]).
+    #[serde(default = "one_plane", skip_serializing_if = "is_one_plane")]
+    pub policy_planes: usize,
     /// Default sigmoid.
     #[serde(default = "sigmoid")]
     pub output: OutputActivation,
@@ -90,6 +103,7 @@ impl ResNetConfig {
             channels,
             value_hidden,
             policy: false,
+            policy_planes: 1,
             output: OutputActivation::Sigmoid,
         }
     }
@@ -117,6 +131,9 @@ impl ResNetConfig {
         if self.value_hidden == 0 {
             return Err(ModelError::field("resnet", "value_hidden", "must be > 0"));
         }
+        if self.policy_planes == 0 {
+            return Err(ModelError::field("resnet", "policy_planes", "must be > 0"));
+        }
         self.sizes().check_weights()
     }
 
@@ -130,6 +147,7 @@ impl ResNetConfig {
             ("value_hidden".into(), self.value_hidden),
         ]);
         let policy = self.policy;
+        let planes = self.policy_planes as u64;
         Sizes::new("resnet", fields, move |v| {
             let &[c, h, w, g, blocks, ch, vh] = v else {
                 return None;
@@ -153,8 +171,8 @@ impl ResNetConfig {
                     Some(trainable),
                     mul(&[pf, ch]),
                     Some(2 * pf),
-                    mul(&[hw, pf, hw]),
-                    Some(hw),
+                    mul(&[planes, hw, pf, hw]),
+                    mul(&[planes, hw]),
                 ])?;
                 running = running.checked_add(2 * pf)?;
             }
@@ -226,7 +244,12 @@ impl ResNetConfig {
         if self.policy {
             conv(&mut v, "policy.conv.weight".into(), POLICY_FILTERS, ch, 1);
             bn(&mut v, "policy.bn", POLICY_FILTERS);
-            linear(&mut v, "policy.fc", hw, POLICY_FILTERS * hw);
+            linear(
+                &mut v,
+                "policy.fc",
+                self.policy_planes * hw,
+                POLICY_FILTERS * hw,
+            );
         }
         v
     }
@@ -426,7 +449,7 @@ impl ResNet {
                 let vp = vb.pp("policy");
                 Ok((
                     ConvBn::new(ch, POLICY_FILTERS, 1, vp.clone(), "conv", "bn")?,
-                    linear(POLICY_FILTERS * hw, hw, vp.pp("fc"))?,
+                    linear(POLICY_FILTERS * hw, cfg.policy_planes * hw, vp.pp("fc"))?,
                 ))
             })
             .transpose()?;

@@ -163,6 +163,11 @@ mod tests {
                 policy: true,
                 ..ResNetConfig::small(planes)
             }),
+            ModelConfig::Resnet(ResNetConfig {
+                policy: true,
+                policy_planes: 8,
+                ..ResNetConfig::tiny(planes)
+            }),
             ModelConfig::Mdrnn(MdrnnConfig::stones(5, 10)),
         ]
     }

@@ -46,6 +46,13 @@ fn zoo() -> Vec<ModelConfig> {
                 init_std: 1.0,
             }
         }),
+        ModelConfig::Resnet(ResNetConfig {
+            policy: true,
+            policy_planes: 3,
+            channels: 4,
+            value_hidden: 6,
+            ..ResNetConfig::tiny(InputShape::new([3, 4, 5], 2))
+        }),
     ]
 }
 
@@ -86,7 +93,7 @@ fn shapes_and_tensor_names_of_every_model() {
         assert_eq!(out.value.dims(), &[3], "{}", cfg.kind());
         assert_eq!(
             out.policy.as_ref().map(|p| p.dims().to_vec()),
-            cfg.has_policy().then(|| vec![3, 20]),
+            cfg.policy_len().map(|n| vec![3, n]),
             "{}",
             cfg.kind()
         );

@@ -63,7 +63,7 @@ pub fn gibbs_choice<G: Game>(
 ) -> Option<G::Move> {
     let mut scores = Vec::with_capacity(moves.len());
     for &mv in moves {
-        scores.push(*outputs.get(state.move_point(mv)?)? as f64);
+        scores.push(*outputs.get(state.policy_index(mv)?)? as f64);
     }
     let best = scores.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if temperature == 0.0 || !best.is_finite() {
@@ -213,7 +213,7 @@ mod tests {
         let mut hits = [0usize; 25];
         for _ in 0..n {
             let m = gibbs_choice(&g, &moves, &outputs, 1.0, &mut rng).unwrap();
-            hits[g.move_point(m).unwrap()] += 1;
+            hits[g.policy_index(m).unwrap()] += 1;
         }
         // p(7) = 2 / (23 + 4) = 0.074; 4 standard errors ~ 0.0074.
         let p7 = hits[7] as f64 / n as f64;
@@ -224,13 +224,13 @@ mod tests {
         let mut greedy = [0usize; 25];
         for _ in 0..200 {
             let m = gibbs_choice(&g, &moves, &outputs, 0.0, &mut rng).unwrap();
-            greedy[g.move_point(m).unwrap()] += 1;
+            greedy[g.policy_index(m).unwrap()] += 1;
         }
         assert_eq!(greedy[3] + greedy[7], 200);
         assert!(greedy[3] > 50 && greedy[7] > 50, "{greedy:?}");
         // A very high temperature is close to uniform, a low one greedy.
         let m = gibbs_choice(&g, &moves, &outputs, 1e-6, &mut rng).unwrap();
-        assert!([3, 7].contains(&g.move_point(m).unwrap()));
+        assert!([3, 7].contains(&g.policy_index(m).unwrap()));
     }
 
     #[test]
@@ -239,7 +239,7 @@ mod tests {
         g.play_str("c3").unwrap();
         let mut moves = Vec::new();
         g.legal_moves(&mut moves);
-        let taken = g.move_point(g.parse_move("d4").unwrap()).unwrap();
+        let taken = g.policy_index(g.parse_move("d4").unwrap()).unwrap();
         let c3 = 2 * 5 + 2;
         let mut outputs = vec![0.0f32; 25];
         outputs[c3] = 100.0; // occupied: ignored

@@ -532,6 +532,31 @@ pub fn encoder_symmetries(game: &str, enc: &EncoderInfo) -> Symmetries {
         .unwrap_or_default()
 }
 
+/// The policy targets' length for a dataset of `game` with planes of
+/// `shape`: every board point on each of the game's policy planes
+/// ([`crate::game::Game::POLICY_PLANES`]). The model's policy head must
+/// give as many logits.
+fn policy_len_for(cfg: &FitConfig, game: &str, shape: [usize; 3]) -> Result<usize, FitError> {
+    use crate::games::GameKind;
+    let planes = game.parse::<GameKind>().map_or(1, |k| k.policy_planes());
+    let len = planes * shape[1] * shape[2];
+    match cfg.model.policy_len() {
+        Some(n) if n == len => Ok(len),
+        found => Err(FitError::Invalid {
+            field: "policy_weight",
+            why: format!(
+                "{}, but {} gives {} policy logits where {game} needs {len} \
+                 ({planes} plane(s) of {}x{} points)",
+                cfg.policy_weight,
+                cfg.model_source,
+                found.map_or("no".into(), |n| n.to_string()),
+                shape[1],
+                shape[2]
+            ),
+        }),
+    }
+}
+
 /// The encoder's full spec (its perspective from the registry; datasets
 /// record only name, version and shape).
 pub fn encoder_spec(game: &str, enc: &EncoderInfo) -> EncoderSpec {
@@ -918,10 +943,8 @@ pub fn fit_cv(
     }
 
     // Loaders.
-    let [_, height, width] = spec.encoder.shape;
-    // The policy head scores every board point.
     let policy_len = if cfg.policy_weight > 0.0 {
-        height * width
+        policy_len_for(cfg, &spec.game, spec.encoder.shape)?
     } else {
         0
     };

@@ -58,6 +58,7 @@ fn resnet(blocks: usize, channels: usize, value_hidden: usize) -> BenchNet {
             channels,
             value_hidden,
             policy: false,
+            policy_planes: 1,
             output: OutputActivation::Sigmoid,
         }),
         seed_offset: 0,
