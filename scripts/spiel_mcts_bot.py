@@ -28,6 +28,12 @@ One move of `actions` OpenSpiel actions (3 for Amazons: amazon, destination,
 arrow) is chosen by that many searches, each from the state the previous
 ones reached; the same player must be to move in all of them.
 
+Games OpenSpiel lacks are defined here on its own games: "atari_go"
+(params {"board_size": N}) is OpenSpiel's go without passes, won by the
+first capture and drawn when the player to move has no legal move.  Only
+the Python bot searches these (OpenSpiel's C++ bot cannot search a game
+defined in Python).
+
 The bot is OpenSpiel's MCTS with random rollouts (solve = false by default):
 impl "cpp" is pyspiel.MCTSBot with pyspiel.RandomRolloutEvaluator (C++,
 fast), impl "python" open_spiel.python.algorithms.mcts.MCTSBot with its
@@ -47,6 +53,96 @@ def search_seed(seed, history_len):
     return (int(seed) * 1000003 + history_len * 7919 + 12345) % SEED_MOD
 
 
+PYTHON_GAMES = ("atari_go",)
+
+
+def register_atari_go(pyspiel):
+    """Registers "atari_go": go without passes, the first capture wins."""
+    game_type = pyspiel.GameType(
+        short_name="atari_go",
+        long_name="Atari-Go (first capture wins)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=False,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=False,
+        parameter_specification={"board_size": 9})
+
+    class AtariGoGame(pyspiel.Game):
+        def __init__(self, params=None):
+            params = params or {}
+            self.size = int(params.get("board_size", 9))
+            # Komi never matters: no game is scored.
+            self.go = pyspiel.load_game("go", {"board_size": self.size, "komi": 0.5})
+            cells = self.size * self.size
+            info = pyspiel.GameInfo(
+                num_distinct_actions=cells, max_chance_outcomes=0, num_players=2,
+                min_utility=-1.0, max_utility=1.0, utility_sum=0.0,
+                max_game_length=cells)
+            super().__init__(game_type, info, params)
+
+        def new_initial_state(self):
+            return AtariGoState(self, self.go.new_initial_state())
+
+    class AtariGoState(pyspiel.State):
+        def __init__(self, game, go_state):
+            super().__init__(game)
+            self.size = game.size
+            self.go_state = go_state
+            self.winner = None
+            self.over = False
+
+        def current_player(self):
+            if self.over:
+                return pyspiel.PlayerId.TERMINAL
+            return self.go_state.current_player()
+
+        def _legal_actions(self, player):
+            pass_action = self.size * self.size
+            return [a for a in self.go_state.legal_actions() if a != pass_action]
+
+        def _empty_points(self):
+            return str(self.go_state).count("+")
+
+        def _apply_action(self, action):
+            mover = self.go_state.current_player()
+            before = self._empty_points()
+            self.go_state.apply_action(action)
+            # A stone fills one point; more empty points means a capture.
+            if self._empty_points() != before - 1:
+                self.winner = mover
+                self.over = True
+            elif not self._legal_actions(None):
+                self.over = True
+
+        def _action_to_string(self, player, action):
+            return self.go_state.action_to_string(player, action)
+
+        def is_terminal(self):
+            return self.over
+
+        def returns(self):
+            if self.winner is None:
+                return [0.0, 0.0]
+            return [1.0, -1.0] if self.winner == 0 else [-1.0, 1.0]
+
+        def __str__(self):
+            return str(self.go_state)
+
+        def __deepcopy__(self, memo):
+            copy = AtariGoState(self.get_game(), self.go_state.clone())
+            copy.winner, copy.over = self.winner, self.over
+            return copy
+
+    pyspiel.register_game(game_type, AtariGoGame)
+
+
 class Server:
     def __init__(self, pyspiel):
         self.pyspiel = pyspiel
@@ -55,6 +151,8 @@ class Server:
     def load(self, name, params):
         key = (name, json.dumps(params, sort_keys=True))
         if key not in self.games:
+            if name == "atari_go" and "atari_go" not in self.pyspiel.registered_names():
+                register_atari_go(self.pyspiel)
             self.games[key] = self.pyspiel.load_game(name, params)
         return self.games[key]
 
@@ -66,6 +164,10 @@ class Server:
         impl = bot.get("impl", "cpp")
         if rollouts < 1 or sims < 1:
             raise ValueError("rollouts and max_simulations must be at least 1")
+        if impl == "cpp" and game.get_type().short_name in PYTHON_GAMES:
+            raise ValueError(f"{game.get_type().short_name} is defined in Python on OpenSpiel's "
+                             "games, and OpenSpiel's C++ MCTS bot cannot search it: use impl "
+                             "\"python\"")
         if impl == "cpp":
             evaluator = self.pyspiel.RandomRolloutEvaluator(rollouts, (seed + 1) % SEED_MOD)
             max_memory_mb = int(bot.get("max_memory_mb", 1024))

@@ -8,7 +8,7 @@
 mod common;
 
 use common::PythonEnv;
-use plies::game::{Amazons, ConnectFour, Game, Gomoku, Pentago, TicTacToe};
+use plies::game::{Amazons, AtariGo, ConnectFour, Game, Gomoku, Pentago, TicTacToe};
 use plies::games::GameSupport;
 use plies::search::spiel_bot::{spiel_mcts_player, SpielMctsOptions, SpielMctsPlayer};
 use plies::search::{Player, RandomPlayer, SearchError};
@@ -105,6 +105,40 @@ fn whole_games_against_random() {
     whole_games(&python, Pentago::new(), "50");
     whole_games(&python, Amazons::with_size(6).unwrap(), "30");
     whole_games(&python, ConnectFour::new(), "50");
+    // Defined in Python on OpenSpiel's go, searched by its Python bot.
+    whole_games(&python, AtariGo::with_size(5).unwrap(), "30");
+    whole_games(&python, AtariGo::with_size(9).unwrap(), "30");
+}
+
+#[test]
+fn atari_go_games_end_where_plies_ends_them() {
+    let Some(python) = SPIEL.find() else { return };
+    // Every game ends at the first capture in both engines (or a full
+    // board): the bridge is asked for a move at every unfinished position
+    // plies reaches, so a game OpenSpiel's side thought over would fail.
+    let bridge = SpielMctsPlayer::<AtariGo>::new(options(&python, "20", "8"));
+    let start = AtariGo::with_size(5).unwrap();
+    let mut captures = 0;
+    for seed in 0..12 {
+        let (moves, _) = play(&bridge, seed % 2 == 0, start, seed);
+        let mut g = start;
+        for m in &moves {
+            g.play_str(m).unwrap();
+        }
+        captures += usize::from(g.outcome() != Some(plies::game::Outcome::Draw));
+    }
+    assert!(captures > 0, "no game ended by a capture");
+    // OpenSpiel's C++ bot cannot search a game defined in Python: asked
+    // for it, the error says so.
+    let mut o = options(&python, "20", "8");
+    o.implementation = Some(plies::search::spiel_bot::SpielMctsImpl::Cpp);
+    let cpp = SpielMctsPlayer::<AtariGo>::new(o);
+    let e = cpp
+        .session()
+        .choose(&start, &mut seeded_rng(1, 0))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("impl") && e.contains("python"), "{e}");
 }
 
 #[test]

@@ -51,7 +51,7 @@ impl FromStr for SpielGame {
         if with_game!(game, G => G::SPIEL_NAME.is_none()) {
             return Err(BenchError::bad_option(
                 format!("--games {name}"),
-                "OpenSpiel does not have it (amazons, gomoku, pentago, tictactoe, connect-four)",
+                "OpenSpiel does not have it (amazons, gomoku, pentago, tictactoe, connect-four, atari-go)",
             ));
         }
         Ok(SpielGame { game, size })

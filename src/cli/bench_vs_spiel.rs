@@ -9,7 +9,7 @@ use std::process::ExitCode;
 
 #[derive(Args)]
 pub struct VsSpielArgs {
-    /// GAME:SIZE pairs of the games OpenSpiel has: amazons, gomoku, pentago, tictactoe, connect-four.
+    /// GAME:SIZE pairs of the games OpenSpiel has: amazons, gomoku, pentago, tictactoe, connect-four, and atari-go (defined on its go, searched by its Python bot).
     #[arg(long, value_delimiter = ',', default_value = "amazons:8,gomoku:9")]
     games: Vec<String>,
     /// Simulations per decision of both sides in the first match; OpenSpiel's

@@ -319,6 +319,11 @@ pub trait GameSupport: Game {
     /// it): for the rules oracles and the `spiel-mcts` player.
     const SPIEL_NAME: Option<&'static str> = None;
 
+    /// Whether [`Self::SPIEL_NAME`] is a game `scripts/spiel_mcts_bot.py`
+    /// defines in Python on OpenSpiel's own (Atari-Go on `go`): only
+    /// OpenSpiel's Python MCTS bot can search it.
+    const SPIEL_PYTHON_GAME: bool = false;
+
     /// How many OpenSpiel actions one plies move is (all by the same
     /// player, one after the other).
     const SPIEL_ACTIONS: usize = 1;

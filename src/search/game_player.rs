@@ -553,7 +553,7 @@ pub fn build_player_in<G: GameSupport>(
                 return Err(bad(
                     &spec.to_string(),
                     format!(
-                        "OpenSpiel's MCTS plays amazons, pentago, gomoku and tictactoe, not {}",
+                        "OpenSpiel's MCTS plays amazons, pentago, gomoku, tictactoe, connect-four and atari-go, not {}",
                         G::NAME
                     ),
                 ));

@@ -84,8 +84,11 @@ pub struct SpielMctsOptions {
     /// The interpreter; `None` looks it up (see the module docs); key
     /// `python`.
     pub python: Option<PathBuf>,
-    /// Which MCTS bot; key `impl` (`cpp` or `python`).
-    pub implementation: SpielMctsImpl,
+    /// Which MCTS bot; key `impl` (`cpp` or `python`). `None`: the C++
+    /// bot, or the Python one for games the script defines in Python on
+    /// OpenSpiel's games (Atari-Go, [`GameSupport::SPIEL_PYTHON_GAME`]),
+    /// which the C++ bot cannot search.
+    pub implementation: Option<SpielMctsImpl>,
     /// The longest wait for one move's answer; `None` waits as long as the
     /// process lives; key `timeout` (seconds, 0 = no limit).
     pub move_timeout: Option<Duration>,
@@ -99,7 +102,7 @@ impl Default for SpielMctsOptions {
             uct_c: 2.0,
             seed: 0,
             python: None,
-            implementation: SpielMctsImpl::Cpp,
+            implementation: None,
             move_timeout: Some(Duration::from_secs(600)),
         }
     }
@@ -137,11 +140,11 @@ impl SpielMctsOptions {
                         .map_err(|_| OptionError::bad(key, value, "a whole number >= 0"))?
                 }
                 "impl" => {
-                    o.implementation = match v {
+                    o.implementation = Some(match v {
                         "cpp" | "c++" => SpielMctsImpl::Cpp,
                         "python" | "py" => SpielMctsImpl::Python,
                         _ => return Err(OptionError::bad(key, value, "cpp or python")),
-                    }
+                    })
                 }
                 "python" => {
                     if v.is_empty() {
@@ -209,8 +212,8 @@ impl SpielMctsOptions {
         if self.seed != d.seed {
             s += &format!(",seed={}", self.seed);
         }
-        if self.implementation != d.implementation {
-            s += &format!(",impl={}", self.implementation.as_str());
+        if let Some(i) = self.implementation {
+            s += &format!(",impl={}", i.as_str());
         }
         s
     }
@@ -497,6 +500,17 @@ impl<G: GameSupport> SpielMctsPlayer<G> {
         &self.opts
     }
 
+    /// The bot that searches: the one asked for, else the C++ bot for
+    /// OpenSpiel's own games and the Python bot for those the script
+    /// defines in Python.
+    pub fn implementation(&self) -> SpielMctsImpl {
+        self.opts.implementation.unwrap_or(if G::SPIEL_PYTHON_GAME {
+            SpielMctsImpl::Python
+        } else {
+            SpielMctsImpl::Cpp
+        })
+    }
+
     /// The interpreter its processes run.
     pub fn python(&self) -> &Path {
         &self.python
@@ -565,7 +579,7 @@ impl<G: GameSupport> SpielMctsPlayer<G> {
                 "uct_c": self.opts.uct_c,
                 "seed": seed,
                 "solve": false,
-                "impl": self.opts.implementation.as_str(),
+                "impl": self.implementation().as_str(),
             },
         });
         let answer = process.request(req, self.opts.move_timeout)?;
@@ -761,7 +775,7 @@ mod tests {
         assert!(e.contains("c=-1"), "{e}");
         let o = SpielMctsOptions::from_pairs(&[("timeout", "0"), ("impl", "python")]).unwrap();
         assert_eq!(o.move_timeout, None);
-        assert_eq!(o.implementation, SpielMctsImpl::Python);
+        assert_eq!(o.implementation, Some(SpielMctsImpl::Python));
     }
 
     #[test]
@@ -786,6 +800,9 @@ mod tests {
             "gomoku(size=9,connect=5)"
         );
         assert_eq!(spiel_game_string::<TicTacToe>(3).unwrap(), "tic_tac_toe()");
-        assert_eq!(spiel_game_string::<crate::game::AtariGo>(9), None);
+        assert_eq!(
+            spiel_game_string::<crate::game::AtariGo>(9).unwrap(),
+            "atari_go(board_size=9)"
+        );
     }
 }
