@@ -30,6 +30,12 @@ pub struct SelfplaySettings {
     /// played at once (0: none; every game calls the model itself, which
     /// makes the games bit-for-bit reproducible on the CPU).
     pub batch: usize,
+    /// Policy targets keep only the visits beyond the fewest any root child
+    /// got: UCT visits every child once before any twice, and where moves
+    /// are many (Pentago's 288 at 400 simulations) those forced visits
+    /// would make the targets mostly uniform.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prune_forced_visits: bool,
 }
 
 impl Default for SelfplaySettings {
@@ -43,6 +49,7 @@ impl Default for SelfplaySettings {
             dirichlet_fraction: 0.25,
             c_puct: 1.5,
             batch: 0,
+            prune_forced_visits: false,
         }
     }
 }

@@ -14,7 +14,7 @@ use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
-use crate::search::mcts::{best_move, run_search, MctsConfig, Node, Rollout, RootNoise};
+use crate::search::mcts::{best_move, run_search, Edge, MctsConfig, Node, Rollout, RootNoise};
 use crate::selfplay::game_rows;
 use crate::util::seeded_rng;
 use rand::RngExt;
@@ -57,20 +57,35 @@ impl<G: GameSupport> Searcher<G> {
 }
 
 /// The root's visit shares by policy index (moves sharing an index, as
-/// Amazons' moves to one destination, add up); `None` when a move has no
-/// index or nothing was visited.
-pub fn visit_target<G: Game>(state: &G, root: &Node<G::Move>) -> Option<PolicyTarget> {
+/// Amazons' moves to one destination, add up); with `prune_forced`, of the
+/// visits beyond the fewest any child got (all of them where every child
+/// got as many). `None` when a move has no index or nothing was visited.
+pub fn visit_target<G: Game>(
+    state: &G,
+    root: &Node<G::Move>,
+    prune_forced: bool,
+) -> Option<PolicyTarget> {
     let children = root.children()?;
-    let total: u64 = children.iter().map(|e| e.visits() as u64).sum();
-    if total == 0 {
+    let visits = |e: &Edge<G::Move>| e.visits() as u64;
+    let raw: u64 = children.iter().map(visits).sum();
+    if raw == 0 {
         return None;
     }
+    let least = children.iter().map(visits).min().unwrap_or(0);
+    // Pruned only where some child got more than the fewest.
+    let forced = if prune_forced && raw > least * children.len() as u64 {
+        least
+    } else {
+        0
+    };
+    let total = raw - forced * children.len() as u64;
     let mut by_point: Vec<(u32, u64)> = Vec::new();
     for e in children {
         let point = state.policy_index(e.mv)? as u32;
+        let v = visits(e) - forced;
         match by_point.iter_mut().find(|(p, _)| *p == point) {
-            Some((_, v)) => *v += e.visits() as u64,
-            None => by_point.push((point, e.visits() as u64)),
+            Some((_, n)) => *n += v,
+            None => by_point.push((point, v)),
         }
     }
     by_point.retain(|&(_, v)| v > 0);
@@ -134,7 +149,7 @@ pub fn play_one<G: GameSupport>(
         let Some(mv) = mv else {
             break; // no move but not over: the rules' problem, not ours
         };
-        targets.push(visit_target(&g, &root));
+        targets.push(visit_target(&g, &root, s.prune_forced_visits));
         g.play(mv);
         moves.push(mv);
         states.push(g.clone());
@@ -221,4 +236,48 @@ pub fn play_generation<G: GameSupport>(
         positions,
         seconds: started.elapsed().as_secs_f64(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::TicTacToe;
+
+    #[test]
+    fn pruned_targets_keep_the_visits_beyond_the_fewest() {
+        // UCT from the empty board: every child once, then the rest where
+        // the search chose.
+        let g = TicTacToe::new();
+        let root = Node::default();
+        let cfg = MctsConfig {
+            simulations: 60,
+            threads: 1,
+            rollout: Rollout::ToEnd,
+            reuse: false,
+            ..MctsConfig::default()
+        };
+        run_search(&root, &g, &cfg, None, 3, None).unwrap();
+        let children = root.children().unwrap();
+        let visits: Vec<u64> = children.iter().map(|e| e.visits() as u64).collect();
+        let least = *visits.iter().min().unwrap();
+        assert!(least >= 1, "{visits:?}");
+        let raw = visit_target(&g, &root, false).unwrap();
+        let pruned = visit_target(&g, &root, true).unwrap();
+        let total: u64 = visits.iter().map(|v| v - least).sum();
+        for (e, v) in children.iter().zip(&visits) {
+            let i = g.policy_index(e.mv).unwrap() as u32;
+            let p = |t: &PolicyTarget| {
+                t.index
+                    .iter()
+                    .position(|&k| k == i)
+                    .map_or(0.0, |k| t.prob[k])
+            };
+            let all: u64 = visits.iter().sum();
+            assert!((p(&raw) - *v as f32 / all as f32).abs() < 1e-6);
+            assert!((p(&pruned) - (v - least) as f32 / total as f32).abs() < 1e-6);
+        }
+        assert!((pruned.prob.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        // The least visited moves drop out of the pruned target.
+        assert!(pruned.index.len() < raw.index.len());
+    }
 }
