@@ -36,6 +36,11 @@ pub struct SelfplaySettings {
     /// would make the targets mostly uniform.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub prune_forced_visits: bool,
+    /// Every search of the loop (self-play, the bootstrap, the gate's and
+    /// the anchors' network player) plays a move that wins at once when
+    /// there is one (`mcts:decisive=on`).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub decisive: bool,
 }
 
 impl Default for SelfplaySettings {
@@ -50,6 +55,7 @@ impl Default for SelfplaySettings {
             c_puct: 1.5,
             batch: 0,
             prune_forced_visits: false,
+            decisive: false,
         }
     }
 }

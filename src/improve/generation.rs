@@ -43,12 +43,14 @@ impl<G: GameSupport> Searcher<G> {
                     alpha: s.dirichlet_alpha,
                     fraction: s.dirichlet_fraction,
                 }),
+                decisive: s.decisive,
                 ..MctsConfig::default()
             },
             None => MctsConfig {
                 simulations: s.bootstrap_sims,
                 rollout: Rollout::ToEnd,
                 reuse: false,
+                decisive: s.decisive,
                 ..MctsConfig::default()
             },
         };

@@ -295,8 +295,12 @@ fn bar(len: u64, msg: String, quiet: bool) -> indicatif::ProgressBar {
 }
 
 /// The spec of a network's MCTS player at `sims` simulations.
-pub fn network_spec(net: &Path, sims: u64) -> String {
-    format!("mcts:sims={sims},eval=ckpt:{},reuse=off", net.display())
+pub fn network_spec(net: &Path, sims: u64, decisive: bool) -> String {
+    let decisive = if decisive { ",decisive=on" } else { "" };
+    format!(
+        "mcts:sims={sims},eval=ckpt:{},reuse=off{decisive}",
+        net.display()
+    )
 }
 
 /// Runs (or resumes) the loop `cfg` in `dir`.
@@ -323,7 +327,15 @@ pub fn run_loop<G: GameSupport>(
         times: Vec::new(),
         best: None,
     };
-    let bootstrap = format!("mcts:sims={}", cfg.selfplay.bootstrap_sims);
+    let bootstrap = format!(
+        "mcts:sims={}{}",
+        cfg.selfplay.bootstrap_sims,
+        if cfg.selfplay.decisive {
+            ",decisive=on"
+        } else {
+            ""
+        }
+    );
     for g in 0..cfg.generations {
         let gdir = generation_dir(dir, g);
         std::fs::create_dir_all(&gdir).map_err(io(&gdir))?;
@@ -454,10 +466,13 @@ pub fn run_loop<G: GameSupport>(
             Some(r) => r,
             None => {
                 let current = match &summary.best {
-                    Some(b) => network_spec(b, cfg.gate.sims),
+                    Some(b) => network_spec(b, cfg.gate.sims, cfg.selfplay.decisive),
                     None => bootstrap.clone(),
                 };
-                let specs = [network_spec(&net, cfg.gate.sims), current.clone()];
+                let specs = [
+                    network_spec(&net, cfg.gate.sims, cfg.selfplay.decisive),
+                    current.clone(),
+                ];
                 let players = build_players::<G>(&specs, &ctx, |i| ["new", "current"][i].into())?;
                 let pb = bar(
                     cfg.gate.games as u64,
@@ -493,7 +508,10 @@ pub fn run_loop<G: GameSupport>(
             None => {
                 let mut out = Vec::new();
                 for (k, anchor) in cfg.anchors.players.iter().enumerate() {
-                    let specs = [network_spec(&net, cfg.gate.sims), anchor.clone()];
+                    let specs = [
+                        network_spec(&net, cfg.gate.sims, cfg.selfplay.decisive),
+                        anchor.clone(),
+                    ];
                     let players =
                         build_players::<G>(&specs, &ctx, |i| ["network", "anchor"][i].into())?;
                     let pb = bar(

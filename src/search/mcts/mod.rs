@@ -76,6 +76,12 @@ pub struct MctsConfig {
     /// Dirichlet noise on the priors of a root this search expands
     /// (self-play's exploration; not part of the spec grammar).
     pub root_noise: Option<RootNoise>,
+    /// Decisive moves (`decisive=on`): a node whose side to move has a move
+    /// that wins at once gets that move as its only child. Costs playing
+    /// every move of each expanded node once; where moves are many and the
+    /// simulations few (Pentago's 288 moves) the search otherwise may never
+    /// try the winning one.
+    pub decisive: bool,
 }
 
 impl Default for MctsConfig {
@@ -92,14 +98,16 @@ impl Default for MctsConfig {
             eval: None,
             batch: None,
             root_noise: None,
+            decisive: false,
         }
     }
 }
 
 impl MctsConfig {
     /// The option keys of an `mcts:` spec.
-    pub const KEYS: [&'static str; 10] = [
+    pub const KEYS: [&'static str; 11] = [
         "sims", "time", "threads", "eval", "rollout", "c", "puct", "vloss", "reuse", "batch",
+        "decisive",
     ];
 
     /// Whether the search runs PUCT, for an evaluator with or without a
@@ -189,6 +197,7 @@ impl MctsConfig {
                 "vloss" => cfg.virtual_loss = num("a number >= 0")?,
                 "reuse" => cfg.reuse = flag()?,
                 "batch" => cfg.batch = Some(whole()? as usize),
+                "decisive" => cfg.decisive = flag()?,
                 _ => {
                     return Err(OptionError::Unknown {
                         key: k.to_string(),
@@ -279,6 +288,9 @@ impl fmt::Display for MctsConfig {
         }
         if let Some(b) = self.batch {
             parts.push(format!("batch={b}"));
+        }
+        if self.decisive {
+            parts.push("decisive=on".into());
         }
         f.write_str(&parts.join(","))
     }

@@ -250,6 +250,17 @@ fn expand<G: GameSupport>(
         return Ok(-1.0);
     }
     moves.shuffle(rng);
+    if cfg.decisive {
+        let me = g.side_to_move();
+        let wins = |&mv: &G::Move| {
+            let mut next = g.clone();
+            next.play(mv);
+            next.outcome() == Some(Outcome::Win(me))
+        };
+        if let Some(&win) = moves.iter().find(|m| wins(m)) {
+            moves = vec![win];
+        }
+    }
     let use_policy = shared.puct && shared.eval.is_some_and(|e| e.has_policy());
     let (value, policy) = match (cfg.rollout, shared.eval) {
         (Rollout::Plies(0), Some(e)) => {

@@ -225,3 +225,61 @@ fn beats_random_play() {
     let (w, _, _) = against_random(Amazons::with_size(6).unwrap(), &amazons, 6);
     assert!(w >= 5, "{w} wins of 6");
 }
+
+#[test]
+fn decisive_moves_are_found_with_few_simulations() {
+    use crate::game::{Outcome, Pentago};
+    use rand::seq::IndexedRandom;
+    // Random Pentago games up to a position where few of the 100+ moves
+    // win at once.
+    let winning = |g: &Pentago| {
+        let mut moves = Vec::new();
+        g.legal_moves(&mut moves);
+        let me = g.side_to_move();
+        let n = moves.len();
+        let wins = moves
+            .into_iter()
+            .filter(|&m| {
+                let mut next = *g;
+                next.play(m);
+                next.outcome() == Some(Outcome::Win(me))
+            })
+            .count();
+        (wins, n)
+    };
+    let mut rng = seeded_rng(11, 0);
+    let mut found = Vec::new();
+    while found.len() < 5 {
+        let mut g = Pentago::new();
+        let mut moves = Vec::new();
+        while g.outcome().is_none() {
+            let (w, n) = winning(&g);
+            if w > 0 && w * 16 <= n {
+                found.push(g);
+                break;
+            }
+            g.legal_moves(&mut moves);
+            g.play(*moves.choose(&mut rng).unwrap());
+        }
+    }
+    let wins = |g: &Pentago, cfg: &MctsConfig, seed: u64| {
+        let root = Node::default();
+        run_search(&root, g, cfg, None, seed, None).unwrap();
+        let mut after = *g;
+        after.play(best_move(&root).unwrap());
+        after.outcome() == Some(Outcome::Win(g.side_to_move()))
+    };
+    let plain: MctsConfig = "sims=8".parse().unwrap();
+    let decisive: MctsConfig = "sims=8,decisive=on".parse().unwrap();
+    assert_eq!(decisive.to_string(), "mcts:sims=8,decisive=on");
+    let (mut with, mut without) = (0, 0);
+    for g in &found {
+        for seed in 0..4 {
+            with += usize::from(wins(g, &decisive, seed));
+            without += usize::from(wins(g, &plain, seed));
+        }
+    }
+    assert_eq!(with, 20);
+    // Eight simulations over 100+ moves rarely reach a win without it.
+    assert!(without < 20, "{without}");
+}
