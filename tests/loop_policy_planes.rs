@@ -86,3 +86,18 @@ fn pentago_rotations_have_their_own_policy_logits() {
         "{err}"
     );
 }
+
+#[test]
+fn a_bad_anchor_is_refused_before_any_self_play() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("loop");
+    let config = CONFIG
+        .replace("ENCODER", "stones-2")
+        .replace("MODEL", "resnet-tiny")
+        .replace(r#"["random"]"#, r#"["random", "alphabeta:depth=x"]"#);
+    let o = run_loop(&config, &out);
+    assert!(!o.status.success());
+    let err = text(&o);
+    assert!(err.contains("alphabeta:depth=x"), "{err}");
+    assert!(!out.exists(), "the run directory was claimed first");
+}

@@ -309,7 +309,6 @@ pub fn run_loop<G: GameSupport>(
     cfg: &LoopConfig,
     quiet: bool,
 ) -> Result<LoopSummary, LoopError> {
-    claim(dir, cfg)?;
     let size = cfg.size.unwrap_or(G::DEFAULT_SIZE);
     G::with_size(size)?;
     let device = parse_device(&cfg.device)?;
@@ -320,6 +319,11 @@ pub fn run_loop<G: GameSupport>(
         },
     };
     let encoder: Arc<dyn crate::encode::Encoder<G>> = Arc::from(G::encoder(&cfg.encoder, size)?);
+    // A bad anchor (an unknown spec, OpenSpiel's bot without its Python)
+    // fails now, before the run directory is claimed, not after a
+    // generation's self-play and training.
+    build_players::<G>(&cfg.anchors.players, &ctx, |i| format!("anchor {i}"))?;
+    claim(dir, cfg)?;
     let threads = cfg.threads;
     let mut summary = LoopSummary {
         gates: Vec::new(),
