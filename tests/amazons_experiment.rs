@@ -36,6 +36,7 @@ fn tiny(out: PathBuf) -> AmazonsExperimentConfig {
         "resnet-tiny".into(),
         "elliott-8".into(),
         "elliott-8+search".into(),
+        "elliott-8+search2".into(),
     ];
     cfg.value_nets.search_labels.depth = 1;
     cfg
@@ -100,17 +101,26 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
     // thesis' shape fitted by regression runs on the plain-Rust MLP.
     assert_eq!(
         report.value_nets,
-        ["resnet-tiny", "elliott-8", "elliott-8+search"]
+        [
+            "resnet-tiny",
+            "elliott-8",
+            "elliott-8+search",
+            "elliott-8+search2"
+        ]
     );
     let results = out.join("db").join("dataset-territory");
     let searched = out.join("db").join("dataset-territory-search");
+    let searched2 = out.join("db").join("dataset-territory-search2-elliott-8");
     for v in &report.value_nets {
         let ck = checkpoint::load(&out.join("value-nets").join(v), Some("amazons"), None).unwrap();
         assert_eq!(ck.config.encoder.name, "amazons-territory");
         assert_eq!(ck.native_mlp().is_ok(), v.starts_with("elliott-8"), "{v}");
-        // `+search` networks learn from the search-labelled copy.
+        // `+search` networks learn from the search-labelled copy, the
+        // second round from the copy its first round labelled.
         let data = if v.ends_with("+search") {
             &searched
+        } else if v.ends_with("+search2") {
+            &searched2
         } else {
             &results
         };
@@ -132,6 +142,28 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
     assert!(b
         .iter()
         .any(|r| r.label > 0.0 && r.label < 1.0 && r.label != 0.5));
+    // The second round's labels are the same search over the first round's
+    // network: relabelling by hand with that checkpoint gives them exactly.
+    let round1 = out.join("value-nets").join("elliott-8+search");
+    let by_hand = tmp.path().join("by-hand");
+    plies::positions::label_by_search::<plies::game::Amazons>(
+        &results,
+        &by_hand,
+        &plies::positions::SearchLabels {
+            eval: format!("ckpt:{}", round1.display()),
+            depth: 1,
+            mix: 1.0,
+        },
+        None,
+    )
+    .unwrap();
+    let (c, d) = (
+        Dataset::open(&searched2).unwrap().rows(None).unwrap(),
+        Dataset::open(&by_hand).unwrap().rows(None).unwrap(),
+    );
+    assert_eq!(c.len(), a.len());
+    assert!(c.iter().zip(&d).all(|(x, y)| x.label == y.label));
+    assert!(c.iter().zip(&b).any(|(x, y)| x.label != y.label));
 
     // Every evaluator's error on both splits; the thesis' figure only for
     // the thesis' evaluators.
@@ -145,6 +177,7 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "resnet-tiny",
         "elliott-8",
         "elliott-8+search",
+        "elliott-8+search2",
     ];
     for e in evaluators {
         for split in ["test", "train"] {
@@ -182,7 +215,8 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "BITS-8"
     }));
     assert!(plays_good("TERRITORY-8") && plays_good("elliott-8+search"));
-    assert_eq!(report.equities.len(), (8 * 3 + 2) + (7 * 3 + 2));
+    assert!(plays_good("elliott-8+search2"));
+    assert_eq!(report.equities.len(), (9 * 3 + 2) + (8 * 3 + 2));
     assert!(report
         .equities
         .iter()
@@ -247,6 +281,18 @@ fn settings_it_cannot_use_are_refused_before_anything_is_written() {
             .unwrap()
             .to_string();
         assert!(e.contains("resnet-tiny") && e.contains("elliott-H"), "{e}");
+    }
+    // Rounds of search labels are `+search` or `+searchN` from 2 on.
+    for bad in ["elliott-8+search1", "elliott-8+searchx", "elliott-8+search0"] {
+        cfg.value_nets.models = vec![bad.into()];
+        let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(
+            e.contains("value-nets") && e.contains(bad) && e.contains("round N of 2"),
+            "{e}"
+        );
     }
     // The search that labels `+search` networks must be one Amazons has.
     cfg.value_nets.models = vec!["elliott-8+search".into()];

@@ -59,7 +59,9 @@ pub struct AmazonsArgs {
     /// Beyond the thesis: value networks fitted on the database in
     /// `amazons-territory`, augmented: `plies train` presets or `elliott-H`
     /// (the thesis' network by regression), each fitted on the game results,
-    /// or with `+search` on search-value targets (`elliott-80+search`)
+    /// or with `+search` on search-value targets (`elliott-80+search`), or
+    /// with `+searchN` on the same search's values over the `+search(N-1)`
+    /// network (`elliott-80+search2`: bootstrapped, one relabelling a round)
     /// (default resnet-tiny,elliott-80,resnet-tiny+search,elliott-80+search;
     /// `none` for none).
     #[arg(long, value_delimiter = ',')]

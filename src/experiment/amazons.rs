@@ -440,7 +440,12 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
             return bad("value-nets", &why);
         }
     }
-    if cfg.value_nets.models.iter().any(|m| split_model(m).1) {
+    if cfg
+        .value_nets
+        .models
+        .iter()
+        .any(|m| split_model(m).is_ok_and(|(_, round)| round > 0))
+    {
         let labels = &cfg.value_nets.search_labels;
         if let Err(e) = labels.check() {
             return bad("search_labels", &e.to_string());
@@ -985,7 +990,9 @@ struct CachedMatch {
     losses: u64,
 }
 
-fn file_key(path: &Path) -> String {
+/// The bytes of a file as a short key (`absent` when it cannot be read):
+/// what keys cached results to the weights they were made with.
+pub(super) fn file_key(path: &Path) -> String {
     std::fs::read(path)
         .map(|b| format!("{:016x}", hash_of(&b)))
         .unwrap_or_else(|_| "absent".into())

@@ -13,13 +13,17 @@
 //! the [`ValueNetConfig::search_labels`] search (by default the good
 //! player's, Lieberum's evaluation with alpha-beta to depth 2), so that
 //! the network approximates that search and a search over it sees further
-//! than the good player for the same depth.
+//! than the good player for the same depth. `MODEL+searchN` bootstraps:
+//! its labels are the same search's values with `MODEL+search(N-1)` as the
+//! evaluator, so each round approximates a search one depth deeper than
+//! the last (the idea of TD-leaf and of search bootstrapping), at the
+//! price of one relabelling of the database per round.
 //!
 //! Each network is an ordinary `plies train` run in `OUT/value-nets/NAME/`
 //! (resumed from its run state, kept once finished), so it can be
 //! inspected, fine-tuned and shared like any other checkpoint.
 
-use super::amazons::{AmazonsExperimentConfig, AmazonsExperimentError};
+use super::amazons::{file_key, AmazonsExperimentConfig, AmazonsExperimentError};
 use crate::checkpoint;
 use crate::dataset::Dataset;
 use crate::game::Amazons;
@@ -38,12 +42,31 @@ pub const VALUE_NET_ENCODER: &str = "amazons-territory";
 /// The suffix of a model fitted on search-value targets.
 pub const SEARCH_SUFFIX: &str = "+search";
 
-/// A value network's model name without [`SEARCH_SUFFIX`], and whether it
-/// had it.
-pub fn split_model(name: &str) -> (&str, bool) {
-    match name.strip_suffix(SEARCH_SUFFIX) {
-        Some(base) => (base, true),
-        None => (name, false),
+/// A value network's model name without its search suffix, and the round
+/// of search-value labels it is fitted on: 0 for the game results, 1 for
+/// `+search`, N for `+searchN` (N of 2 or more), or why the name is wrong.
+pub fn split_model(name: &str) -> Result<(&str, u32), String> {
+    let Some(at) = name.rfind(SEARCH_SUFFIX) else {
+        return Ok((name, 0));
+    };
+    let (base, round) = (&name[..at], &name[at + SEARCH_SUFFIX.len()..]);
+    if round.is_empty() {
+        return Ok((base, 1));
+    }
+    match round.parse::<u32>() {
+        Ok(n) if n >= 2 => Ok((base, n)),
+        _ => Err(format!(
+            "{name:?}: expected MODEL{SEARCH_SUFFIX} or MODEL{SEARCH_SUFFIX}N with a round N of 2 or more"
+        )),
+    }
+}
+
+/// The name of `base`'s network of search-label round `round`.
+fn round_name(base: &str, round: u32) -> String {
+    match round {
+        0 => base.to_string(),
+        1 => format!("{base}{SEARCH_SUFFIX}"),
+        n => format!("{base}{SEARCH_SUFFIX}{n}"),
     }
 }
 
@@ -93,6 +116,7 @@ impl Default for ValueNetConfig {
 }
 
 /// A fitted value network: its name in the tables and its checkpoint.
+#[derive(Clone, Debug)]
 pub struct ValueNet {
     pub name: String,
     pub dir: PathBuf,
@@ -107,7 +131,7 @@ pub fn value_net_model(
     td: &TdNetConfig,
     input: InputShape,
 ) -> Result<ModelConfig, String> {
-    let (name, _) = split_model(name);
+    let (name, _) = split_model(name)?;
     let model = match name.strip_prefix("elliott-").map(str::parse::<usize>) {
         Some(Ok(hidden)) if hidden > 0 => ModelConfig::Mlp(
             TdNetConfig {
@@ -135,35 +159,35 @@ fn net_dir(out: &Path, model: &str) -> PathBuf {
     out.join("value-nets").join(model)
 }
 
-/// `data` relabelled by the configured search at `OUT/db/NAME-search`,
-/// made again only when `data` or the search changed.
+/// `data` relabelled by `labels` at `out`, made again only when `data`,
+/// the search or the file that keys its evaluator (a checkpoint's weights)
+/// changed.
 fn search_labelled(
-    cfg: &AmazonsExperimentConfig,
     data: &Path,
+    out: &Path,
+    labels: &SearchLabels,
+    evaluator_file: Option<&Path>,
     say: &dyn Fn(&str),
 ) -> Result<PathBuf, AmazonsExperimentError> {
-    let labels = &cfg.value_nets.search_labels;
-    let name = data
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "dataset".into());
-    let out = data.with_file_name(format!("{name}-search"));
-    let stamp = data.with_file_name(format!("{name}-search.key"));
-    let key = format!(
+    let stamp = out.with_extension("key");
+    let mut key = format!(
         "{} labelled by {}",
         Dataset::open(data)?.manifest_sha256(),
         serde_json::to_string(labels).unwrap_or_default()
     );
+    if let Some(file) = evaluator_file {
+        key.push_str(&format!(" with weights {}", file_key(file)));
+    }
     if std::fs::read_to_string(&stamp).ok().as_deref() == Some(key.as_str())
-        && Dataset::open(&out).is_ok()
+        && Dataset::open(out).is_ok()
     {
-        return Ok(out);
+        return Ok(out.to_path_buf());
     }
     say(&format!(
         "value networks: labelling the database by alpha-beta depth {} with {} (mix {})",
         labels.depth, labels.eval, labels.mix
     ));
-    let report = label_by_search::<Amazons>(data, &out, labels, None)?;
+    let report = label_by_search::<Amazons>(data, out, labels, None)?;
     say(&format!("value networks: {report}"));
     crate::util::write_atomic(&stamp, key.as_bytes()).map_err(|e| {
         AmazonsExperimentError::File {
@@ -171,97 +195,152 @@ fn search_labelled(
             why: e.to_string(),
         }
     })?;
-    Ok(out)
+    Ok(out.to_path_buf())
+}
+
+/// The dataset `base`'s round-`round` network is fitted on: the database
+/// itself (round 0), its copy labelled by the configured search (round 1,
+/// shared by every model), or its copy labelled by the same search over
+/// `base`'s network of the round before (fitted first if need be).
+fn round_dataset(
+    cfg: &AmazonsExperimentConfig,
+    data: &Path,
+    base: &str,
+    round: u32,
+    fitted: &mut Vec<ValueNet>,
+    say: &dyn Fn(&str),
+) -> Result<PathBuf, AmazonsExperimentError> {
+    let name = data
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "dataset".into());
+    let labels = &cfg.value_nets.search_labels;
+    match round {
+        0 => Ok(data.to_path_buf()),
+        1 => search_labelled(
+            data,
+            &data.with_file_name(format!("{name}-search")),
+            labels,
+            None,
+            say,
+        ),
+        n => {
+            let previous = fit_one(cfg, data, &round_name(base, n - 1), fitted, say)?;
+            let labels = SearchLabels {
+                eval: format!("ckpt:{}", previous.dir.display()),
+                ..labels.clone()
+            };
+            search_labelled(
+                data,
+                &data.with_file_name(format!("{name}-search{n}-{base}")),
+                &labels,
+                Some(&previous.dir.join("model.safetensors")),
+                say,
+            )
+        }
+    }
 }
 
 /// Fits every configured model on `data` (a dataset of the database in
-/// [`VALUE_NET_ENCODER`]; `MODEL+search` on its search-labelled copy): a
-/// finished run of the same settings and data is kept, an interrupted one
-/// resumed, one of other settings or data replaced (the trainer's
-/// `--resume --overwrite`).
+/// [`VALUE_NET_ENCODER`]; `MODEL+search` and `MODEL+searchN` on their
+/// search-labelled copies): a finished run of the same settings and data
+/// is kept, an interrupted one resumed, one of other settings or data
+/// replaced (the trainer's `--resume --overwrite`). The configured models
+/// come back in order; the earlier rounds a `+searchN` model needs are
+/// fitted too but not returned unless configured.
 pub fn fit_value_nets(
     cfg: &AmazonsExperimentConfig,
     data: &Path,
     say: &dyn Fn(&str),
 ) -> Result<Vec<ValueNet>, AmazonsExperimentError> {
+    let mut fitted = Vec::new();
+    cfg.value_nets
+        .models
+        .iter()
+        .map(|model| fit_one(cfg, data, model, &mut fitted, say))
+        .collect()
+}
+
+/// Fits `model` (and the rounds before it) unless `fitted` already has it.
+fn fit_one(
+    cfg: &AmazonsExperimentConfig,
+    data: &Path,
+    model: &str,
+    fitted: &mut Vec<ValueNet>,
+    say: &dyn Fn(&str),
+) -> Result<ValueNet, AmazonsExperimentError> {
+    if let Some(done) = fitted.iter().find(|n| n.name == model) {
+        return Ok(done.clone());
+    }
     let v = &cfg.value_nets;
+    let config_error = |why| AmazonsExperimentError::Config {
+        field: "value-nets",
+        why,
+    };
+    let (base, round) = split_model(model).map_err(config_error)?;
     let enc = Dataset::open(data)?.spec().encoder;
     let input = InputShape::new(enc.shape, enc.globals);
-    let searched = if v.models.iter().any(|m| split_model(m).1) {
-        Some(search_labelled(cfg, data, say)?)
-    } else {
-        None
+    let data = round_dataset(cfg, data, base, round, fitted, say)?;
+    let data = data.as_path();
+    let dir = net_dir(&cfg.out, model);
+    let model_cfg = value_net_model(model, &cfg.td, input).map_err(config_error)?;
+    let fit_cfg = FitConfig {
+        data: data.to_path_buf(),
+        out: dir.clone(),
+        model: model_cfg,
+        model_source: model.to_string(),
+        init_weights: None,
+        optimizer: OptimizerConfig::AdamW(AdamWConfig {
+            lr: v.lr,
+            weight_decay: v.weight_decay,
+            ..AdamWConfig::default()
+        }),
+        loss: LossKind::Mse,
+        l1: 0.0,
+        l2: 0.0,
+        clip: Some(5.0),
+        schedule: ScheduleSpec::Constant,
+        warmup_steps: 0,
+        epochs: v.epochs,
+        batch_size: v.batch,
+        buffer_rows: 65_536,
+        // Seeded by its name: adding or removing another network
+        // leaves this one as it was.
+        seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), hash_of(model)),
+        patience: None,
+        save_every: 200,
+        device_name: "cpu".into(),
+        resume: true,
+        overwrite: true,
+        quiet: true,
+        comparison: None,
+        policy_weight: 0.0,
+        // Amazons' 8 board symmetries multiply a small database.
+        augment: true,
     };
-    let mut out = Vec::new();
-    for model in &v.models {
-        let dir = net_dir(&cfg.out, model);
-        let data = match (&searched, split_model(model).1) {
-            (Some(searched), true) => searched.as_path(),
-            _ => data,
-        };
-        let model_cfg = value_net_model(model, &cfg.td, input).map_err(|why| {
-            AmazonsExperimentError::Config {
-                field: "value-nets",
-                why,
-            }
-        })?;
-        let fit_cfg = FitConfig {
-            data: data.to_path_buf(),
-            out: dir.clone(),
-            model: model_cfg,
-            model_source: model.clone(),
-            init_weights: None,
-            optimizer: OptimizerConfig::AdamW(AdamWConfig {
-                lr: v.lr,
-                weight_decay: v.weight_decay,
-                ..AdamWConfig::default()
-            }),
-            loss: LossKind::Mse,
-            l1: 0.0,
-            l2: 0.0,
-            clip: Some(5.0),
-            schedule: ScheduleSpec::Constant,
-            warmup_steps: 0,
-            epochs: v.epochs,
-            batch_size: v.batch,
-            buffer_rows: 65_536,
-            // Seeded by its name: adding or removing another network
-            // leaves this one as it was.
-            seed: derive_seed(derive_seed(cfg.seed, VALUE_NET_STREAM), hash_of(model)),
-            patience: None,
-            save_every: 200,
-            device_name: "cpu".into(),
-            resume: true,
-            overwrite: true,
-            quiet: true,
-            comparison: None,
-            policy_weight: 0.0,
-            // Amazons' 8 board symmetries multiply a small database.
-            augment: true,
-        };
-        let trained = std::time::Instant::now();
-        let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
-            AmazonsExperimentError::File {
-                path: dir.clone(),
-                why: e.to_string(),
-            }
-        })?;
-        if !report.already_finished {
-            say(&format!(
-                "value networks: fitted {model} ({} epochs, {} steps, {:.0} s)",
-                v.epochs,
-                report.steps,
-                trained.elapsed().as_secs_f64()
-            ));
+    let trained = std::time::Instant::now();
+    let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
+        AmazonsExperimentError::File {
+            path: dir.clone(),
+            why: e.to_string(),
         }
-        let native = checkpoint::load(&dir, Some(Amazons::NAME), None)?
-            .native_mlp()
-            .is_ok();
-        out.push(ValueNet {
-            name: model.clone(),
-            dir,
-            native,
-        });
+    })?;
+    if !report.already_finished {
+        say(&format!(
+            "value networks: fitted {model} ({} epochs, {} steps, {:.0} s)",
+            v.epochs,
+            report.steps,
+            trained.elapsed().as_secs_f64()
+        ));
     }
-    Ok(out)
+    let native = checkpoint::load(&dir, Some(Amazons::NAME), None)?
+        .native_mlp()
+        .is_ok();
+    let net = ValueNet {
+        name: model.to_string(),
+        dir,
+        native,
+    };
+    fitted.push(net.clone());
+    Ok(net)
 }
