@@ -37,8 +37,10 @@ fn tiny(out: PathBuf) -> AmazonsExperimentConfig {
         "elliott-8".into(),
         "elliott-8+search".into(),
         "elliott-8+search2".into(),
+        "elliott-8+compare".into(),
     ];
     cfg.value_nets.search_labels.depth = 1;
+    cfg.value_nets.comparison.sample = Some(8);
     cfg
 }
 
@@ -105,7 +107,8 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
             "resnet-tiny",
             "elliott-8",
             "elliott-8+search",
-            "elliott-8+search2"
+            "elliott-8+search2",
+            "elliott-8+compare"
         ]
     );
     let results = out.join("db").join("dataset-territory");
@@ -130,6 +133,10 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
             Some(sha.as_str()),
             "{v}"
         );
+        // `+compare` ranks the played move (the Bonanza method) on the
+        // game results; the others regress.
+        let method = &ck.config.training.method;
+        assert_eq!(method == "comparison", v.ends_with("+compare"), "{v}: {method}");
     }
     // The copy has the same positions; the unfinished ones labelled by
     // Lieberum's depth-1 search, so values between the results appear.
@@ -178,6 +185,7 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "elliott-8",
         "elliott-8+search",
         "elliott-8+search2",
+        "elliott-8+compare",
     ];
     for e in evaluators {
         for split in ["test", "train"] {
@@ -215,8 +223,8 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         "BITS-8"
     }));
     assert!(plays_good("TERRITORY-8") && plays_good("elliott-8+search"));
-    assert!(plays_good("elliott-8+search2"));
-    assert_eq!(report.equities.len(), (9 * 3 + 2) + (8 * 3 + 2));
+    assert!(plays_good("elliott-8+search2") && plays_good("elliott-8+compare"));
+    assert_eq!(report.equities.len(), (10 * 3 + 2) + (9 * 3 + 2));
     assert!(report
         .equities
         .iter()
@@ -283,7 +291,11 @@ fn settings_it_cannot_use_are_refused_before_anything_is_written() {
         assert!(e.contains("resnet-tiny") && e.contains("elliott-H"), "{e}");
     }
     // Rounds of search labels are `+search` or `+searchN` from 2 on.
-    for bad in ["elliott-8+search1", "elliott-8+searchx", "elliott-8+search0"] {
+    for bad in [
+        "elliott-8+search1",
+        "elliott-8+searchx",
+        "elliott-8+search0",
+    ] {
         cfg.value_nets.models = vec![bad.into()];
         let e = run(&cfg, &|_, _| ProgressBar::hidden(), &|_| {})
             .err()

@@ -61,8 +61,9 @@ pub struct AmazonsArgs {
     /// (the thesis' network by regression), each fitted on the game results,
     /// or with `+search` on search-value targets (`elliott-80+search`), or
     /// with `+searchN` on the same search's values over the `+search(N-1)`
-    /// network (`elliott-80+search2`: bootstrapped, one relabelling a round)
-    /// (default resnet-tiny,elliott-80,resnet-tiny+search,elliott-80+search;
+    /// network (`elliott-80+search2`: bootstrapped, one relabelling a round);
+    /// `+compare` last fits by comparison training (the played move ranked
+    /// above 64 sampled others, plus the value loss) (default resnet-tiny,elliott-80,resnet-tiny+search,elliott-80+search;
     /// `none` for none).
     #[arg(long, value_delimiter = ',')]
     value_nets: Option<Vec<String>>,

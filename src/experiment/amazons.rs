@@ -444,7 +444,7 @@ fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
         .value_nets
         .models
         .iter()
-        .any(|m| split_model(m).is_ok_and(|(_, round)| round > 0))
+        .any(|m| split_model(m).is_ok_and(|name| name.round > 0))
     {
         let labels = &cfg.value_nets.search_labels;
         if let Err(e) = labels.check() {

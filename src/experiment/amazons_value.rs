@@ -32,7 +32,7 @@ use crate::model::{InputShape, ModelConfig};
 use crate::optim::{AdamWConfig, OptimizerConfig};
 use crate::positions::{label_by_search, SearchLabels};
 use crate::train::loss::LossKind;
-use crate::train::{fit, preset, FitConfig, FitError, ScheduleSpec, TdNetConfig};
+use crate::train::{fit, preset, ComparisonConfig, FitConfig, FitError, ScheduleSpec, TdNetConfig};
 use crate::util::derive_seed;
 use std::path::{Path, PathBuf};
 
@@ -42,23 +42,49 @@ pub const VALUE_NET_ENCODER: &str = "amazons-territory";
 /// The suffix of a model fitted on search-value targets.
 pub const SEARCH_SUFFIX: &str = "+search";
 
-/// A value network's model name without its search suffix, and the round
-/// of search-value labels it is fitted on: 0 for the game results, 1 for
-/// `+search`, N for `+searchN` (N of 2 or more), or why the name is wrong.
-pub fn split_model(name: &str) -> Result<(&str, u32), String> {
-    let Some(at) = name.rfind(SEARCH_SUFFIX) else {
-        return Ok((name, 0));
+/// The suffix of a model fitted by comparison training (the Bonanza
+/// method): the database's played move ranked above the other legal moves.
+pub const COMPARE_SUFFIX: &str = "+compare";
+
+/// A value network's name read: its `plies train` model, the round of
+/// search-value labels it learns from (0: the game results, 1: `+search`,
+/// N: `+searchN`) and whether it is fitted by comparison (`+compare`, last;
+/// its value term then learns those labels).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ModelName<'a> {
+    pub base: &'a str,
+    pub round: u32,
+    pub compare: bool,
+}
+
+/// `name` read as a [`ModelName`], or why it cannot be.
+pub fn split_model(name: &str) -> Result<ModelName<'_>, String> {
+    let (rest, compare) = match name.strip_suffix(COMPARE_SUFFIX) {
+        Some(rest) => (rest, true),
+        None => (name, false),
     };
-    let (base, round) = (&name[..at], &name[at + SEARCH_SUFFIX.len()..]);
-    if round.is_empty() {
-        return Ok((base, 1));
-    }
-    match round.parse::<u32>() {
-        Ok(n) if n >= 2 => Ok((base, n)),
-        _ => Err(format!(
-            "{name:?}: expected MODEL{SEARCH_SUFFIX} or MODEL{SEARCH_SUFFIX}N with a round N of 2 or more"
-        )),
-    }
+    let Some(at) = rest.rfind(SEARCH_SUFFIX) else {
+        return Ok(ModelName {
+            base: rest,
+            round: 0,
+            compare,
+        });
+    };
+    let (base, round) = (&rest[..at], &rest[at + SEARCH_SUFFIX.len()..]);
+    let round = match round.parse::<u32>() {
+        _ if round.is_empty() => 1,
+        Ok(n) if n >= 2 => n,
+        _ => {
+            return Err(format!(
+                "{name:?}: expected MODEL{SEARCH_SUFFIX} or MODEL{SEARCH_SUFFIX}N with a round N of 2 or more"
+            ))
+        }
+    };
+    Ok(ModelName {
+        base,
+        round,
+        compare,
+    })
 }
 
 /// The name of `base`'s network of search-label round `round`.
@@ -84,6 +110,8 @@ pub struct ValueNetConfig {
     pub weight_decay: f64,
     /// The search whose values label the positions for `MODEL+search`.
     pub search_labels: SearchLabels,
+    /// How `MODEL+compare` ranks the played move.
+    pub comparison: ComparisonConfig,
 }
 
 impl Default for ValueNetConfig {
@@ -111,6 +139,17 @@ impl Default for ValueNetConfig {
                 depth: 2,
                 mix: 1.0,
             },
+            // Every move of an Amazons opening position (about 2,000) costs
+            // a territory encoding, so 64 sampled rivals a position; the
+            // margin in units of the value (a result is 0 or 1, a move
+            // worth 0.05 of it is a clear choice); the value term keeps
+            // the scale that alpha-beta and MCTS read as a win chance.
+            comparison: ComparisonConfig {
+                sample: Some(64),
+                temperature: 0.05,
+                value_weight: 1.0,
+                ..ComparisonConfig::default()
+            },
         }
     }
 }
@@ -131,7 +170,7 @@ pub fn value_net_model(
     td: &TdNetConfig,
     input: InputShape,
 ) -> Result<ModelConfig, String> {
-    let (name, _) = split_model(name)?;
+    let name = split_model(name)?.base;
     let model = match name.strip_prefix("elliott-").map(str::parse::<usize>) {
         Some(Ok(hidden)) if hidden > 0 => ModelConfig::Mlp(
             TdNetConfig {
@@ -277,10 +316,10 @@ fn fit_one(
         field: "value-nets",
         why,
     };
-    let (base, round) = split_model(model).map_err(config_error)?;
+    let name = split_model(model).map_err(config_error)?;
     let enc = Dataset::open(data)?.spec().encoder;
     let input = InputShape::new(enc.shape, enc.globals);
-    let data = round_dataset(cfg, data, base, round, fitted, say)?;
+    let data = round_dataset(cfg, data, name.base, name.round, fitted, say)?;
     let data = data.as_path();
     let dir = net_dir(&cfg.out, model);
     let model_cfg = value_net_model(model, &cfg.td, input).map_err(config_error)?;
@@ -313,10 +352,11 @@ fn fit_one(
         resume: true,
         overwrite: true,
         quiet: true,
-        comparison: None,
+        comparison: name.compare.then(|| v.comparison.clone()),
         policy_weight: 0.0,
-        // Amazons' 8 board symmetries multiply a small database.
-        augment: true,
+        // Amazons' 8 board symmetries multiply a small database (the
+        // trainer maps no children, so comparison runs go without).
+        augment: !name.compare,
     };
     let trained = std::time::Instant::now();
     let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {
