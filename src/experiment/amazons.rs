@@ -366,7 +366,7 @@ pub fn run(
         Vec::new()
     } else {
         let data = build_database_dataset(cfg, VALUE_NET_ENCODER, "dataset-territory", say)?;
-        fit_value_nets(cfg, &data, say)?
+        fit_value_nets(cfg, &data, progress, say)?
     };
     let errors = measure_errors(cfg, &ds, &nets, &value_nets, say)?;
     write_error_outputs(&cfg.out, &errors.rows, &errors.by_ply)?;

@@ -36,6 +36,9 @@ use crate::train::{fit, preset, ComparisonConfig, FitConfig, FitError, ScheduleS
 use crate::util::derive_seed;
 use std::path::{Path, PathBuf};
 
+/// Makes a progress bar of a length and a message (hidden when quiet).
+type Progress<'a> = &'a dyn Fn(u64, &str) -> indicatif::ProgressBar;
+
 /// The encoder of the value networks' dataset.
 pub const VALUE_NET_ENCODER: &str = "amazons-territory";
 
@@ -206,6 +209,7 @@ fn search_labelled(
     out: &Path,
     labels: &SearchLabels,
     evaluator_file: Option<&Path>,
+    progress: Progress,
     say: &dyn Fn(&str),
 ) -> Result<PathBuf, AmazonsExperimentError> {
     let stamp = out.with_extension("key");
@@ -226,7 +230,10 @@ fn search_labelled(
         "value networks: labelling the database by alpha-beta depth {} with {} (mix {})",
         labels.depth, labels.eval, labels.mix
     ));
-    let report = label_by_search::<Amazons>(data, out, labels, None)?;
+    // Labelling takes minutes to an hour on 2 cores: it shows its rows.
+    let bar = progress(0, "positions labelled");
+    let report = label_by_search::<Amazons>(data, out, labels, Some(&bar))?;
+    bar.finish_and_clear();
     say(&format!("value networks: {report}"));
     crate::util::write_atomic(&stamp, key.as_bytes()).map_err(|e| {
         AmazonsExperimentError::File {
@@ -247,6 +254,7 @@ fn round_dataset(
     base: &str,
     round: u32,
     fitted: &mut Vec<ValueNet>,
+    progress: Progress,
     say: &dyn Fn(&str),
 ) -> Result<PathBuf, AmazonsExperimentError> {
     let name = data
@@ -261,10 +269,11 @@ fn round_dataset(
             &data.with_file_name(format!("{name}-search")),
             labels,
             None,
+            progress,
             say,
         ),
         n => {
-            let previous = fit_one(cfg, data, &round_name(base, n - 1), fitted, say)?;
+            let previous = fit_one(cfg, data, &round_name(base, n - 1), fitted, progress, say)?;
             let labels = SearchLabels {
                 eval: format!("ckpt:{}", previous.dir.display()),
                 ..labels.clone()
@@ -274,6 +283,7 @@ fn round_dataset(
                 &data.with_file_name(format!("{name}-search{n}-{base}")),
                 &labels,
                 Some(&previous.dir.join("model.safetensors")),
+                progress,
                 say,
             )
         }
@@ -290,13 +300,14 @@ fn round_dataset(
 pub fn fit_value_nets(
     cfg: &AmazonsExperimentConfig,
     data: &Path,
+    progress: Progress,
     say: &dyn Fn(&str),
 ) -> Result<Vec<ValueNet>, AmazonsExperimentError> {
     let mut fitted = Vec::new();
     cfg.value_nets
         .models
         .iter()
-        .map(|model| fit_one(cfg, data, model, &mut fitted, say))
+        .map(|model| fit_one(cfg, data, model, &mut fitted, progress, say))
         .collect()
 }
 
@@ -306,6 +317,7 @@ fn fit_one(
     data: &Path,
     model: &str,
     fitted: &mut Vec<ValueNet>,
+    progress: Progress,
     say: &dyn Fn(&str),
 ) -> Result<ValueNet, AmazonsExperimentError> {
     if let Some(done) = fitted.iter().find(|n| n.name == model) {
@@ -319,7 +331,7 @@ fn fit_one(
     let name = split_model(model).map_err(config_error)?;
     let enc = Dataset::open(data)?.spec().encoder;
     let input = InputShape::new(enc.shape, enc.globals);
-    let data = round_dataset(cfg, data, name.base, name.round, fitted, say)?;
+    let data = round_dataset(cfg, data, name.base, name.round, fitted, progress, say)?;
     let data = data.as_path();
     let dir = net_dir(&cfg.out, model);
     let model_cfg = value_net_model(model, &cfg.td, input).map_err(config_error)?;
