@@ -82,14 +82,15 @@ impl<G: Game> Scorer<G> {
 
     /// A score of this scorer's as a value on `[-1, 1]` for the side to
     /// move: a hand evaluator's squashed by its scale, a model's as it
-    /// was, forced results +-1.
+    /// was (clipped: a network with a linear output can step outside),
+    /// forced results +-1.
     pub fn value_of(&self, score: i32) -> f32 {
         if score.abs() >= WIN_THRESHOLD {
             return score.signum() as f32;
         }
         match &self.source {
             Source::Hand(hand) => (score as f32 / hand.scale()).tanh(),
-            Source::Model(_) => score as f32 / 10_000.0,
+            Source::Model(_) => (score as f32 / 10_000.0).clamp(-1.0, 1.0),
         }
     }
 
@@ -195,4 +196,35 @@ pub fn mcts_evaluator<G: GameSupport>(
         }
         _ => eval,
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::TicTacToe;
+
+    /// A model whose linear output overshoots the value range.
+    struct Overshooting(f32);
+
+    impl Evaluator<TicTacToe> for Overshooting {
+        fn evaluate(&self, states: &[TicTacToe]) -> Result<Vec<f32>, InferError> {
+            Ok(vec![self.0; states.len()])
+        }
+    }
+
+    fn model(v: f32) -> Scorer<TicTacToe> {
+        Scorer {
+            source: Source::Model(Arc::new(Overshooting(v))),
+            error: Mutex::new(None),
+        }
+    }
+
+    #[test]
+    fn a_models_value_stays_in_range_when_its_output_does_not() {
+        let state = TicTacToe::new();
+        for (out, value) in [(1.7, 1.0), (-1.02, -1.0), (0.25, 0.25)] {
+            let scorer = model(out);
+            assert_eq!(scorer.value_of(scorer.score(&state)), value, "{out}");
+        }
+    }
 }
