@@ -136,7 +136,11 @@ fn the_study_runs_every_stage_and_a_rerun_reads_it_back() {
         // `+compare` ranks the played move (the Bonanza method) on the
         // game results; the others regress.
         let method = &ck.config.training.method;
-        assert_eq!(method == "comparison", v.ends_with("+compare"), "{v}: {method}");
+        assert_eq!(
+            method == "comparison",
+            v.ends_with("+compare"),
+            "{v}: {method}"
+        );
     }
     // The copy has the same positions; the unfinished ones labelled by
     // Lieberum's depth-1 search, so values between the results appear.

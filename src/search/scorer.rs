@@ -210,6 +210,10 @@ mod tests {
         fn evaluate(&self, states: &[TicTacToe]) -> Result<Vec<f32>, InferError> {
             Ok(vec![self.0; states.len()])
         }
+
+        fn name(&self) -> String {
+            "overshooting".into()
+        }
     }
 
     fn model(v: f32) -> Scorer<TicTacToe> {
