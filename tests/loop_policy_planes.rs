@@ -38,13 +38,18 @@ const CONFIG: &str = r#"{
   "anchors": { "players": ["random"], "games": 2 }
 }"#;
 
+/// The loop's configuration with `model` on Pentago's `stones-2` planes.
+fn config_with(model: &str) -> String {
+    CONFIG
+        .replace("ENCODER", "stones-2")
+        .replace("MODEL", model)
+}
+
 #[test]
 fn pentago_rotations_have_their_own_policy_logits() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("loop");
-    let config = CONFIG
-        .replace("ENCODER", "stones-2")
-        .replace("MODEL", "resnet-tiny");
+    let config = config_with("resnet-tiny");
     let o = run_loop(&config, &out);
     assert!(o.status.success(), "{}", text(&o));
 
@@ -75,9 +80,7 @@ fn pentago_rotations_have_their_own_policy_logits() {
     // The MDRNN's policy head has one logit per point: refused, naming the
     // option and the count Pentago needs.
     let out = tmp.path().join("mdrnn");
-    let config = CONFIG
-        .replace("ENCODER", "stones-2")
-        .replace("MODEL", "mdrnn");
+    let config = config_with("mdrnn");
     let o = run_loop(&config, &out);
     assert!(!o.status.success());
     let err = text(&o);
@@ -91,10 +94,8 @@ fn pentago_rotations_have_their_own_policy_logits() {
 fn a_bad_anchor_is_refused_before_any_self_play() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("loop");
-    let config = CONFIG
-        .replace("ENCODER", "stones-2")
-        .replace("MODEL", "resnet-tiny")
-        .replace(r#"["random"]"#, r#"["random", "alphabeta:depth=x"]"#);
+    let config =
+        config_with("resnet-tiny").replace(r#"["random"]"#, r#"["random", "alphabeta:depth=x"]"#);
     let o = run_loop(&config, &out);
     assert!(!o.status.success());
     let err = text(&o);
