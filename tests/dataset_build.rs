@@ -40,6 +40,7 @@ fn record(
         rated: None,
         start_time: None,
         board_size,
+        explored: Vec::new(),
     }
 }
 

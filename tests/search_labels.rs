@@ -44,6 +44,7 @@ fn random_records<G: GameSupport>(size: usize, games: usize, max_plies: usize) -
                 rated: None,
                 start_time: None,
                 board_size: (size != G::DEFAULT_SIZE).then_some(size),
+                explored: Vec::new(),
             }
         })
         .collect()

@@ -7,7 +7,8 @@ use plies::encode::Encoder;
 use plies::game::Game;
 use plies::games::{GameKind, GameSupport};
 use plies::positions::{
-    build_dataset, first_record_info, BuildOptions, BuildReport, Filters, Terminations,
+    build_dataset, first_record_info, BuildOptions, BuildReport, Filters, PolicyTargets,
+    Terminations,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -155,6 +156,12 @@ pub struct BuildArgs {
     /// Stop at the first bad record instead of skipping it.
     #[arg(long)]
     strict: bool,
+    /// Policy targets: `none`, or `played` (the move played, with
+    /// probability 1, at every position where the player chose it: the best
+    /// move of alpha-beta self-play, the human's move in real games; moves
+    /// self-play drew at random for exploration get none).
+    #[arg(long, default_value = "none")]
+    policy_targets: PolicyTargets,
     /// Print the report as JSON.
     #[arg(long)]
     json: bool,
@@ -230,6 +237,7 @@ fn run<G: GameSupport>(
         threads: a.threads,
         force: a.force,
         strict: a.strict,
+        policy_targets: a.policy_targets,
         provenance: serde_json::json!({
             "command": std::env::args().collect::<Vec<_>>().join(" "),
             "records": a.records,
@@ -262,6 +270,7 @@ pub fn build_from_selfplay(
     out: PathBuf,
     encoder: String,
     last_plies: Option<u32>,
+    policy_targets: PolicyTargets,
     threads: Option<usize>,
     quiet: bool,
 ) -> anyhow::Result<BuildReport> {
@@ -280,6 +289,7 @@ pub fn build_from_selfplay(
         threads,
         force: true,
         strict: true,
+        policy_targets,
         json: false,
         quiet,
     })

@@ -6,6 +6,7 @@ use anyhow::Context;
 use clap::Args;
 
 use plies::games::{GameKind, GameSupport, Openings};
+use plies::positions::PolicyTargets;
 use plies::report::Table;
 use plies::selfplay::chunks::{chunk_path, GAMES_DIR};
 use plies::selfplay::run::{
@@ -78,6 +79,10 @@ pub struct SelfplayArgs {
     /// With --dataset: keep only the K positions nearest each game's end.
     #[arg(long, requires = "dataset")]
     last_plies: Option<u32>,
+    /// With --dataset: policy targets, `none` or `played` (the players'
+    /// chosen moves: alpha-beta's best move; `--epsilon` moves get none).
+    #[arg(long, requires = "dataset", default_value = "none")]
+    policy_targets: PolicyTargets,
     /// Print the summary as JSON instead of a table (with --dataset:
     /// `{"selfplay": ..., "dataset": ...}`).
     #[arg(long)]
@@ -94,6 +99,8 @@ pub fn run(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
 fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
     let size = a.size.unwrap_or(G::DEFAULT_SIZE);
     G::with_size(size).with_context(|| format!("--size {size}"))?;
+    // Refused before any game is played, not after.
+    a.policy_targets.check::<G>()?;
     let players = build_players::<G>(&a.white, &a.black)?;
     let choice = G::openings(a.setups.as_deref())?;
     // The configuration names the setups of games that have them.
@@ -156,6 +163,7 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
                 out,
                 encoder.clone(),
                 a.last_plies,
+                a.policy_targets,
                 threads,
                 a.quiet,
             )?)

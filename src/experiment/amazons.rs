@@ -558,6 +558,7 @@ fn database_game(
         rated: None,
         start_time: None,
         board_size: (cfg.size != Amazons::DEFAULT_SIZE).then_some(cfg.size),
+        explored: Vec::new(),
     };
     Ok((Some(record), stats))
 }

@@ -74,6 +74,7 @@ impl GameSupport for Amazons {
                     rated: None,
                     start_time: None,
                     board_size: (rec.size != Self::DEFAULT_SIZE).then_some(rec.size),
+                    explored: Vec::new(),
                 })
             })
             .collect::<Result<Vec<_>, SupportError>>()?;

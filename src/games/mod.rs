@@ -452,6 +452,7 @@ mod tests {
             rated: None,
             start_time: None,
             board_size: size,
+            explored: Vec::new(),
         }
     }
 

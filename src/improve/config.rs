@@ -18,8 +18,16 @@ pub struct SelfplaySettings {
     /// Simulations per move of the bootstrap search (UCT with random
     /// playouts to the end) that plays generation 0, before any network.
     pub bootstrap_sims: u64,
+    /// Another bootstrap: any player spec (`alphabeta:depth=2,eval=E`)
+    /// plays the games until a network is promoted, and is the gate's
+    /// opponent until then; its policy targets are the moves it chose.
+    /// `None`: UCT at `bootstrap_sims`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bootstrap: Option<String>,
     /// Moves drawn in proportion to the root's visits (temperature 1) for
-    /// this many plies of each game, the most visited afterwards.
+    /// this many plies of each game, the most visited afterwards; a
+    /// `bootstrap` player, which has no visits, plays uniformly random
+    /// moves for these plies (with no policy target) and its choice after.
     pub temperature_plies: u32,
     /// Dirichlet noise on the root's priors: concentration and share.
     pub dirichlet_alpha: f64,
@@ -49,6 +57,7 @@ impl Default for SelfplaySettings {
             games: 200,
             sims: 100,
             bootstrap_sims: 400,
+            bootstrap: None,
             temperature_plies: 8,
             dirichlet_alpha: 1.0,
             dirichlet_fraction: 0.25,

@@ -1,7 +1,8 @@
 //! One generation's self-play: games of the current network's MCTS (or,
 //! before any network, UCT with random playouts) against itself, written
 //! as a dataset whose rows carry the search's root visit shares as policy
-//! targets.
+//! targets; or, where the loop names another bootstrap player (alpha-beta),
+//! that player's games, each target the move it chose.
 //!
 //! Game `i` draws everything (the search seeds, the Dirichlet noise, the
 //! moves drawn at temperature 1) from `seeded_rng(seed, i)`, and each
@@ -15,12 +16,64 @@ use crate::game::Game;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
 use crate::search::mcts::{best_move, run_search, Edge, MctsConfig, Node, Rollout, RootNoise};
+use crate::search::Player;
 use crate::selfplay::game_rows;
 use crate::util::seeded_rng;
 use rand::RngExt;
 use rayon::prelude::*;
 use std::path::Path;
 use std::sync::Arc;
+
+/// Who plays a generation's games.
+pub enum GenerationPlayer<G: GameSupport> {
+    /// MCTS: policy targets are the root's visit shares.
+    Search(Searcher<G>),
+    /// Any player (a bootstrap alpha-beta): random moves for the first
+    /// `temperature_plies` plies, then its choices, each the target.
+    Player(Arc<dyn Player<G>>),
+}
+
+impl<G: GameSupport> GenerationPlayer<G> {
+    /// What plays, for progress bars and the dataset's provenance.
+    pub fn describe(&self) -> String {
+        match self {
+            GenerationPlayer::Search(s) => s.cfg.to_string(),
+            GenerationPlayer::Player(p) => p.name(),
+        }
+    }
+
+    fn evaluator(&self) -> Option<String> {
+        match self {
+            GenerationPlayer::Search(s) => s.eval.as_ref().map(|e| e.name()),
+            GenerationPlayer::Player(_) => None,
+        }
+    }
+
+    fn play_one(
+        &self,
+        s: &SelfplaySettings,
+        start: G,
+        game_id: &str,
+        encoder: &dyn Encoder<G>,
+        seed: u64,
+        index: u64,
+    ) -> Result<Vec<PositionRow>, LoopError> {
+        match self {
+            GenerationPlayer::Search(searcher) => {
+                play_one(searcher, s, start, game_id, encoder, seed, index)
+            }
+            GenerationPlayer::Player(player) => play_one_by_player(
+                player.as_ref(),
+                s.temperature_plies,
+                start,
+                game_id,
+                encoder,
+                seed,
+                index,
+            ),
+        }
+    }
+}
 
 /// The search that plays a generation's games.
 pub struct Searcher<G: GameSupport> {
@@ -163,6 +216,47 @@ pub fn play_one<G: GameSupport>(
     Ok(rows)
 }
 
+/// One game of `player` against itself: uniformly random moves for the
+/// first `random_plies` plies (no policy target), then the player's own
+/// choices, each position's target the move chosen (alpha-beta's best).
+pub fn play_one_by_player<G: GameSupport>(
+    player: &dyn Player<G>,
+    random_plies: u32,
+    start: G,
+    game_id: &str,
+    encoder: &dyn Encoder<G>,
+    seed: u64,
+    index: u64,
+) -> Result<Vec<PositionRow>, LoopError> {
+    let mut rng = seeded_rng(seed, index);
+    let mut g = start;
+    let mut session = player.session();
+    let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
+    let mut scratch = Vec::new();
+    while g.outcome().is_none() {
+        let (mv, target) = if g.ply() < random_plies {
+            (g.exploration_move(&mut rng, &mut scratch), None)
+        } else {
+            let mv = session.choose(&g, &mut rng)?;
+            let target = g.policy_index(mv).map(|i| PolicyTarget::best(i as u32));
+            (Some(mv), target)
+        };
+        let Some(mv) = mv else {
+            break; // no move but not over: the rules' problem, not ours
+        };
+        session.observe(&g, mv);
+        targets.push(target);
+        g.play(mv);
+        moves.push(mv);
+        states.push(g.clone());
+    }
+    let mut rows = game_rows(game_id, &states, &moves, encoder, "selfplay:loop-bootstrap");
+    for (row, target) in rows.iter_mut().zip(targets) {
+        row.policy = target;
+    }
+    Ok(rows)
+}
+
 /// What a generation's self-play made.
 #[derive(Clone, Debug, serde::Serialize)]
 pub struct GenerationGames {
@@ -176,7 +270,7 @@ pub struct GenerationGames {
 #[allow(clippy::too_many_arguments)]
 pub fn play_generation<G: GameSupport>(
     out: &Path,
-    searcher: &Searcher<G>,
+    player: &GenerationPlayer<G>,
     s: &SelfplaySettings,
     start: &(dyn Fn() -> G + Sync),
     encoder: Arc<dyn Encoder<G>>,
@@ -195,7 +289,7 @@ pub fn play_generation<G: GameSupport>(
             .into_par_iter()
             .map(|i| {
                 let id = format!("{id_prefix}-{i:06}");
-                let rows = play_one(searcher, s, start(), &id, encoder.as_ref(), seed, i);
+                let rows = player.play_one(s, start(), &id, encoder.as_ref(), seed, i);
                 progress.inc(1);
                 rows
             })
@@ -230,8 +324,8 @@ pub fn play_generation<G: GameSupport>(
         "command": "plies loop",
         "seed": seed,
         "games": s.games,
-        "search": searcher.cfg.to_string(),
-        "evaluator": searcher.eval.as_ref().map(|e| e.name()),
+        "search": player.describe(),
+        "evaluator": player.evaluator(),
     }))?;
     Ok(GenerationGames {
         games: s.games,

@@ -17,9 +17,10 @@
 //! The network of generation `g` learns from the window ending at `g`,
 //! starting from generation `g - 1`'s weights; self-play is played by the
 //! current network (the last one promoted by its gate), generation 0 and
-//! every generation before the first promotion by the bootstrap search.
+//! every generation before the first promotion by the bootstrap search (or
+//! the bootstrap player the configuration names).
 
-use super::generation::{play_generation, Searcher};
+use super::generation::{play_generation, GenerationPlayer, Searcher};
 use super::{LoopConfig, LoopError};
 use crate::arena::{build_players, play_match_from, EloEstimate, MatchResult, StartConfig};
 use crate::checkpoint;
@@ -323,6 +324,28 @@ pub fn run_loop<G: GameSupport>(
     // fails now, before the run directory is claimed, not after a
     // generation's self-play and training.
     build_players::<G>(&cfg.anchors.players, &ctx, |i| format!("anchor {i}"))?;
+    let bootstrap = match &cfg.selfplay.bootstrap {
+        Some(spec) => spec.clone(),
+        None => format!(
+            "mcts:sims={}{}",
+            cfg.selfplay.bootstrap_sims,
+            if cfg.selfplay.decisive {
+                ",decisive=on"
+            } else {
+                ""
+            }
+        ),
+    };
+    // The bootstrap player too, and only it plays before any network.
+    let bootstrap_player = match &cfg.selfplay.bootstrap {
+        Some(spec) => Some(
+            build_players::<G>(std::slice::from_ref(spec), &ctx, |_| {
+                "selfplay.bootstrap".into()
+            })?
+            .remove(0),
+        ),
+        None => None,
+    };
     claim(dir, cfg)?;
     let threads = cfg.threads;
     let mut summary = LoopSummary {
@@ -331,15 +354,6 @@ pub fn run_loop<G: GameSupport>(
         times: Vec::new(),
         best: None,
     };
-    let bootstrap = format!(
-        "mcts:sims={}{}",
-        cfg.selfplay.bootstrap_sims,
-        if cfg.selfplay.decisive {
-            ",decisive=on"
-        } else {
-            ""
-        }
-    );
     for g in 0..cfg.generations {
         let gdir = generation_dir(dir, g);
         std::fs::create_dir_all(&gdir).map_err(io(&gdir))?;
@@ -370,17 +384,20 @@ pub fn run_loop<G: GameSupport>(
                 }
                 (e, _) => e,
             };
-            let searcher = Searcher::new(&cfg.selfplay, eval);
+            let player = match (eval, &bootstrap_player) {
+                (None, Some(p)) => GenerationPlayer::Player(p.clone()),
+                (eval, _) => GenerationPlayer::Search(Searcher::new(&cfg.selfplay, eval)),
+            };
             let pb = bar(
                 cfg.selfplay.games,
-                format!("generation {g}: self-play ({})", searcher.cfg),
+                format!("generation {g}: self-play ({})", player.describe()),
                 quiet,
             );
             let start = || G::with_size(size).unwrap_or_else(|_| G::new());
             timed(&mut times.selfplay_wall, &mut times.selfplay_cpu, || {
                 play_generation(
                     &data,
-                    &searcher,
+                    &player,
                     &cfg.selfplay,
                     &start,
                     encoder.clone(),

@@ -22,6 +22,7 @@ use serde::Serialize;
 use super::error::PositionsError;
 use super::filter::{DropReason, Dropped, Filters};
 use super::from_record::{record_rows, StageTimes};
+use super::PolicyTargets;
 use crate::dataset::{
     DatasetError, DatasetSpec, DatasetWriter, EncoderInfo, GameRows, Manifest, SplitCounts,
     SplitRule, BUILD_REPORT_FILE, DEFAULT_FOLDS, DEFAULT_SHARD_ROWS,
@@ -53,6 +54,8 @@ pub struct BuildOptions {
     pub force: bool,
     /// Stop at the first bad record instead of skipping it.
     pub strict: bool,
+    /// The policy target each position gets (none by default).
+    pub policy_targets: PolicyTargets,
     /// Free JSON stored in the manifest (command line, ...).
     pub provenance: serde_json::Value,
 }
@@ -68,6 +71,7 @@ impl BuildOptions {
             threads: None,
             force: false,
             strict: false,
+            policy_targets: PolicyTargets::None,
             provenance: serde_json::Value::Null,
         }
     }
@@ -121,6 +125,9 @@ pub struct BuildReport {
     pub rows_per_split: SplitCounts,
     pub games_per_split: SplitCounts,
     pub folds: u8,
+    /// What the policy columns hold, and how many rows have a target.
+    pub policy_targets: PolicyTargets,
+    pub positions_with_policy: u64,
     pub shards: usize,
     pub bytes: u64,
     pub threads: usize,
@@ -169,6 +176,13 @@ impl fmt::Display for BuildReport {
         };
         line(f, &last, "-".into(), d.last_plies.positions)?;
         line(f, "kept", self.games_kept.to_string(), self.positions)?;
+        if self.policy_targets != PolicyTargets::None {
+            writeln!(
+                f,
+                "policy targets: {} ({} positions have one)",
+                self.policy_targets, self.positions_with_policy
+            )?;
+        }
         writeln!(f, "terminations kept: {}", self.filters.terminations)?;
         let (r, g) = (&self.rows_per_split, &self.games_per_split);
         writeln!(
@@ -251,6 +265,7 @@ struct Ctx<'a, G: Game> {
     encoder: &'a dyn Encoder<G>,
     board_size: usize,
     filters: &'a Filters,
+    policy_targets: PolicyTargets,
 }
 
 fn process<G: GameSupport>(
@@ -291,7 +306,14 @@ fn process<G: GameSupport>(
         };
     }
     let first = ctx.filters.first_kept_ply(rec.plies);
-    match record_rows::<G>(&rec, ctx.encoder, ctx.board_size, first, times) {
+    match record_rows::<G>(
+        &rec,
+        ctx.encoder,
+        ctx.board_size,
+        first,
+        ctx.policy_targets,
+        times,
+    ) {
         Ok(Some(rows)) => Processed::Kept {
             id: rec.id,
             rows: Box::new(rows),
@@ -385,6 +407,7 @@ pub fn build_dataset<G: GameSupport>(
             found: "none".into(),
         });
     }
+    options.policy_targets.check::<G>()?;
     if let Some(0) = options.filters.last_plies {
         return Err(PositionsError::InvalidOption {
             option: "--last-plies",
@@ -451,6 +474,8 @@ pub fn build_dataset<G: GameSupport>(
             rows_per_split: SplitCounts::default(),
             games_per_split: SplitCounts::default(),
             folds: options.folds,
+            policy_targets: options.policy_targets,
+            positions_with_policy: 0,
             shards: 0,
             bytes: 0,
             threads,
@@ -466,6 +491,7 @@ pub fn build_dataset<G: GameSupport>(
         encoder: encoder.as_ref(),
         board_size,
         filters: &options.filters,
+        policy_targets: options.policy_targets,
     };
     let mut times = StageTimes::default();
     let mut parse_ns = 0u64;
@@ -558,6 +584,8 @@ pub fn build_dataset<G: GameSupport>(
                                     r.dropped.last_plies.add(cut);
                                 }
                                 r.positions += rows.len() as u64;
+                                r.positions_with_policy +=
+                                    rows.policies.iter().filter(|p| p.is_some()).count() as u64;
                                 chunk.push(*rows);
                             }
                             Processed::Dropped {

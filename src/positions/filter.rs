@@ -192,6 +192,7 @@ mod tests {
             rated: None,
             start_time: None,
             board_size: None,
+            explored: Vec::new(),
         }
     }
 

@@ -10,7 +10,8 @@
 use std::time::Instant;
 
 use super::error::PositionsError;
-use crate::dataset::GameRows;
+use super::PolicyTargets;
+use crate::dataset::{GameRows, PolicyTarget};
 use crate::encode::Encoder;
 use crate::game::{Game, Outcome, Side};
 use crate::games::GameSupport;
@@ -54,14 +55,17 @@ fn side_index(side: Side) -> u8 {
 
 /// The rows of the positions of `rec` from index `first_kept` on (0 keeps
 /// the start position; the final position, after all moves, is always
-/// kept), in columnar form. `board_size` is the size the encoder was made
-/// for: a record on another board is refused. `Ok(None)`: the game has no
-/// winner and is not a draw (e.g. unfinished), so it cannot be labelled.
+/// kept), in columnar form, with the policy targets `policy` asks for
+/// (checked by [`PolicyTargets::check`] first). `board_size` is the size the
+/// encoder was made for: a record on another board is refused. `Ok(None)`:
+/// the game has no winner and is not a draw (e.g. unfinished), so it cannot
+/// be labelled.
 pub fn record_rows<G: GameSupport>(
     rec: &GameRecord,
     encoder: &dyn Encoder<G>,
     board_size: usize,
     first_kept: u32,
+    policy: PolicyTargets,
     times: &mut StageTimes,
 ) -> Result<Option<GameRows>, PositionsError> {
     let t0 = Instant::now();
@@ -121,6 +125,9 @@ pub fn record_rows<G: GameSupport>(
                 game.moves.push_str(m);
                 game.moves.len()
             }));
+            if policy == PolicyTargets::Played {
+                game.policies.push(None);
+            }
             encode_ns += te.elapsed().as_nanos() as u64;
         }
         if let Some(token) = rec.moves.get(i) {
@@ -133,6 +140,15 @@ pub fn record_rows<G: GameSupport>(
                     token: token.clone(),
                     why: e.to_string(),
                 })?;
+            let chosen = rec.explored.binary_search(&(i as u32)).is_err();
+            if i >= first && policy == PolicyTargets::Played && chosen {
+                // `check` has made sure the game's moves have indices.
+                if let (Some(index), Some(target)) =
+                    (state.policy_index(mv), game.policies.last_mut())
+                {
+                    *target = Some(PolicyTarget::best(index as u32));
+                }
+            }
             state.play(mv);
         }
     }
@@ -173,6 +189,7 @@ mod tests {
             rated: None,
             start_time: None,
             board_size: None,
+            explored: Vec::new(),
         }
     }
 
@@ -180,7 +197,7 @@ mod tests {
     fn rows_carry_labels_heights_and_moves() {
         let rec = ttt(&["a1", "b1", "a2", "b2", "a3"], Some(Side::First), "line");
         let mut t = StageTimes::default();
-        let rows = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, &mut t)
+        let rows = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, PolicyTargets::None, &mut t)
             .unwrap()
             .unwrap()
             .rows(18, 0);
@@ -196,7 +213,7 @@ mod tests {
             assert_eq!(r.black_rating, None);
         }
         assert_eq!(TicTacToe::from_text(&rows[5].position).unwrap().ply(), 5);
-        let last = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 4, &mut t)
+        let last = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 4, PolicyTargets::None, &mut t)
             .unwrap()
             .unwrap()
             .rows(18, 0);
@@ -206,22 +223,77 @@ mod tests {
     #[test]
     fn draws_are_half_and_unfinished_games_have_no_rows() {
         let draw = ttt(&["a1", "b1"], None, "draw");
-        let rows = record_rows::<TicTacToe>(&draw, &TttPlanes, 3, 0, &mut StageTimes::default())
-            .unwrap()
-            .unwrap();
+        let rows = record_rows::<TicTacToe>(
+            &draw,
+            &TttPlanes,
+            3,
+            0,
+            PolicyTargets::None,
+            &mut StageTimes::default(),
+        )
+        .unwrap()
+        .unwrap();
         assert!(rows.label.iter().all(|&l| l == 0.5));
         let open = ttt(&["a1", "b1"], None, "unfinished");
-        let none =
-            record_rows::<TicTacToe>(&open, &TttPlanes, 3, 0, &mut StageTimes::default()).unwrap();
+        let none = record_rows::<TicTacToe>(
+            &open,
+            &TttPlanes,
+            3,
+            0,
+            PolicyTargets::None,
+            &mut StageTimes::default(),
+        )
+        .unwrap();
         assert!(none.is_none());
+    }
+
+    #[test]
+    fn played_targets_name_each_chosen_move_and_skip_explored_ones() {
+        let mut rec = ttt(&["a1", "b1", "a2", "b2", "a3"], Some(Side::First), "line");
+        rec.explored = vec![1, 3];
+        let mut t = StageTimes::default();
+        let rows = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 1, PolicyTargets::Played, &mut t)
+            .unwrap()
+            .unwrap()
+            .rows(18, 0);
+        assert_eq!(rows.len(), 5);
+        let mut state = TicTacToe::new();
+        state.play_str("a1").unwrap();
+        for r in &rows {
+            let Some(token) = &r.move_played else {
+                assert_eq!(r.policy, None, "the final position has no move");
+                continue;
+            };
+            let mv = state.parse_move(token).unwrap();
+            let want = (!rec.explored.contains(&r.ply))
+                .then(|| PolicyTarget::best(state.policy_index(mv).unwrap() as u32));
+            assert_eq!(r.policy, want, "ply {}", r.ply);
+            state.play(mv);
+        }
+        assert_eq!(
+            rows.iter().filter(|r| r.policy.is_some()).count(),
+            1,
+            "only a2 of plies 1-4"
+        );
+        let none = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, PolicyTargets::None, &mut t)
+            .unwrap()
+            .unwrap();
+        assert!(none.policies.is_empty());
     }
 
     #[test]
     fn an_illegal_move_names_source_game_ply_and_token() {
         let rec = ttt(&["a1", "a1"], Some(Side::First), "line");
-        let e = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, &mut StageTimes::default())
-            .unwrap_err()
-            .to_string();
+        let e = record_rows::<TicTacToe>(
+            &rec,
+            &TttPlanes,
+            3,
+            0,
+            PolicyTargets::None,
+            &mut StageTimes::default(),
+        )
+        .unwrap_err()
+        .to_string();
         assert!(
             e.contains("t.jsonl:1")
                 && e.contains("g1")

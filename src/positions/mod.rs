@@ -5,6 +5,8 @@
 //!   (the last K of each game) are kept;
 //! * [`from_record`]: one record -> one [`PositionRow`](crate::dataset::PositionRow)
 //!   per position, labelled with the result for the side to move;
+//! * [`PolicyTargets`]: the policy target a position gets (none, or the
+//!   move played where the player chose it);
 //! * [`build`]: record files -> a sharded dataset, in parallel, with a report;
 //! * [`children`]: a row's position and every legal move's position, encoded,
 //!   for ranking the move played (comparison training, move prediction);
@@ -16,6 +18,7 @@ pub mod children;
 mod error;
 pub mod filter;
 pub mod from_record;
+mod policy_targets;
 pub mod search_labels;
 
 pub use build::{
@@ -24,4 +27,5 @@ pub use build::{
 pub use error::PositionsError;
 pub use filter::{DropReason, Dropped, Filters, Terminations};
 pub use from_record::{record_outcome, record_rows, StageTimes};
+pub use policy_targets::PolicyTargets;
 pub use search_labels::{label_by_search, SearchLabelReport, SearchLabels};

@@ -644,6 +644,7 @@ fn process_row(fields: &[&str], cols: &Columns, source: &str, opts: &ImportOptio
         }),
         start_time: opt_field(cols.startts).and_then(|s| s.parse().ok()),
         board_size: None,
+        explored: Vec::new(),
     }))
 }
 

@@ -26,6 +26,7 @@
 //!     rated: None,
 //!     start_time: None,
 //!     board_size: None,
+//!     explored: Vec::new(),
 //! };
 //! let line = rec.to_json_line();
 //! assert_eq!(GameRecord::from_json_line(&line).unwrap(), rec);
@@ -101,6 +102,12 @@ pub struct GameRecord {
     /// (Amazons, Gomoku, Atari-Go); absent means the game's standard size.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub board_size: Option<usize>,
+    /// Indices into `moves` of the moves drawn at random for exploration
+    /// (self-play's `--epsilon`) rather than chosen by the player: they are
+    /// no target for a policy ([`PolicyTargets::Played`](crate::positions::PolicyTargets)).
+    /// Absent when there are none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub explored: Vec<u32>,
 }
 
 impl GameRecord {
@@ -132,6 +139,18 @@ impl GameRecord {
                 moves: self.moves.len(),
             });
         }
+        // Strictly increasing and below `plies`: each names one move once.
+        let mut previous: Option<u32> = None;
+        for &ply in &self.explored {
+            if ply >= self.plies || previous.is_some_and(|p| p >= ply) {
+                return Err(InvalidRecord::Explored {
+                    id: self.id.clone(),
+                    ply,
+                    plies: self.plies,
+                });
+            }
+            previous = Some(ply);
+        }
         Ok(())
     }
 }
@@ -152,6 +171,11 @@ pub enum InvalidRecord {
         plies: u32,
         moves: usize,
     },
+    #[error(
+        "game {id}: 'explored' lists move {ply}, but it must list move indices \
+         below 'plies' ({plies}) in increasing order"
+    )]
+    Explored { id: String, ply: u32, plies: u32 },
 }
 
 /// Reads a JSONL file of records, one per line (blank lines skipped); an
@@ -299,6 +323,7 @@ mod tests {
             rated: Some(true),
             start_time: Some(1_037_992_826),
             board_size: None,
+            explored: Vec::new(),
         }
     }
 
@@ -363,5 +388,26 @@ mod tests {
         );
         let err = read_records(&path).unwrap_err().to_string();
         assert!(err.contains(":3:"), "{err}");
+    }
+
+    #[test]
+    fn explored_moves_round_trip_and_must_name_moves_in_order() {
+        let plain = sample("1").to_json_line();
+        assert!(!plain.contains("explored"), "{plain}");
+        let mut rec = sample("2");
+        rec.explored = vec![0, 1];
+        let line = rec.to_json_line();
+        assert!(line.contains(r#""explored":[0,1]"#), "{line}");
+        assert_eq!(GameRecord::from_json_line(&line).unwrap(), rec);
+        for bad in [vec![2], vec![1, 0], vec![1, 1]] {
+            rec.explored = bad.clone();
+            let err = GameRecord::from_json_line(&rec.to_json_line())
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains("game 2") && err.contains("'explored'") && err.contains("(2)"),
+                "{bad:?}: {err}"
+            );
+        }
     }
 }

@@ -290,6 +290,7 @@ fn build(
         rated: None,
         start_time: start_time(headers.get("Date"), headers.get("Time")),
         board_size: None,
+        explored: Vec::new(),
     }))
 }
 

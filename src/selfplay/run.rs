@@ -289,6 +289,7 @@ pub fn play_game<G: GameSupport>(
             why: e.to_string(),
         })?;
     let mut moves = Vec::new();
+    let mut explored = Vec::new();
     let mut scratch = Vec::new();
     // One session per player for the game: searches keep their trees.
     let mut sessions = [first.session(), second.session()];
@@ -305,6 +306,7 @@ pub fn play_game<G: GameSupport>(
         };
         let explore = cfg.epsilon > 0.0 && rng.random_bool(cfg.epsilon);
         let mv = if explore {
+            explored.push(moves.len() as u32);
             g.exploration_move(&mut rng, &mut scratch)
                 .ok_or(SearchError::NoMoves)
                 .map_err(player_err)?
@@ -337,6 +339,7 @@ pub fn play_game<G: GameSupport>(
         rated: None,
         start_time: None,
         board_size: (cfg.matchup.board_size != G::DEFAULT_SIZE).then_some(cfg.matchup.board_size),
+        explored,
     })
 }
 

@@ -289,6 +289,7 @@ mod tests {
                     rated: None,
                     start_time: None,
                     board_size: Some(6),
+                    explored: Vec::new(),
                 };
                 (rec, states)
             })
