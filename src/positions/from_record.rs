@@ -272,8 +272,8 @@ mod tests {
         }
         assert_eq!(
             rows.iter().filter(|r| r.policy.is_some()).count(),
-            1,
-            "only a2 of plies 1-4"
+            2,
+            "a2 and a3 of the moves at plies 1-4"
         );
         let none = record_rows::<TicTacToe>(&rec, &TttPlanes, 3, 0, PolicyTargets::None, &mut t)
             .unwrap()
