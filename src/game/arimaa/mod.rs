@@ -1,5 +1,6 @@
 //! Arimaa: bitboards, steps (with pushes, pulls, freezing and captures),
-//! distinct full-turn generation, notation, setups and the game itself.
+//! distinct full-turn generation, notation, setups and the game itself,
+//! whole turns ([`Arimaa`]) or one step at a time ([`ArimaaSteps`]).
 //!
 //! ```
 //! use plies::game::{Game, arimaa::Arimaa};
@@ -21,6 +22,7 @@ mod position;
 pub mod random_steps;
 mod setup;
 mod step;
+mod steps_game;
 mod termination;
 mod zobrist;
 
@@ -31,4 +33,5 @@ pub use piece::{parse_side, side_letter, side_name, Piece, PieceType};
 pub use position::Position;
 pub use setup::{Setup, SetupError, SetupSampler};
 pub use step::{IllegalStep, Step, StepKind, TurnState};
+pub use steps_game::{ArimaaSteps, StepMove, STEP_POLICY_PLANES};
 pub use termination::Termination;
