@@ -11,7 +11,7 @@
 
 use super::tree::{Edge, Node};
 use super::{MctsConfig, Rollout};
-use crate::game::{Game, Outcome};
+use crate::game::{Game, Outcome, Side};
 use crate::games::GameSupport;
 use crate::infer::{priors, Evaluator};
 use crate::search::SearchError;
@@ -119,6 +119,7 @@ fn worker<G: GameSupport>(
 ) {
     let mut scratch = Vec::new();
     let mut path = Vec::new();
+    let mut movers = Vec::new();
     loop {
         if shared.stop.load(Ordering::Relaxed)
             || shared
@@ -131,7 +132,8 @@ fn worker<G: GameSupport>(
         if shared.started.fetch_add(1, Ordering::Relaxed) >= shared.cfg.simulations {
             return;
         }
-        if let Err(e) = simulate(root, state, shared, &mut rng, &mut scratch, &mut path) {
+        let walk = (&mut path, &mut movers);
+        if let Err(e) = simulate(root, state, shared, &mut rng, &mut scratch, walk) {
             shared.stop.store(true, Ordering::Relaxed);
             let mut slot = shared.error.lock().unwrap_or_else(|p| p.into_inner());
             slot.get_or_insert(e);
@@ -140,17 +142,23 @@ fn worker<G: GameSupport>(
     }
 }
 
-/// One simulation: select down to a leaf, value it, back up.
+/// One simulation: select down to a leaf, value it, back up. `walk` is
+/// working space: the nodes of the path and the side that moved into each.
 fn simulate<'t, G: GameSupport>(
     root: &'t Node<G::Move>,
     state: &G,
     shared: &Shared<'_, G>,
     rng: &mut SeededRng,
     scratch: &mut Vec<G::Move>,
-    path: &mut Vec<&'t Node<G::Move>>,
+    walk: (&mut Vec<&'t Node<G::Move>>, &mut Vec<Side>),
 ) -> Result<(), SearchError> {
+    let (path, movers) = walk;
     path.clear();
+    movers.clear();
     path.push(root);
+    // The root's value is kept for the side that did not move next, as in
+    // a game of alternating moves.
+    movers.push(state.side_to_move().other());
     let mut g = state.clone();
     let mut node = root;
     // The leaf's value for its side to move.
@@ -176,16 +184,18 @@ fn simulate<'t, G: GameSupport>(
                 let child = edge.node_or_create();
                 child.add_in_flight();
                 path.push(child);
+                movers.push(g.side_to_move());
                 g.play(edge.mv);
                 node = child;
             }
         }
     };
-    // Each node keeps values for the player who moved into it.
-    let mut v = -value;
-    for (depth, n) in path.iter().enumerate().rev() {
-        n.record(v, depth > 0);
-        v = -v;
+    // Each node keeps values for the player who moved into it; in games
+    // where one side moves several times in a row (Arimaa's steps) that is
+    // not simply every other node.
+    let leaf_side = g.side_to_move();
+    for (depth, (n, &mover)) in path.iter().zip(movers.iter()).enumerate().rev() {
+        n.record(if mover == leaf_side { value } else { -value }, depth > 0);
     }
     Ok(())
 }
