@@ -311,13 +311,27 @@ impl Game for ArimaaSteps {
         self.pos.key() ^ self.turn.normalized(&self.pos).key() ^ inside
     }
 
+    /// In the mover's frame, as Arimaa's side-to-move encoders draw the
+    /// board: row 0 is the mover's goal rank (rank 8 for gold, rank 1 for
+    /// silver) and "north" is towards it, so a policy head sees each step
+    /// where the planes put its piece.
     fn policy_index(&self, mv: StepMove) -> Option<usize> {
         Some(match mv {
             StepMove::Step(step, _) => {
-                let dir = Dir::between(step.from, step.to)? as usize;
-                // Row 0 at the top: rank 8.
+                let dir = Dir::between(step.from, step.to)?;
                 let (file, rank) = (step.from as usize % 8, step.from as usize / 8);
-                dir * 64 + (7 - rank) * 8 + file
+                let (row, dir) = match self.side_to_move() {
+                    Side::First => (7 - rank, dir),
+                    Side::Second => (
+                        rank,
+                        match dir {
+                            Dir::North => Dir::South,
+                            Dir::South => Dir::North,
+                            other => other,
+                        },
+                    ),
+                };
+                dir as usize * 64 + row * 8 + file
             }
             StepMove::Pass => 4 * 64,
         })
@@ -463,13 +477,22 @@ mod tests {
     }
 
     #[test]
-    fn policy_indices_put_the_pass_on_the_fifth_plane_and_rank_8_on_top() {
-        let g = ArimaaSteps::new();
+    fn policy_indices_are_in_the_movers_frame_with_the_pass_last() {
+        let mut g = ArimaaSteps::new();
         let north = g.parse_move("Ee2n").unwrap();
-        // e2: file 4, rank 2 -> row 6; north is plane 0.
+        // e2: file 4, rank 2 -> row 6 for gold; north, towards gold's goal, is plane 0.
         assert_eq!(g.policy_index(north), Some(6 * 8 + 4));
-        let west = g.parse_move("Md2w");
-        assert!(west.is_err(), "c2 is occupied");
+        assert!(g.parse_move("Md2w").is_err(), "c2 is occupied");
         assert_eq!(g.policy_index(StepMove::Pass), Some(256));
+        for step in ["Ee2n", "Ee3n", "Ee4n", "Ee5e"] {
+            g.play_str(step).unwrap();
+        }
+        // Silver's mirror image of gold's first step: d7 south, towards
+        // silver's goal, is row 6 of silver's frame, plane 0.
+        assert_eq!(g.side_to_move(), Side::Second);
+        let south = g.parse_move("ed7s").unwrap();
+        assert_eq!(g.policy_index(south), Some(6 * 8 + 3));
+        let west = g.parse_move("ed7w");
+        assert!(west.is_err(), "c7 is occupied");
     }
 }
