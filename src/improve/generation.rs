@@ -18,7 +18,7 @@ use crate::infer::Evaluator;
 use crate::search::mcts::{best_move, run_search, Edge, MctsConfig, Node, Rollout, RootNoise};
 use crate::search::Player;
 use crate::selfplay::game_rows;
-use crate::util::seeded_rng;
+use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use rayon::prelude::*;
 use std::path::Path;
@@ -183,37 +183,25 @@ pub fn play_one<G: GameSupport>(
     index: u64,
 ) -> Result<Vec<PositionRow>, LoopError> {
     let mut rng = seeded_rng(seed, index);
-    let mut g = start;
-    let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
-    while g.outcome().is_none() {
+    let next = |g: &G, rng: &mut SeededRng| -> Result<_, LoopError> {
         let root = Node::default();
         let search_seed: u64 = rng.random();
         run_search(
             &root,
-            &g,
+            g,
             &searcher.cfg,
             searcher.eval.as_deref(),
             search_seed,
             None,
         )?;
         let mv = if g.ply() < s.temperature_plies {
-            sample_by_visits(&root, &mut rng)
+            sample_by_visits(&root, rng)
         } else {
             best_move(&root)
         };
-        let Some(mv) = mv else {
-            break; // no move but not over: the rules' problem, not ours
-        };
-        targets.push(visit_target(&g, &root, s.prune_forced_visits));
-        g.play(mv);
-        moves.push(mv);
-        states.push(g.clone());
-    }
-    let mut rows = game_rows(game_id, &states, &moves, encoder, "selfplay:loop");
-    for (row, target) in rows.iter_mut().zip(targets) {
-        row.policy = target;
-    }
-    Ok(rows)
+        Ok(mv.map(|mv| (mv, visit_target(g, &root, s.prune_forced_visits))))
+    };
+    record_game(start, game_id, encoder, "selfplay:loop", &mut rng, next)
 }
 
 /// One game of `player` against itself: uniformly random moves for the
@@ -229,28 +217,49 @@ pub fn play_one_by_player<G: GameSupport>(
     index: u64,
 ) -> Result<Vec<PositionRow>, LoopError> {
     let mut rng = seeded_rng(seed, index);
-    let mut g = start;
     let mut session = player.session();
-    let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
     let mut scratch = Vec::new();
-    while g.outcome().is_none() {
-        let (mv, target) = if g.ply() < random_plies {
-            (g.exploration_move(&mut rng, &mut scratch), None)
+    let next = |g: &G, rng: &mut SeededRng| -> Result<_, LoopError> {
+        let chosen = if g.ply() < random_plies {
+            g.exploration_move(rng, &mut scratch).map(|mv| (mv, None))
         } else {
-            let mv = session.choose(&g, &mut rng)?;
-            let target = g.policy_index(mv).map(|i| PolicyTarget::best(i as u32));
-            (Some(mv), target)
+            let mv = session.choose(g, rng)?;
+            Some((mv, g.policy_index(mv).map(|i| PolicyTarget::best(i as u32))))
         };
-        let Some(mv) = mv else {
+        if let Some((mv, _)) = chosen {
+            session.observe(g, mv);
+        }
+        Ok(chosen)
+    };
+    let source = "selfplay:loop-bootstrap";
+    record_game(start, game_id, encoder, source, &mut rng, next)
+}
+
+/// Plays a game from `start`, `next` choosing each move and its policy
+/// target, and returns its rows with their targets.
+fn record_game<G: GameSupport>(
+    start: G,
+    game_id: &str,
+    encoder: &dyn Encoder<G>,
+    source: &str,
+    rng: &mut SeededRng,
+    mut next: impl FnMut(
+        &G,
+        &mut SeededRng,
+    ) -> Result<Option<(G::Move, Option<PolicyTarget>)>, LoopError>,
+) -> Result<Vec<PositionRow>, LoopError> {
+    let mut g = start;
+    let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
+    while g.outcome().is_none() {
+        let Some((mv, target)) = next(&g, rng)? else {
             break; // no move but not over: the rules' problem, not ours
         };
-        session.observe(&g, mv);
         targets.push(target);
         g.play(mv);
         moves.push(mv);
         states.push(g.clone());
     }
-    let mut rows = game_rows(game_id, &states, &moves, encoder, "selfplay:loop-bootstrap");
+    let mut rows = game_rows(game_id, &states, &moves, encoder, source);
     for (row, target) in rows.iter_mut().zip(targets) {
         row.policy = target;
     }
