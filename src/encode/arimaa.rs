@@ -1,8 +1,8 @@
 //! Arimaa encoders.
 
 use super::{Encoder, Perspective};
-use crate::game::arimaa::{bitboard::Squares, Arimaa, PieceType};
-use crate::game::{Game, Side};
+use crate::game::arimaa::{bitboard::Squares, Arimaa, PieceType, Position};
+use crate::game::Side;
 
 /// `arimaa-6x8x8`: one plane per piece type (rabbit, cat, dog, horse, camel,
 /// elephant), +1 where the side to move has that piece, -1 where the
@@ -45,21 +45,31 @@ impl Encoder<Arimaa> for ArimaaTypePlanes {
     }
 
     fn encode(&self, state: &Arimaa, planes: &mut [i8], _globals: &mut [f32]) {
-        planes[..6 * 64].fill(0);
-        let pos = state.position();
-        let me = state.side_to_move();
-        for side in [Side::First, Side::Second] {
-            let value = if side == me { 1 } else { -1 };
-            for kind in PieceType::ALL {
-                for sq in Squares(pos.piece_bits(side, kind)) {
-                    let (rank, file) = ((sq / 8) as usize, (sq % 8) as usize);
-                    // Gold's goal is rank 8, silver's rank 1.
-                    let row = match me {
-                        Side::First => 7 - rank,
-                        Side::Second => rank,
-                    };
-                    planes[kind as usize * 64 + row * 8 + file] = value;
-                }
+        type_planes(state.position(), planes);
+    }
+}
+
+/// The row of `sq` in the frame of the side to move `me`: row 0 is its
+/// goal rank (rank 8 for gold, rank 1 for silver).
+pub(crate) fn row_for(me: Side, sq: u8) -> usize {
+    let rank = (sq / 8) as usize;
+    match me {
+        Side::First => 7 - rank,
+        Side::Second => rank,
+    }
+}
+
+/// `arimaa-6x8x8`'s planes of `pos` (its side to move's frame) into the
+/// first `6 * 64` values of `planes`.
+pub(crate) fn type_planes(pos: &Position, planes: &mut [i8]) {
+    planes[..6 * 64].fill(0);
+    let me = pos.side_to_move();
+    for side in [Side::First, Side::Second] {
+        let value = if side == me { 1 } else { -1 };
+        for kind in PieceType::ALL {
+            for sq in Squares(pos.piece_bits(side, kind)) {
+                let file = (sq % 8) as usize;
+                planes[kind as usize * 64 + row_for(me, sq) * 8 + file] = value;
             }
         }
     }

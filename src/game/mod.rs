@@ -26,11 +26,11 @@ mod grid;
 mod outcome;
 pub mod pentago;
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 mod tictactoe;
 
 pub use amazons::{Amazons, AmazonsMove};
-pub use arimaa::Arimaa;
+pub use arimaa::{Arimaa, ArimaaSteps};
 pub use atari_go::{AtariGo, AtariGoMove};
 pub use connect_four::{ConnectFour, ConnectFourMove};
 pub use error::GameError;

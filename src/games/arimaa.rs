@@ -95,21 +95,7 @@ impl GameSupport for Arimaa {
 
     fn record_start(rec: &GameRecord) -> Result<Self, SupportError> {
         super::check_record_game::<Self>(rec)?;
-        let bad = |why: String| SupportError::Record {
-            id: rec.id.clone(),
-            why,
-        };
-        if rec.setups.len() != 2 {
-            return Err(bad(format!(
-                "an Arimaa record needs 2 setups (gold's, silver's), found {}",
-                rec.setups.len()
-            )));
-        }
-        let gold = Setup::parse(Side::First, &rec.setups[0])
-            .map_err(|e| bad(format!("gold's setup: {e}")))?;
-        let silver = Setup::parse(Side::Second, &rec.setups[1])
-            .map_err(|e| bad(format!("silver's setup: {e}")))?;
-        Arimaa::from_setups(&gold, &silver).map_err(|e| bad(e.to_string()))
+        game_after_setups(rec)
     }
 
     const TERMINATIONS: Option<&'static [&'static str]> = Some(&[
@@ -186,6 +172,26 @@ impl GameSupport for Arimaa {
     ) -> Option<Self::Move> {
         random_steps_or_uniform(self, end, rng, scratch)
     }
+}
+
+/// The game after a record's two setups (gold's, then silver's), for the
+/// whole-turn and the step game alike.
+pub(super) fn game_after_setups(rec: &GameRecord) -> Result<Arimaa, SupportError> {
+    let bad = |why: String| SupportError::Record {
+        id: rec.id.clone(),
+        why,
+    };
+    if rec.setups.len() != 2 {
+        return Err(bad(format!(
+            "an Arimaa record needs 2 setups (gold's, silver's), found {}",
+            rec.setups.len()
+        )));
+    }
+    let gold =
+        Setup::parse(Side::First, &rec.setups[0]).map_err(|e| bad(format!("gold's setup: {e}")))?;
+    let silver = Setup::parse(Side::Second, &rec.setups[1])
+        .map_err(|e| bad(format!("silver's setup: {e}")))?;
+    Arimaa::from_setups(&gold, &silver).map_err(|e| bad(e.to_string()))
 }
 
 /// The setups of the arimaa.com games shipped in `data/arimaa`

@@ -18,6 +18,7 @@
 
 mod amazons;
 mod arimaa;
+mod arimaa_steps;
 mod atari_go;
 mod connect_four;
 mod error;
@@ -79,6 +80,7 @@ macro_rules! game_list {
 game_list! { $
     TicTacToe => TicTacToe, "tictactoe";
     Arimaa => Arimaa, "arimaa";
+    ArimaaSteps => ArimaaSteps, "arimaa-steps";
     Amazons => Amazons, "amazons";
     Pentago => Pentago, "pentago";
     Gomoku => Gomoku, "gomoku";

@@ -180,11 +180,11 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
             .then(|| self.frontier_values(state, &moves, ply + 1));
         for (i, &mv) in moves.iter().enumerate() {
             let v = match &frontier {
-                Some(values) => -values[i],
+                Some(values) => values[i],
                 None => {
                     let mut child = state.clone();
                     child.play(mv);
-                    -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+                    self.child_value(state, &child, depth - 1, ply + 1, alpha, beta)
                 }
             };
             if self.aborted {
@@ -220,6 +220,7 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
     /// moves below the root: finished games exactly, the others in one call
     /// of the evaluator. Every child counts as a node.
     fn frontier_values(&mut self, state: &G, moves: &[G::Move], ply: u32) -> Vec<i32> {
+        let me = state.side_to_move();
         let mut values = vec![0; moves.len()];
         let mut open = Vec::new();
         let mut open_at = Vec::new();
@@ -227,7 +228,7 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
             let mut child = state.clone();
             child.play(mv);
             match child.outcome() {
-                Some(o) => values[i] = terminal_score(o, child.side_to_move(), ply),
+                Some(o) => values[i] = terminal_score(o, me, ply),
                 None => {
                     open.push(child);
                     open_at.push(i);
@@ -236,11 +237,32 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
         }
         self.nodes += moves.len() as u64;
         if !open.is_empty() {
-            for (i, v) in open_at.into_iter().zip(self.eval.eval_batch(&open)) {
-                values[i] = v;
+            let values_there = self.eval.eval_batch(&open);
+            for ((i, v), child) in open_at.into_iter().zip(values_there).zip(&open) {
+                values[i] = if child.side_to_move() == me { v } else { -v };
             }
         }
         values
+    }
+
+    /// `child`'s value for the side to move at `parent`, searched in the
+    /// window (`alpha`, `beta`) of that side: the negamax of the other side
+    /// negated, or, where the same side moves again (Arimaa's steps), its
+    /// own.
+    fn child_value(
+        &mut self,
+        parent: &G,
+        child: &G,
+        depth: u32,
+        ply: u32,
+        alpha: i32,
+        beta: i32,
+    ) -> i32 {
+        if child.side_to_move() == parent.side_to_move() {
+            self.negamax(child, depth, ply, alpha, beta)
+        } else {
+            -self.negamax(child, depth, ply, -beta, -alpha)
+        }
     }
 
     /// The table's move first, then this ply's killers, then by history.
@@ -357,11 +379,11 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
                 break;
             }
             let v = match &frontier {
-                Some(values) => -values[i],
+                Some(values) => values[i],
                 None => {
                     let mut child = root.clone();
                     child.play(mv);
-                    -s.negamax(&child, depth - 1, 1, -INF, -alpha)
+                    s.child_value(root, &child, depth - 1, 1, alpha, INF)
                 }
             };
             if s.aborted {
@@ -438,6 +460,33 @@ mod tests {
         let r = search(&g, None, &|_: &TicTacToe| 0, &SearchLimits::depth(2));
         assert_eq!(g.move_to_string(r.best.unwrap()), "c1");
         assert!(r.complete);
+    }
+
+    #[test]
+    fn a_side_that_moves_twice_keeps_its_own_values() {
+        use crate::game::test_support::{double_turns_won, DoubleTurns};
+        let mut checked = 0;
+        for left in 3..=12 {
+            for plies_left in [1, 2] {
+                let g = DoubleTurns {
+                    left,
+                    plies_left,
+                    ..DoubleTurns::new()
+                };
+                let r = search(&g, None, &|_: &DoubleTurns| 0, &SearchLimits::depth(12));
+                let won = double_turns_won(&g);
+                assert_eq!(r.score > 0, won, "{g:?}: {}", r.score);
+                let mut after = g;
+                after.play(r.best.unwrap());
+                if won {
+                    let still = after.outcome().is_some()
+                        || (after.side_to_move() == g.side_to_move()) == double_turns_won(&after);
+                    assert!(still, "{g:?}: the move kept no win");
+                }
+                checked += 1;
+            }
+        }
+        assert_eq!(checked, 20);
     }
 
     #[test]

@@ -65,8 +65,10 @@ pub fn greedy_choice<G: Game>(
     }
     let values = evaluator.evaluate(&to_eval)?;
     for (i, v) in idx.into_iter().zip(values) {
-        // The child's value is for the opponent, who moves there.
-        scores[i] = -v;
+        // The child's value is for its side to move: the opponent, or the
+        // same side where one side moves again (Arimaa's steps).
+        let c = &children[i];
+        scores[i] = if c.side_to_move() == me { v } else { -v };
     }
     let best = scores.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
     let ties: Vec<G::Move> = moves
