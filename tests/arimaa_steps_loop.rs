@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::text;
+use common::{run_loop, text};
 use plies::dataset::Dataset;
 use plies::game::{ArimaaSteps, Game};
 
@@ -27,15 +27,7 @@ fn the_loop_runs_on_arimaa_steps() {
     let path = tmp.path().join("loop.json");
     std::fs::write(&path, config).unwrap();
     let out = tmp.path().join("loop");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_plies"))
-        .env("RAYON_NUM_THREADS", "2")
-        .env("CANDLE_NUM_THREADS", "1")
-        .args(["loop", "--game", "arimaa-steps", "--quiet", "--config"])
-        .arg(&path)
-        .arg("--out")
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = run_loop("arimaa-steps", &path, &out);
     assert!(o.status.success(), "{}", text(&o));
 
     let rows = Dataset::open(out.join("gen-000/data"))

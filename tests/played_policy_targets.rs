@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashMap;
 use std::path::Path;
 
-use common::{plies, text};
+use common::{plies, run_loop, text};
 use plies::dataset::{Dataset, PolicyTarget, PositionRow};
 use plies::game::{ConnectFour, Game};
 use plies::record::{read_records, GameRecord};
@@ -189,17 +189,7 @@ fn the_loop_bootstraps_from_an_alpha_beta_player() {
 }"#;
     let path = tmp.path().join("loop.json");
     std::fs::write(&path, config).unwrap();
-    let run = |out: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_plies"))
-            .env("RAYON_NUM_THREADS", "2")
-            .env("CANDLE_NUM_THREADS", "1")
-            .args(["loop", "--game", "connect-four", "--quiet", "--config"])
-            .arg(&path)
-            .arg("--out")
-            .arg(out)
-            .output()
-            .unwrap()
-    };
+    let run = |out: &Path| run_loop("connect-four", &path, out);
     let o = run(&out);
     assert!(o.status.success(), "{}", text(&o));
 

@@ -76,24 +76,7 @@ mod tests {
         let (g, setups) = ArimaaSteps::start(8, &Openings::RandomSetups, &mut rng).unwrap();
         assert_eq!(setups.len(), 2);
         assert_eq!(g.side_to_move(), crate::game::Side::First);
-        let mut rec = crate::record::GameRecord {
-            game: ArimaaSteps::NAME.into(),
-            id: "s1".into(),
-            source: "test".into(),
-            event: String::new(),
-            players: crate::record::PerSide::new("a".into(), "b".into()),
-            ratings: crate::record::PerSide::new(None, None),
-            player_types: None,
-            setups,
-            moves: vec![],
-            result: None,
-            termination: "unfinished".into(),
-            plies: 0,
-            rated: None,
-            start_time: None,
-            board_size: None,
-            explored: Vec::new(),
-        };
+        let mut rec = crate::games::tests::record(ArimaaSteps::NAME, None, setups);
         let back = ArimaaSteps::record_start(&rec).unwrap();
         assert_eq!(back.position(), g.position());
         rec.game = Arimaa::NAME.into();

@@ -437,7 +437,7 @@ mod tests {
         }
     }
 
-    fn record(game: &str, size: Option<usize>, setups: Vec<String>) -> GameRecord {
+    pub(super) fn record(game: &str, size: Option<usize>, setups: Vec<String>) -> GameRecord {
         GameRecord {
             game: game.into(),
             id: "g1".into(),

@@ -186,3 +186,17 @@ pub fn random_game<G: plies::game::Game>(
     }
     (moves, g.outcome())
 }
+
+/// `plies loop --game GAME --quiet` with the configuration file `config`
+/// into `out`, on two threads.
+pub fn run_loop(game: &str, config: &Path, out: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_plies"))
+        .env("RAYON_NUM_THREADS", "2")
+        .env("CANDLE_NUM_THREADS", "1")
+        .args(["loop", "--game", game, "--quiet", "--config"])
+        .arg(config)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run plies loop")
+}
