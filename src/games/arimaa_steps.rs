@@ -6,7 +6,7 @@ use super::{GameKind, GameSupport, OpeningsChoice, SupportError};
 use crate::encode::{ArimaaStepPlanes, EncodeError, Encoder};
 use crate::game::arimaa::ArimaaSteps;
 use crate::game::{Arimaa, Game};
-use crate::infer::hand::arimaa_material::{evaluate as material, CLEAR_ADVANTAGE};
+use crate::infer::hand::arimaa_material::{material_balance, CLEAR_ADVANTAGE};
 use crate::infer::hand::HandEval;
 use crate::record::GameRecord;
 use crate::util::SeededRng;
@@ -34,7 +34,8 @@ impl GameSupport for ArimaaSteps {
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
         (name == "material").then(|| {
             HandEval::new(name, CLEAR_ADVANTAGE, |g: &ArimaaSteps| {
-                material(&Arimaa::from_position(*g.position(), 2))
+                let pos = g.position();
+                material_balance(pos, pos.side_to_move())
             })
         })
     }
