@@ -8,7 +8,7 @@ use plies::checkpoint::CheckpointSource;
 use plies::dataset::{Dataset, Split};
 use plies::eval::{
     baseline_metrics, evaluate_checkpoint, evaluate_material, fit_k, material_rows, predict_moves,
-    EvalReport, EvaluatorResult, MovePredictionInput, DEFAULT_K,
+    value_bridge, EvalReport, EvaluatorResult, MovePredictionInput, DEFAULT_K,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -216,10 +216,14 @@ fn evaluate_split(
                 .with_context(|| format!("loading checkpoint {source}"))?;
             let metrics = evaluate_checkpoint(&ckpt, data, split, &device, a.batch)?;
             let base = source_name(&source);
+            let read_as = match value_bridge(&ckpt, data)? {
+                Some(bridge) => format!(", positions read as {}", bridge.description),
+                None => String::new(),
+            };
             results.push(EvaluatorResult {
                 name: unique_name(&results, base),
                 description: format!(
-                    "checkpoint {} ({}, {})",
+                    "checkpoint {} ({}, {}{read_as})",
                     source,
                     ckpt.config.model.kind(),
                     ckpt.config.encoder.name

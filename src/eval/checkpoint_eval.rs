@@ -4,7 +4,7 @@
 use super::{EvalError, GroupedMetrics};
 use crate::checkpoint::Checkpoint;
 use crate::dataset::{Dataset, Split, StreamConfig, StreamLoader};
-use crate::encode::Perspective;
+use crate::encode::{plane_bridge, EncoderKey, Perspective, PlaneBridge};
 use crate::model::OutputActivation;
 use candle_core::Device;
 
@@ -32,6 +32,37 @@ pub fn check_compatible(ckpt: &Checkpoint, dataset: &Dataset) -> Result<(), Eval
         });
     }
     Ok(())
+}
+
+/// How the checkpoint reads the dataset's planes for values: as they are
+/// (`None`), or through the [`PlaneBridge`] from the dataset's game and
+/// encoder to its own (whole-turn Arimaa positions for a network trained
+/// one step at a time). Anything else is [`check_compatible`]'s error.
+pub fn value_bridge(
+    ckpt: &Checkpoint,
+    dataset: &Dataset,
+) -> Result<Option<PlaneBridge>, EvalError> {
+    let exact = check_compatible(ckpt, dataset);
+    if exact.is_ok() {
+        return Ok(None);
+    }
+    let spec = dataset.spec();
+    let bridge = plane_bridge(
+        EncoderKey {
+            game: &spec.game,
+            encoder: &spec.encoder.name,
+            version: spec.encoder.version,
+        },
+        EncoderKey {
+            game: &ckpt.config.game,
+            encoder: &ckpt.config.encoder.name,
+            version: ckpt.config.encoder.version,
+        },
+    );
+    match bridge {
+        Some(b) => Ok(Some(b)),
+        None => exact.map(|_| None),
+    }
 }
 
 /// A model output on `output`'s scale as a probability of winning for the
@@ -64,7 +95,6 @@ pub fn predict_checkpoint(
     batch: usize,
     each: impl FnMut(f32, f32, u32, u32),
 ) -> Result<(), EvalError> {
-    check_compatible(ckpt, dataset)?;
     if batch == 0 {
         return Err(EvalError::InvalidArgument {
             field: "batch",
@@ -83,8 +113,8 @@ pub fn predict_checkpoint(
 
 /// Runs the checkpoint's model over the rows `rows` selects, in its batches
 /// on `device`; `each` sees every row's prediction (on the label scale),
-/// label, ply and plies to the end. The checkpoint must fit the dataset
-/// ([`check_compatible`]).
+/// label, ply and plies to the end. The checkpoint must read the dataset
+/// ([`value_bridge`]).
 pub fn predict_rows(
     ckpt: &Checkpoint,
     dataset: &Dataset,
@@ -92,14 +122,19 @@ pub fn predict_rows(
     device: &Device,
     mut each: impl FnMut(f32, f32, u32, u32),
 ) -> Result<(), EvalError> {
+    let bridge = value_bridge(ckpt, dataset)?;
     let model = ckpt.model(device)?;
     let output = model.output();
     let perspective = ckpt.config.encoder.perspective;
     let loader = StreamLoader::new(dataset, rows)?;
     for b in loader.epoch_tensors(0, device) {
         let b = b?;
+        let planes = match &bridge {
+            Some(bridge) => bridge.apply(&b.planes)?,
+            None => b.planes,
+        };
         let values = model
-            .value(&b.planes, b.globals.as_ref())?
+            .value(&planes, b.globals.as_ref())?
             .flatten_all()?
             .to_dtype(candle_core::DType::F32)?
             .to_vec1::<f32>()?;

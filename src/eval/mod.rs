@@ -15,6 +15,7 @@ mod report;
 
 pub use checkpoint_eval::{
     check_compatible, evaluate_checkpoint, predict_checkpoint, predict_rows, to_label_scale,
+    value_bridge,
 };
 pub use error::EvalError;
 pub use hand_baseline::{baseline_metrics, baseline_names, rows_metrics};

@@ -6,7 +6,9 @@
 //!   stem:     conv3x3 C->ch (padding 1, no bias) -> BN -> relu
 //!   blocks.i: x + BN(conv3x3(relu(BN(conv3x3(x))))) -> relu      (i < blocks)
 //!   value:    conv1x1 ch->1 -> BN -> relu -> flatten [B, H*W] ++ globals [B, G]
-//!             -> fc1 (value_hidden) -> relu -> fc2 (1) -> output activation   [B]
+//!             -> fc1 (value_hidden) -> relu -> fc2 (1)
+//!             (+ linear(flatten(planes) ++ globals) with `value_linear: true`)
+//!             -> output activation                                          [B]
 //!   policy:   conv1x1 ch->2 -> BN -> relu -> flatten [B, 2*H*W] -> fc (H*W)   [B, H*W]
 //! ```
 //!
@@ -24,6 +26,7 @@
 //! | `value.bn.*` | `[1]` |
 //! | `value.fc1.weight` / `value.fc1.bias` | `[value_hidden, H*W + G]` / `[value_hidden]` |
 //! | `value.fc2.weight` / `value.fc2.bias` | `[1, value_hidden]` / `[1]` |
+//! | `value.linear.weight` | `[1, C*H*W + G]` (with `value_linear: true`) |
 //! | `policy.conv.weight` | `[2, ch, 1, 1]` (with `policy: true`) |
 //! | `policy.bn.*` | `[2]` |
 //! | `policy.fc.weight` / `policy.fc.bias` | `[H*W, 2*H*W]` / `[H*W]` |
@@ -85,6 +88,14 @@ pub struct ResNetConfig {
     /// quadrant rotation, [`crate::game::Game::POLICY_PLANES`]).
     #[serde(default = "one_plane", skip_serializing_if = "is_one_plane")]
     pub policy_planes: usize,
+    /// A linear term of the raw input added to the value before the output
+    /// activation (default false): a piece-square table beside the tower,
+    /// starting at zero. Material and where pieces stand are linear in the
+    /// planes, so the network has them from few games, and the tower learns
+    /// what they miss (a linear table trained on weak self-play predicts
+    /// expert Arimaa games better than the tower alone, docs/training.md).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub value_linear: bool,
     /// Default sigmoid.
     #[serde(default = "sigmoid")]
     pub output: OutputActivation,
@@ -104,6 +115,7 @@ impl ResNetConfig {
             value_hidden,
             policy: false,
             policy_planes: 1,
+            value_linear: false,
             output: OutputActivation::Sigmoid,
         }
     }
@@ -148,6 +160,7 @@ impl ResNetConfig {
         ]);
         let policy = self.policy;
         let planes = self.policy_planes as u64;
+        let value_linear = self.value_linear;
         Sizes::new("resnet", fields, move |v| {
             let &[c, h, w, g, blocks, ch, vh] = v else {
                 return None;
@@ -166,6 +179,9 @@ impl ResNetConfig {
                 Some(1),
             ])?;
             let mut running = add(&[mul(&[2, ch]), mul(&[4, ch, blocks]), Some(2)])?;
+            if value_linear {
+                trainable = add(&[Some(trainable), mul(&[c, hw]), Some(g)])?;
+            }
             if policy {
                 trainable = add(&[
                     Some(trainable),
@@ -241,6 +257,13 @@ impl ResNetConfig {
             hw + self.input.globals,
         );
         linear(&mut v, "value.fc2", 1, self.value_hidden);
+        if self.value_linear {
+            v.push(TensorInit::new(
+                "value.linear.weight",
+                vec![1, c * hw + self.input.globals],
+                Draw::Const(0.0),
+            ));
+        }
         if self.policy {
             conv(&mut v, "policy.conv.weight".into(), POLICY_FILTERS, ch, 1);
             bn(&mut v, "policy.bn", POLICY_FILTERS);
@@ -412,6 +435,8 @@ pub struct ResNet {
     value_conv: ConvBn,
     value_fc1: Linear,
     value_fc2: Linear,
+    /// The input's linear term (`value_linear`), no bias.
+    value_linear: Option<Linear>,
     policy: Option<(ConvBn, Linear)>,
     io: ModelIo,
     /// The tower's inference weights, prepared once by
@@ -443,6 +468,16 @@ impl ResNet {
         let value_conv = ConvBn::new(ch, 1, 1, vv.clone(), "conv", "bn")?;
         let value_fc1 = linear(hw + cfg.input.globals, cfg.value_hidden, vv.pp("fc1"))?;
         let value_fc2 = linear(cfg.value_hidden, 1, vv.pp("fc2"))?;
+        let value_linear = cfg
+            .value_linear
+            .then(|| {
+                let inputs = c * hw + cfg.input.globals;
+                let w = vv
+                    .pp("linear")
+                    .get_with_hints((1, inputs), "weight", Init::Const(0.0))?;
+                Ok::<_, candle_core::Error>(Linear::new(w, None))
+            })
+            .transpose()?;
         let policy = cfg
             .policy
             .then(|| -> Result<_> {
@@ -459,6 +494,7 @@ impl ResNet {
             value_conv,
             value_fc1,
             value_fc2,
+            value_linear,
             policy,
             io: ModelIo::new("resnet", ModelInput::planes(cfg.input), cfg.output),
             frozen: RwLock::new(None),
@@ -616,7 +652,16 @@ impl ResNet {
             _ => v,
         };
         let v = self.value_fc1.forward(&v)?.relu()?;
-        let v = self.value_fc2.forward(&v)?.squeeze(1)?;
+        let mut v = self.value_fc2.forward(&v)?;
+        if let Some(skip) = &self.value_linear {
+            let raw = planes.flatten_from(1)?;
+            let raw = match globals {
+                Some(g) if g.dim(1)? > 0 => Tensor::cat(&[&raw, g], 1)?,
+                _ => raw,
+            };
+            v = (v + skip.forward(&raw)?)?;
+        }
+        let v = v.squeeze(1)?;
         let policy = match &self.policy {
             Some((conv, fc)) => {
                 let p = cba(conv, &x, Act::Relu)?.flatten_from(1)?;
@@ -645,6 +690,7 @@ mod tests {
         let dev = Device::Cpu;
         let cfg = ResNetConfig {
             policy: true,
+            value_linear: true,
             ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
         };
         let vm = VarMap::new();
@@ -661,6 +707,8 @@ mod tests {
                 Some("running_var") => (0.5f32, 2.0),
                 Some("running_mean") | Some("bias") if name.contains("bn") => (-0.5, 0.5),
                 Some("weight") if name.contains("bn") => (0.5, 1.5),
+                // Starts at zero: give the input's linear term a part.
+                Some("weight") if name.contains("value.linear") => (-0.3, 0.3),
                 _ => continue,
             };
             var.set(&rt.rand(lo, hi, t.shape(), &dev).unwrap()).unwrap();
@@ -676,6 +724,53 @@ mod tests {
         };
         close(&a.value, &b.value);
         close(a.policy.as_ref().unwrap(), b.policy.as_ref().unwrap());
+    }
+
+    /// `value_linear` adds exactly the input's dot product with its
+    /// weights (planes, then globals) to the value before the activation,
+    /// starting at zero.
+    #[test]
+    fn value_linear_adds_the_inputs_dot_product() {
+        let dev = Device::Cpu;
+        let mut rt = crate::model::test_tensors::SeededTensors::new(3);
+        let cfg = ResNetConfig {
+            value_linear: true,
+            output: OutputActivation::Identity,
+            ..ResNetConfig::tiny(InputShape::new([2, 3, 3], 1))
+        };
+        let vm = VarMap::new();
+        let net = ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+        let model = crate::model::ModelConfig::Resnet(cfg.clone());
+        crate::model::seeded_init(&vm, &model, &mut crate::util::seeded_rng(3, 0), &dev).unwrap();
+        let x = rt.randn(0f32, 1.0, (4, 2, 3, 3), &dev).unwrap();
+        let g = rt.randn(0f32, 1.0, (4, 1), &dev).unwrap();
+        let value = |net: &ResNet| {
+            let v = ValueNet::forward(net, &x, Some(&g), false).unwrap().value;
+            v.to_vec1::<f32>().unwrap()
+        };
+        let start = value(&net);
+        let w = rt.rand(-1f32, 1.0, (1, 19), &dev).unwrap();
+        vm.data().lock().unwrap()["value.linear.weight"]
+            .set(&w)
+            .unwrap();
+        let after = value(&net);
+        let raw = Tensor::cat(&[&x.flatten_from(1).unwrap(), &g], 1).unwrap();
+        let dot = raw.matmul(&w.t().unwrap()).unwrap().squeeze(1).unwrap();
+        let dot = dot.to_vec1::<f32>().unwrap();
+        for i in 0..4 {
+            assert!(
+                (after[i] - start[i] - dot[i]).abs() < 1e-4,
+                "{i}: {after:?} {start:?} {dot:?}"
+            );
+        }
+        assert!(dot.iter().any(|d| d.abs() > 0.1), "{dot:?}");
+        assert_eq!(model.num_params(), {
+            let plain = crate::model::ModelConfig::Resnet(ResNetConfig {
+                value_linear: false,
+                ..cfg.clone()
+            });
+            plain.num_params() + 19
+        });
     }
 
     /// A frozen net evaluates exactly as an unfrozen one; a training-mode
@@ -736,6 +831,7 @@ mod tests {
         let mut rng = crate::util::seeded_rng(seed, 0);
         let cfg = ResNetConfig {
             policy: true,
+            value_linear: true,
             ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
         };
         let build = |dtype| {
