@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{run_loop, text};
+use common::{plies, run_loop, text};
 use plies::dataset::Dataset;
 use plies::game::{ArimaaSteps, Game};
 
@@ -50,4 +50,48 @@ fn the_loop_runs_on_arimaa_steps() {
     assert!(net.contains("\"policy_planes\": 5"), "{net}");
     let anchors = std::fs::read_to_string(out.join("gen-000/anchors.json")).unwrap();
     assert!(anchors.contains("random"), "{anchors}");
+
+    // The step network scores real whole-turn games: each position is the
+    // start of a turn of steps.
+    let records = tmp.path().join("records");
+    let dataset = tmp.path().join("dataset");
+    let games = concat!(env!("CARGO_MANIFEST_DIR"), "/data/arimaa/allgames2002.txt");
+    let o = plies(&[
+        "import",
+        "--game",
+        "arimaa",
+        games,
+        "--out",
+        records.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = plies(&[
+        "dataset",
+        "build",
+        "--records",
+        records.join("games.jsonl").to_str().unwrap(),
+        "--encoder",
+        "arimaa-6x8x8",
+        "--out",
+        dataset.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let net = out.join("gen-000/net");
+    let o = plies(&[
+        "evaluate",
+        "--checkpoint",
+        net.to_str().unwrap(),
+        "--data",
+        dataset.to_str().unwrap(),
+        "--split",
+        "all",
+    ]);
+    let report = text(&o);
+    assert!(o.status.success(), "{report}");
+    assert!(report.contains("gen-000/net"), "{report}");
+    assert!(
+        report.contains("positions read as arimaa/arimaa-6x8x8 -> arimaa-steps/arimaa-steps-8x8x8"),
+        "{report}"
+    );
 }

@@ -340,7 +340,9 @@ fn run_moves(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
 fn checkpoint_name(dir: &std::path::Path) -> String {
     let name = |p: &std::path::Path| p.file_name().map(|n| n.to_string_lossy().to_string());
     match name(dir).as_deref() {
-        Some(leaf @ ("best" | "last")) => match dir.parent().and_then(name) {
+        // A run's generic leaf (a fit's best/last, a loop generation's net)
+        // is named with its parent.
+        Some(leaf @ ("best" | "last" | "net")) => match dir.parent().and_then(name) {
             Some(run) => format!("{run}/{leaf}"),
             None => leaf.to_string(),
         },
