@@ -4,6 +4,7 @@
 //! name, as is a value out of range.
 
 use super::LoopError;
+use crate::optim::OptimizerConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -81,6 +82,13 @@ pub struct TrainSettings {
     /// AdamW's learning rate and weight decay.
     pub lr: f64,
     pub weight_decay: f64,
+    /// Another optimizer, as `plies train` configs write it (`{"kind":
+    /// "momentum", "nesterov": true, "lr": 0.001}`); when given it replaces
+    /// `lr` and `weight_decay`. Small plain steps keep a value head that
+    /// starts from material near it, where AdamW's moves every weight by
+    /// about `lr` a step whatever its gradient.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optimizer: Option<OptimizerConfig>,
     /// Weight of the policy cross-entropy beside the value loss.
     pub policy_weight: f64,
 }
@@ -93,6 +101,7 @@ impl Default for TrainSettings {
             batch: 128,
             lr: 2e-3,
             weight_decay: 1e-4,
+            optimizer: None,
             policy_weight: 1.0,
         }
     }
@@ -283,6 +292,31 @@ mod tests {
         let mut bad = cfg;
         bad.gate.margin = 0.7;
         assert!(bad.check().unwrap_err().contains("`gate.margin`"));
+    }
+
+    /// `train.optimizer` reads as `plies train` configs write it; a config
+    /// without it keeps AdamW and writes no such field.
+    #[test]
+    fn train_optimizer_reads_as_train_configs_write_it() {
+        let text = r#"{"game": "arimaa-steps", "train": {"optimizer":
+            {"kind": "momentum", "nesterov": true, "momentum": 0.9, "lr": 0.001}}}"#;
+        let cfg: LoopConfig = serde_json::from_str(text).unwrap();
+        let expected = OptimizerConfig::Momentum(crate::optim::MomentumConfig {
+            lr: 0.001,
+            momentum: 0.9,
+            nesterov: true,
+            ..Default::default()
+        });
+        assert_eq!(cfg.train.optimizer, Some(expected));
+        let plain: LoopConfig = serde_json::from_str(r#"{"game": "pentago"}"#).unwrap();
+        assert_eq!(plain.train.optimizer, None);
+        let written = serde_json::to_string(&plain).unwrap();
+        assert!(!written.contains("optimizer"), "{written}");
+        let bad = r#"{"game": "pentago", "train": {"optimizer": {"kind": "adagrad"}}}"#;
+        let e = serde_json::from_str::<LoopConfig>(bad)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("adagrad"), "{e}");
     }
 
     #[test]

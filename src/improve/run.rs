@@ -441,11 +441,14 @@ pub fn run_loop<G: GameSupport>(
             model,
             model_source,
             init_weights,
-            optimizer: OptimizerConfig::AdamW(AdamWConfig {
-                lr: cfg.train.lr,
-                weight_decay: cfg.train.weight_decay,
-                ..AdamWConfig::default()
-            }),
+            optimizer: cfg
+                .train
+                .optimizer
+                .unwrap_or(OptimizerConfig::AdamW(AdamWConfig {
+                    lr: cfg.train.lr,
+                    weight_decay: cfg.train.weight_decay,
+                    ..AdamWConfig::default()
+                })),
             loss: crate::train::loss::LossKind::Mse,
             l1: 0.0,
             l2: 0.0,

@@ -53,6 +53,84 @@ pub enum LinearInit {
     },
 }
 
+impl LinearInit {
+    /// A material start with one value per plane of `planes` (`[C, H, W]`),
+    /// finite numbers and row bonuses on planes and rows that exist, or an
+    /// error naming `model`'s `field` (`init`, `value_linear`).
+    pub(crate) fn validate(
+        &self,
+        model: &str,
+        field: &str,
+        planes: [usize; 3],
+    ) -> std::result::Result<(), ModelError> {
+        let LinearInit::Material {
+            values,
+            scale,
+            row_bonus,
+        } = self
+        else {
+            return Ok(());
+        };
+        let [planes, rows, _] = planes;
+        if values.len() != planes {
+            return Err(ModelError::field(
+                model,
+                &format!("{field}.values"),
+                format!("needs one value per plane ({planes}), got {}", values.len()),
+            ));
+        }
+        let bonuses = row_bonus.iter().flat_map(|b| &b.values);
+        if !scale.is_finite() || values.iter().chain(bonuses).any(|v| !v.is_finite()) {
+            return Err(ModelError::field(
+                model,
+                field,
+                "values, scale and row bonuses must be finite numbers",
+            ));
+        }
+        for b in row_bonus {
+            if b.plane >= planes || b.values.len() != rows {
+                return Err(ModelError::field(
+                    model,
+                    &format!("{field}.row_bonus"),
+                    format!(
+                        "plane {} with {} values, expected a plane below {planes} and one value per row ({rows})",
+                        b.plane,
+                        b.values.len()
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// A material start's weight for every (plane, row, column) of
+    /// `planes`, row-major; `None` for the other starts.
+    pub(crate) fn plane_weights(&self, planes: [usize; 3]) -> Option<Vec<f32>> {
+        let LinearInit::Material {
+            values,
+            scale,
+            row_bonus,
+        } = self
+        else {
+            return None;
+        };
+        let [_, rows, cols] = planes;
+        let square = |plane: usize, row: usize| {
+            let bonus: f64 = row_bonus
+                .iter()
+                .filter(|b| b.plane == plane)
+                .map(|b| b.values[row])
+                .sum();
+            ((values[plane] + bonus) * scale) as f32
+        };
+        Some(
+            (0..values.len())
+                .flat_map(|c| (0..rows).flat_map(move |r| std::iter::repeat_n(square(c, r), cols)))
+                .collect(),
+        )
+    }
+}
+
 /// A bonus by row for every square of one plane of a material start: the
 /// hand evaluator's "advanced rabbit" terms, so the start scores what the
 /// hand evaluator scores.
@@ -104,46 +182,7 @@ impl LinearConfig {
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         self.input.validate("linear")?;
-        if let LinearInit::Material {
-            values,
-            scale,
-            row_bonus,
-        } = &self.init
-        {
-            if values.len() != self.input.planes[0] {
-                return Err(ModelError::field(
-                    "linear",
-                    "init.values",
-                    format!(
-                        "needs one value per plane ({}), got {}",
-                        self.input.planes[0],
-                        values.len()
-                    ),
-                ));
-            }
-            let bonuses = row_bonus.iter().flat_map(|b| &b.values);
-            if !scale.is_finite() || values.iter().chain(bonuses).any(|v| !v.is_finite()) {
-                return Err(ModelError::field(
-                    "linear",
-                    "init",
-                    "values, scale and row bonuses must be finite numbers",
-                ));
-            }
-            let [planes, rows, _] = self.input.planes;
-            for b in row_bonus {
-                if b.plane >= planes || b.values.len() != rows {
-                    return Err(ModelError::field(
-                        "linear",
-                        "init.row_bonus",
-                        format!(
-                            "plane {} with {} values, expected a plane below {planes} and one value per row ({rows})",
-                            b.plane,
-                            b.values.len()
-                        ),
-                    ));
-                }
-            }
-        }
+        self.init.validate("linear", "init", self.input.planes)?;
         self.sizes().check_weights()
     }
 
@@ -173,33 +212,10 @@ impl LinearConfig {
         self.expected_tensors()
             .into_iter()
             .map(|(name, shape)| {
-                let draw = match &self.init {
-                    LinearInit::FanIn => Draw::Uniform(a),
-                    LinearInit::Zeros => Draw::Const(0.0),
-                    LinearInit::Material {
-                        values,
-                        scale,
-                        row_bonus,
-                    } if name == "psq.weight" => {
-                        let [_, rows, cols] = self.input.planes;
-                        let square = |plane: usize, row: usize| {
-                            let bonus: f64 = row_bonus
-                                .iter()
-                                .filter(|b| b.plane == plane)
-                                .map(|b| b.values[row])
-                                .sum();
-                            ((values[plane] + bonus) * scale) as f32
-                        };
-                        Draw::Values(
-                            (0..values.len())
-                                .flat_map(|c| {
-                                    (0..rows)
-                                        .flat_map(move |r| std::iter::repeat_n(square(c, r), cols))
-                                })
-                                .collect(),
-                        )
-                    }
-                    LinearInit::Material { .. } => Draw::Const(0.0),
+                let draw = match (&self.init, self.init.plane_weights(self.input.planes)) {
+                    (LinearInit::FanIn, _) => Draw::Uniform(a),
+                    (_, Some(weights)) if name == "psq.weight" => Draw::Values(weights),
+                    _ => Draw::Const(0.0),
                 };
                 TensorInit::new(name, shape, draw)
             })

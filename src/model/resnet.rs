@@ -7,7 +7,7 @@
 //!   blocks.i: x + BN(conv3x3(relu(BN(conv3x3(x))))) -> relu      (i < blocks)
 //!   value:    conv1x1 ch->1 -> BN -> relu -> flatten [B, H*W] ++ globals [B, G]
 //!             -> fc1 (value_hidden) -> relu -> fc2 (1)
-//!             (+ linear(flatten(planes) ++ globals) with `value_linear: true`)
+//!             (+ linear(flatten(planes) ++ globals) with `value_linear`)
 //!             -> output activation                                          [B]
 //!   policy:   conv1x1 ch->2 -> BN -> relu -> flatten [B, 2*H*W] -> fc (H*W)   [B, H*W]
 //! ```
@@ -26,7 +26,7 @@
 //! | `value.bn.*` | `[1]` |
 //! | `value.fc1.weight` / `value.fc1.bias` | `[value_hidden, H*W + G]` / `[value_hidden]` |
 //! | `value.fc2.weight` / `value.fc2.bias` | `[1, value_hidden]` / `[1]` |
-//! | `value.linear.weight` | `[1, C*H*W + G]` (with `value_linear: true`) |
+//! | `value.linear.weight` | `[1, C*H*W + G]` (with `value_linear`) |
 //! | `policy.conv.weight` | `[2, ch, 1, 1]` (with `policy: true`) |
 //! | `policy.bn.*` | `[2]` |
 //! | `policy.fc.weight` / `policy.fc.bias` | `[H*W, 2*H*W]` / `[H*W]` |
@@ -49,6 +49,7 @@
 use super::init::{fan_in_bound, Draw, TensorInit};
 use super::io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
 use super::kernels::{self, Act};
+use super::linear::LinearInit;
 use super::size::{add, input_fields, mul, ParamCount, Sizes};
 use super::{ModelError, ValueNet};
 use candle_core::{Result, Tensor};
@@ -89,13 +90,13 @@ pub struct ResNetConfig {
     #[serde(default = "one_plane", skip_serializing_if = "is_one_plane")]
     pub policy_planes: usize,
     /// A linear term of the raw input added to the value before the output
-    /// activation (default false): a piece-square table beside the tower,
-    /// starting at zero. Material and where pieces stand are linear in the
-    /// planes, so the network has them from few games, and the tower learns
-    /// what they miss (a linear table trained on weak self-play predicts
-    /// expert Arimaa games better than the tower alone, docs/training.md).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub value_linear: bool,
+    /// activation, and how its weights start (default none): a
+    /// piece-square table beside the tower. Material and where pieces stand
+    /// are linear in piece planes, so the network can start from material
+    /// (`{"kind": "material", ...}`, as the `linear` model's `init`; the
+    /// globals' weights start at 0) and the tower learns what it misses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value_linear: Option<LinearInit>,
     /// Default sigmoid.
     #[serde(default = "sigmoid")]
     pub output: OutputActivation,
@@ -115,7 +116,7 @@ impl ResNetConfig {
             value_hidden,
             policy: false,
             policy_planes: 1,
-            value_linear: false,
+            value_linear: None,
             output: OutputActivation::Sigmoid,
         }
     }
@@ -146,6 +147,9 @@ impl ResNetConfig {
         if self.policy_planes == 0 {
             return Err(ModelError::field("resnet", "policy_planes", "must be > 0"));
         }
+        if let Some(init) = &self.value_linear {
+            init.validate("resnet", "value_linear", self.input.planes)?;
+        }
         self.sizes().check_weights()
     }
 
@@ -160,7 +164,7 @@ impl ResNetConfig {
         ]);
         let policy = self.policy;
         let planes = self.policy_planes as u64;
-        let value_linear = self.value_linear;
+        let value_linear = self.value_linear.is_some();
         Sizes::new("resnet", fields, move |v| {
             let &[c, h, w, g, blocks, ch, vh] = v else {
                 return None;
@@ -257,11 +261,20 @@ impl ResNetConfig {
             hw + self.input.globals,
         );
         linear(&mut v, "value.fc2", 1, self.value_hidden);
-        if self.value_linear {
+        if let Some(init) = &self.value_linear {
+            let inputs = c * hw + self.input.globals;
+            let draw = match init.plane_weights(self.input.planes) {
+                Some(mut weights) => {
+                    weights.resize(inputs, 0.0);
+                    Draw::Values(weights)
+                }
+                None if *init == LinearInit::Zeros => Draw::Const(0.0),
+                None => Draw::Uniform(fan_in_bound(inputs)),
+            };
             v.push(TensorInit::new(
                 "value.linear.weight",
-                vec![1, c * hw + self.input.globals],
-                Draw::Const(0.0),
+                vec![1, inputs],
+                draw,
             ));
         }
         if self.policy {
@@ -470,6 +483,7 @@ impl ResNet {
         let value_fc2 = linear(cfg.value_hidden, 1, vv.pp("fc2"))?;
         let value_linear = cfg
             .value_linear
+            .is_some()
             .then(|| {
                 let inputs = c * hw + cfg.input.globals;
                 let w = vv
@@ -690,7 +704,7 @@ mod tests {
         let dev = Device::Cpu;
         let cfg = ResNetConfig {
             policy: true,
-            value_linear: true,
+            value_linear: Some(LinearInit::FanIn),
             ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
         };
         let vm = VarMap::new();
@@ -734,7 +748,7 @@ mod tests {
         let dev = Device::Cpu;
         let mut rt = crate::model::test_tensors::SeededTensors::new(3);
         let cfg = ResNetConfig {
-            value_linear: true,
+            value_linear: Some(LinearInit::Zeros),
             output: OutputActivation::Identity,
             ..ResNetConfig::tiny(InputShape::new([2, 3, 3], 1))
         };
@@ -766,11 +780,44 @@ mod tests {
         assert!(dot.iter().any(|d| d.abs() > 0.1), "{dot:?}");
         assert_eq!(model.num_params(), {
             let plain = crate::model::ModelConfig::Resnet(ResNetConfig {
-                value_linear: false,
+                value_linear: None,
                 ..cfg.clone()
             });
             plain.num_params() + 19
         });
+    }
+
+    /// A material start lays its values out per square of each plane, the
+    /// globals' weights at 0; a start that does not fit the planes is an
+    /// error naming the field.
+    #[test]
+    fn value_linear_starts_from_material() {
+        let dev = Device::Cpu;
+        let material = |values: Vec<f64>| ResNetConfig {
+            value_linear: Some(LinearInit::Material {
+                values,
+                scale: 0.5,
+                row_bonus: Vec::new(),
+            }),
+            ..ResNetConfig::tiny(InputShape::new([2, 3, 3], 1))
+        };
+        let cfg = material(vec![2.0, 3.0]);
+        let vm = VarMap::new();
+        ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+        let model = crate::model::ModelConfig::Resnet(cfg);
+        crate::model::seeded_init(&vm, &model, &mut crate::util::seeded_rng(1, 0), &dev).unwrap();
+        let w = vm.data().lock().unwrap()["value.linear.weight"]
+            .as_tensor()
+            .clone();
+        let mut expected = vec![1.0f32; 9];
+        expected.extend([1.5f32; 9]);
+        expected.push(0.0);
+        assert_eq!(w.flatten_all().unwrap().to_vec1::<f32>().unwrap(), expected);
+        let e = material(vec![1.0]).validate().unwrap_err().to_string();
+        assert!(
+            e.contains("value_linear.values") && e.contains("(2)"),
+            "{e}"
+        );
     }
 
     /// A frozen net evaluates exactly as an unfrozen one; a training-mode
@@ -831,7 +878,7 @@ mod tests {
         let mut rng = crate::util::seeded_rng(seed, 0);
         let cfg = ResNetConfig {
             policy: true,
-            value_linear: true,
+            value_linear: Some(LinearInit::FanIn),
             ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
         };
         let build = |dtype| {

@@ -59,7 +59,7 @@ fn resnet(blocks: usize, channels: usize, value_hidden: usize) -> BenchNet {
             value_hidden,
             policy: false,
             policy_planes: 1,
-            value_linear: false,
+            value_linear: None,
             output: OutputActivation::Sigmoid,
         }),
         seed_offset: 0,
