@@ -7,8 +7,9 @@ use clap::Args;
 use plies::checkpoint::CheckpointSource;
 use plies::dataset::{Dataset, Split};
 use plies::eval::{
-    baseline_metrics, evaluate_checkpoint, evaluate_material, fit_k, material_rows, predict_moves,
-    value_bridge, EvalReport, EvaluatorResult, MovePredictionInput, DEFAULT_K,
+    baseline_metrics, evaluate_checkpoint, evaluate_material, fit_k, material_rows, paired_by_game,
+    predict_moves, value_bridge, EvalReport, EvaluatorResult, MovePredictionInput, PairedByGame,
+    DEFAULT_K,
 };
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -45,6 +46,10 @@ pub struct EvaluateArgs {
     /// suffixed with its split.
     #[arg(long, default_value = "test")]
     split: String,
+    /// Seed of the resampled games behind the intervals of each checkpoint
+    /// against the material (or first) baseline.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
     /// Dataset whose train split fits the material baseline's k (default:
     /// --data's train split when it has rows, else k = 0.22 per rabbit).
     #[arg(long)]
@@ -79,6 +84,51 @@ fn parse_split(s: &str) -> anyhow::Result<Option<Split>> {
     s.parse::<Split>()
         .map(Some)
         .map_err(|_| anyhow::anyhow!("--split {s}: expected test, valid, train or all"))
+}
+
+/// A checkpoint against the reference baseline, on the same games.
+#[derive(serde::Serialize)]
+struct PairedResult {
+    evaluator: String,
+    reference: String,
+    by_game: PairedByGame,
+}
+
+/// Resamples of the games for the intervals of [`compare_by_game`].
+const GAME_RESAMPLES: usize = 2000;
+
+/// Every checkpoint (the first `checkpoints` results) against the
+/// `material` baseline, or the first baseline when there is no material,
+/// resampling whole games.
+fn compare_by_game(
+    results: &[EvaluatorResult],
+    checkpoints: usize,
+    seed: u64,
+) -> Vec<PairedResult> {
+    let baselines = &results[checkpoints.min(results.len())..];
+    let reference = baselines
+        .iter()
+        .find(|r| r.name == "material")
+        .or(baselines.first());
+    let Some(reference) = reference else {
+        return Vec::new();
+    };
+    results[..checkpoints.min(results.len())]
+        .iter()
+        .filter_map(|r| {
+            let by_game = paired_by_game(
+                &r.metrics.by_game,
+                &reference.metrics.by_game,
+                GAME_RESAMPLES,
+                seed,
+            )?;
+            Some(PairedResult {
+                evaluator: r.name.clone(),
+                reference: reference.name.clone(),
+                by_game,
+            })
+        })
+        .collect()
 }
 
 fn unique_name(taken: &[EvaluatorResult], base: String) -> String {
@@ -148,6 +198,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
     let data = Dataset::open(&a.data)?;
     let names: Vec<&str> = a.split.split(',').map(str::trim).collect();
     let mut results: Vec<EvaluatorResult> = Vec::new();
+    let mut paired = Vec::new();
     for name in &names {
         let split = parse_split(name)?;
         let rows = data.num_rows(split);
@@ -155,6 +206,7 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
             bail!("dataset {}: the {name} split has no rows", a.data.display());
         }
         let mut these = evaluate_split(&a, &data, split)?;
+        paired.extend(compare_by_game(&these, a.checkpoint.len(), a.seed));
         if names.len() > 1 {
             for r in &mut these {
                 r.name = format!("{} ({name})", r.name);
@@ -175,6 +227,11 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
     };
     if let Some(out) = &a.out {
         report.write(out)?;
+        if !paired.is_empty() {
+            let path = out.join("paired_by_game.json");
+            plies::util::write_atomic(&path, serde_json::to_string_pretty(&paired)?.as_bytes())
+                .with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&report.to_json())?);
@@ -193,6 +250,24 @@ pub fn run(a: EvaluateArgs) -> anyhow::Result<ExitCode> {
         println!(
             "Acc counts decisive positions only (draws left out; a prediction of 0.5 counts half)."
         );
+        for p in &paired {
+            let d = &p.by_game;
+            println!(
+                "{} - {}, paired over {} games ({} resamples of whole games, seed {}): \
+                 Acc {:+.1} points [95% {:+.1}, {:+.1}], MSE {:+.4} [{:+.4}, {:+.4}]",
+                p.evaluator,
+                p.reference,
+                d.games,
+                d.resamples,
+                a.seed,
+                100.0 * d.accuracy.value,
+                100.0 * d.accuracy.low,
+                100.0 * d.accuracy.high,
+                d.mse.value,
+                d.mse.low,
+                d.mse.high
+            );
+        }
         if let Some(out) = &a.out {
             println!("wrote {}/{{metrics.json,by_height.csv,by_height_buckets.csv,by_ply.csv,height.png,height.svg,ply.png,ply.svg}}", out.display());
         }

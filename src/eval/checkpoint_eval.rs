@@ -84,16 +84,28 @@ pub fn to_label_scale(
     }
 }
 
+/// One row's prediction, as [`predict_rows`] hands it over.
+#[derive(Clone, Copy, Debug)]
+pub struct PredictedRow<'a> {
+    /// On the label scale.
+    pub prediction: f32,
+    pub label: f32,
+    pub ply: u32,
+    pub plies_to_end: u32,
+    /// Empty unless the rows were streamed `with_text`.
+    pub game_id: &'a str,
+}
+
 /// Runs the checkpoint's model over every row of `split` (every row for
 /// `None`) in batches of `batch` on `device`; `each` sees every row's
-/// prediction, label, ply and plies to the end.
+/// prediction with its game.
 pub fn predict_checkpoint(
     ckpt: &Checkpoint,
     dataset: &Dataset,
     split: Option<Split>,
     device: &Device,
     batch: usize,
-    each: impl FnMut(f32, f32, u32, u32),
+    each: impl FnMut(PredictedRow<'_>),
 ) -> Result<(), EvalError> {
     if batch == 0 {
         return Err(EvalError::InvalidArgument {
@@ -106,21 +118,22 @@ pub fn predict_checkpoint(
         split,
         batch_size: batch,
         buffer_rows: batch,
+        with_text: true,
         ..StreamConfig::default()
     };
     predict_rows(ckpt, dataset, rows, device, each)
 }
 
 /// Runs the checkpoint's model over the rows `rows` selects, in its batches
-/// on `device`; `each` sees every row's prediction (on the label scale),
-/// label, ply and plies to the end. The checkpoint must read the dataset
+/// on `device`; `each` sees every row's prediction (game ids where `rows`
+/// asks for text). The checkpoint must read the dataset
 /// ([`value_bridge`]).
 pub fn predict_rows(
     ckpt: &Checkpoint,
     dataset: &Dataset,
     rows: StreamConfig,
     device: &Device,
-    mut each: impl FnMut(f32, f32, u32, u32),
+    mut each: impl FnMut(PredictedRow<'_>),
 ) -> Result<(), EvalError> {
     let bridge = value_bridge(ckpt, dataset)?;
     let model = ckpt.model(device)?;
@@ -140,8 +153,13 @@ pub fn predict_rows(
             .to_vec1::<f32>()?;
         let labels = b.labels.flatten_all()?.to_vec1::<f32>()?;
         for i in 0..b.len {
-            let p = to_label_scale(values[i], output, perspective, b.side_to_move[i]);
-            each(p, labels[i], b.ply[i], b.plies_to_end[i]);
+            each(PredictedRow {
+                prediction: to_label_scale(values[i], output, perspective, b.side_to_move[i]),
+                label: labels[i],
+                ply: b.ply[i],
+                plies_to_end: b.plies_to_end[i],
+                game_id: b.text.get(i).map_or("", |t| t.game_id.as_str()),
+            });
         }
     }
     Ok(())
@@ -156,8 +174,8 @@ pub fn evaluate_checkpoint(
     batch: usize,
 ) -> Result<GroupedMetrics, EvalError> {
     let mut m = GroupedMetrics::default();
-    predict_checkpoint(ckpt, dataset, split, device, batch, |p, y, ply, h| {
-        m.push(p, y, ply, h)
+    predict_checkpoint(ckpt, dataset, split, device, batch, |r| {
+        m.push_in_game(r.game_id, r.prediction, r.label, r.ply, r.plies_to_end)
     })?;
     Ok(m)
 }

@@ -23,13 +23,14 @@ use crate::infer::hand::arimaa_material::material_balance;
 pub const DEFAULT_K: f64 = 0.22;
 
 /// One row as the material baselines see it.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct MaterialRow {
     /// Material balance for the side to move, in millirabbits.
     pub balance: i32,
     pub label: f32,
     pub ply: u32,
     pub plies_to_end: u32,
+    pub game_id: String,
 }
 
 /// The material balance of every row of `split` (every row for `None`) of
@@ -71,6 +72,7 @@ pub fn material_rows(
                 label: cols.label.value(i),
                 ply,
                 plies_to_end: cols.plies_to_end.value(i),
+                game_id: cols.game_id.value(i).to_string(),
             });
         }
         Ok(Ok(out))
@@ -136,13 +138,15 @@ pub fn material_sign_prediction(balance: i32) -> f32 {
 pub fn evaluate_material(rows: &[MaterialRow], k: f64) -> (GroupedMetrics, GroupedMetrics) {
     let (mut m, mut s) = (GroupedMetrics::default(), GroupedMetrics::default());
     for r in rows {
-        m.push(
+        m.push_in_game(
+            &r.game_id,
             material_prediction(k, r.balance),
             r.label,
             r.ply,
             r.plies_to_end,
         );
-        s.push(
+        s.push_in_game(
+            &r.game_id,
             material_sign_prediction(r.balance),
             r.label,
             r.ply,
@@ -162,6 +166,7 @@ mod tests {
             label,
             ply: 0,
             plies_to_end: 0,
+            game_id: "g".into(),
         }
     }
 

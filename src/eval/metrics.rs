@@ -129,6 +129,10 @@ pub struct GroupedMetrics {
     pub overall: MetricsAcc,
     pub by_height: BTreeMap<u32, MetricsAcc>,
     pub by_ply: BTreeMap<u32, MetricsAcc>,
+    /// By game id, for intervals that resample whole games
+    /// ([`super::paired_by_game`]); only rows pushed with their game
+    /// ([`GroupedMetrics::push_in_game`]).
+    pub by_game: BTreeMap<String, MetricsAcc>,
 }
 
 impl GroupedMetrics {
@@ -142,6 +146,26 @@ impl GroupedMetrics {
         self.by_ply.entry(ply).or_default().push(prediction, label);
     }
 
+    /// [`GroupedMetrics::push`], also counted under its game's id.
+    pub fn push_in_game(
+        &mut self,
+        game_id: &str,
+        prediction: f32,
+        label: f32,
+        ply: u32,
+        plies_to_end: u32,
+    ) {
+        self.push(prediction, label, ply, plies_to_end);
+        match self.by_game.get_mut(game_id) {
+            Some(game) => game.push(prediction, label),
+            None => {
+                let mut game = MetricsAcc::default();
+                game.push(prediction, label);
+                self.by_game.insert(game_id.to_string(), game);
+            }
+        }
+    }
+
     /// Adds the rows of `other`.
     pub fn merge(&mut self, other: &GroupedMetrics) {
         self.overall.merge(&other.overall);
@@ -150,6 +174,9 @@ impl GroupedMetrics {
         }
         for (k, v) in &other.by_ply {
             self.by_ply.entry(*k).or_default().merge(v);
+        }
+        for (k, v) in &other.by_game {
+            self.by_game.entry(k.clone()).or_default().merge(v);
         }
     }
 

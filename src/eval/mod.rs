@@ -6,6 +6,7 @@
 
 mod checkpoint_eval;
 mod error;
+mod game_bootstrap;
 mod hand_baseline;
 mod material_baseline;
 mod metrics;
@@ -15,9 +16,10 @@ mod report;
 
 pub use checkpoint_eval::{
     check_compatible, evaluate_checkpoint, predict_checkpoint, predict_rows, to_label_scale,
-    value_bridge,
+    value_bridge, PredictedRow,
 };
 pub use error::EvalError;
+pub use game_bootstrap::{paired_by_game, Difference, PairedByGame};
 pub use hand_baseline::{baseline_metrics, baseline_names, rows_metrics};
 pub use material_baseline::{
     evaluate_material, fit_k, material_prediction, material_rows, material_sign_prediction,

@@ -626,7 +626,7 @@ fn evaluate(
         ..StreamConfig::default()
     };
     let mut acc = MetricsAcc::default();
-    predict_rows(&ck, ds, rows, device, |p, y, _, _| acc.push(p, y))?;
+    predict_rows(&ck, ds, rows, device, |r| acc.push(r.prediction, r.label))?;
     Ok(acc.summary())
 }
 
