@@ -78,6 +78,7 @@ fn the_loop_runs_on_arimaa_steps() {
     ]);
     assert!(o.status.success(), "{}", text(&o));
     let net = out.join("gen-000/net");
+    let report_dir = tmp.path().join("report");
     let o = plies(&[
         "evaluate",
         "--checkpoint",
@@ -86,6 +87,10 @@ fn the_loop_runs_on_arimaa_steps() {
         dataset.to_str().unwrap(),
         "--split",
         "all",
+        "--baseline",
+        "material",
+        "--out",
+        report_dir.to_str().unwrap(),
     ]);
     let report = text(&o);
     assert!(o.status.success(), "{report}");
@@ -93,5 +98,19 @@ fn the_loop_runs_on_arimaa_steps() {
     assert!(
         report.contains("positions read as arimaa/arimaa-6x8x8 -> arimaa-steps/arimaa-steps-8x8x8"),
         "{report}"
+    );
+    // Beside material, paired over every game of the dataset.
+    let games = Dataset::open(&dataset).unwrap().manifest().totals.games;
+    let paired = format!("gen-000/net - material, paired over {games} games");
+    assert!(report.contains(&paired), "{paired}\n{report}");
+    let json = std::fs::read_to_string(report_dir.join("paired_by_game.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json[0]["reference"], "material");
+    assert_eq!(json[0]["by_game"]["games"], games);
+    let acc = &json[0]["by_game"]["accuracy"];
+    let at = |k: &str| acc[k].as_f64().unwrap();
+    assert!(
+        at("low") <= at("value") && at("value") <= at("high"),
+        "{acc}"
     );
 }
