@@ -89,8 +89,10 @@ pub fn paired_by_game(
 /// The percentile interval of `draws` around `value`.
 fn interval(value: f64, draws: &mut [f64], level: f64) -> Difference {
     draws.sort_by(f64::total_cmp);
+    // No draw (every resample without a decisive row): the point itself.
+    let last = draws.len().saturating_sub(1);
     let at = |q: f64| {
-        let i = (q * (draws.len() - 1) as f64).round() as usize;
+        let i = (q * last as f64).round() as usize;
         draws.get(i).copied().unwrap_or(value)
     };
     let tail = (1.0 - level) / 2.0;
@@ -160,5 +162,8 @@ mod tests {
         let mut fewer = good.by_game.clone();
         fewer.remove("game 03");
         assert!(paired_by_game(&good.by_game, &fewer, 10, 1).is_none());
+        // No draws at all: the interval is the point.
+        let d = interval(0.25, &mut [], 0.95);
+        assert_eq!((d.low, d.value, d.high), (0.25, 0.25, 0.25));
     }
 }
