@@ -12,6 +12,7 @@ pub mod device;
 pub mod evaluator;
 pub mod loader;
 pub mod mcts;
+pub mod mlp_eval;
 pub mod models;
 pub mod movegen;
 pub mod peer;

@@ -3,6 +3,7 @@ use super::bench_loader::LoaderBenchArgs;
 use super::bench_models::{InferBenchArgs, TrainBenchArgs};
 use super::bench_playouts::PlayoutsArgs;
 use clap::{Args, Subcommand};
+use plies::bench::mlp_eval::{self, MlpEvalOptions};
 use plies::bench::movegen::{self, MovegenOptions};
 use plies::bench::report::{write_csv, Report};
 use plies::bench::td::{self, TdOptions};
@@ -14,6 +15,11 @@ pub enum BenchCmd {
     /// TD(lambda) updates per second: the plain-Rust learner against the
     /// same update through candle's autograd, on the same network and games.
     Td(TdBenchArgs),
+    /// Values per second of a one-hidden-layer Elliott MLP on encoded
+    /// Amazons positions, one at a time as a search asks: the evaluators'
+    /// input-major copy that skips zero inputs against the learner's
+    /// row-major dense pass, same weights and inputs.
+    Mlp(MlpBenchArgs),
     /// MCTS simulations per second with the batched evaluator service
     /// against the same search calling the model one position at a time,
     /// at 1, 2, 8 and 32 threads (a fresh seeded cnn3 or resnet).
@@ -175,9 +181,36 @@ pub struct TdBenchArgs {
     json: bool,
 }
 
+#[derive(Args)]
+pub struct MlpBenchArgs {
+    /// An Amazons encoder.
+    #[arg(long, default_value = "amazons-territory")]
+    encoder: String,
+    #[arg(long, default_value_t = 80)]
+    hidden: usize,
+    /// Positions from random games of 0 to 60 plies.
+    #[arg(long, default_value_t = 2000)]
+    positions: usize,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    #[arg(long)]
+    json: bool,
+}
+
+fn bench_mlp(a: MlpBenchArgs) -> anyhow::Result<ExitCode> {
+    let report = mlp_eval::run(&MlpEvalOptions {
+        encoder: a.encoder,
+        hidden: a.hidden,
+        positions: a.positions,
+        seed: a.seed,
+    })?;
+    print_report(&report, a.json)
+}
+
 pub fn run(cmd: BenchCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         BenchCmd::Td(a) => bench_td(a),
+        BenchCmd::Mlp(a) => bench_mlp(a),
         BenchCmd::Mcts(a) => super::bench_mcts::run(a),
         BenchCmd::VsSpiel(a) => super::bench_vs_spiel::run(a),
         BenchCmd::Movegen(a) => bench_movegen(a),
