@@ -179,12 +179,18 @@ impl NativeMlp {
 /// 9 inputs of Tic-tac-toe) keep the plain sum, cheaper at that length and
 /// bit for bit what earlier versions computed. The order is fixed either
 /// way, so results stay reproducible.
-#[inline]
+#[inline(always)]
 fn dot(a: &[f32], b: &[f32]) -> f32 {
-    const LANES: usize = 8;
     if a.len() < 4 * LANES {
-        return a.iter().zip(b).map(|(x, y)| x * y).sum();
+        a.iter().zip(b).map(|(x, y)| x * y).sum()
+    } else {
+        lane_dot(a, b)
     }
+}
+
+const LANES: usize = 8;
+
+fn lane_dot(a: &[f32], b: &[f32]) -> f32 {
     let (ca, cb) = (a.chunks_exact(LANES), b.chunks_exact(LANES));
     let tail: f32 = ca
         .remainder()
