@@ -42,7 +42,7 @@ fn main() -> std::process::ExitCode {
     match cli::run(args) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", plies::util::error_line(e.as_ref()));
             std::process::ExitCode::FAILURE
         }
     }

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use candle_core::{DType, Device, Tensor};
+use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{VarBuilder, VarMap};
 use plies::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, PositionRow};
 use plies::game::{Game, Gomoku, Outcome};
@@ -98,6 +98,7 @@ fn comparer<'a>(
     net: &'a dyn plies::model::ValueNet,
     x: &'a dyn ChildExpander,
     cfg: &'a ComparisonConfig,
+    vars: &'a [Var],
 ) -> Comparer<'a> {
     Comparer {
         net,
@@ -105,6 +106,7 @@ fn comparer<'a>(
         cfg,
         shape: encoder_info().shape,
         device: &Device::Cpu,
+        vars,
     }
 }
 
@@ -134,8 +136,9 @@ fn gradients_match_finite_differences_for_every_model_kind() {
     ];
     for name in ["linear", "mlp", "cnn3", "resnet-tiny"] {
         let (vm, net) = model(name, 3);
+        let vars = trainable_vars(&vm);
         for cfg in &cfgs {
-            let c = comparer(net.as_ref(), x.as_ref(), cfg);
+            let c = comparer(net.as_ref(), x.as_ref(), cfg, &vars);
             let loss = |c: &Comparer| c.run(&rows, 1.0, 9, false).unwrap().loss_sum;
             let got = c.run(&rows, 1.0, 9, true).unwrap();
             let grads = got.grads.unwrap();
@@ -179,21 +182,27 @@ fn chunked_passes_equal_one_pass() {
     let rows = move_rows(2, 11);
     let x = expander("gomoku", &encoder_info()).unwrap();
     let (vm, net) = model("mlp", 5);
+    let vars = trainable_vars(&vm);
     let whole = ComparisonConfig::default();
     let tiny = ComparisonConfig {
         chunk: 1,
         ..ComparisonConfig::default()
     };
-    let a = comparer(net.as_ref(), x.as_ref(), &whole)
+    let a = comparer(net.as_ref(), x.as_ref(), &whole, &vars)
         .run(&rows, 0.5, 1, true)
         .unwrap();
-    let b = comparer(net.as_ref(), x.as_ref(), &tiny)
+    let b = comparer(net.as_ref(), x.as_ref(), &tiny, &vars)
         .run(&rows, 0.5, 1, true)
         .unwrap();
     assert_eq!(a.positions, rows.len());
     assert!((a.loss_sum - b.loss_sum).abs() < 1e-5 * a.loss_sum.abs().max(1.0));
     assert!((a.top1_sum - b.top1_sum).abs() < 1e-9);
     let (ga, gb) = (a.grads.unwrap(), b.grads.unwrap());
+    // Every pass's backward also returns the gradients of its input batch
+    // and intermediate tensors; one child a pass is many passes, and only
+    // the weights' gradients stay (memory does not grow with the passes).
+    assert_eq!(gb.get_ids().count(), vars.len());
+    assert_eq!(ga.get_ids().count(), vars.len());
     for var in trainable_vars(&vm) {
         let (u, v) = (
             flat(ga.get(var.as_tensor()).unwrap()),
@@ -211,13 +220,14 @@ fn chunked_passes_equal_one_pass() {
 fn sampled_moves_follow_the_seed() {
     let rows: Vec<MoveRow> = move_rows(1, 4).into_iter().take(3).collect();
     let x = expander("gomoku", &encoder_info()).unwrap();
-    let (_, net) = model("linear", 2);
+    let (vm, net) = model("linear", 2);
+    let vars = trainable_vars(&vm);
     let run = |sample: Option<usize>, seed: u64| {
         let cfg = ComparisonConfig {
             sample,
             ..ComparisonConfig::default()
         };
-        comparer(net.as_ref(), x.as_ref(), &cfg)
+        comparer(net.as_ref(), x.as_ref(), &cfg, &vars)
             .run(&rows, 1.0, seed, false)
             .unwrap()
             .loss_sum

@@ -249,11 +249,9 @@ pub fn predict_moves(
                 let g = expander.globals_len();
                 for from in (0..kids.len).step_by(input.chunk) {
                     let to = (from + input.chunk).min(kids.len);
-                    let x = Tensor::from_vec(
-                        kids.planes[from * per..to * per].to_vec(),
-                        (to - from, c, h, w),
-                        input.device,
-                    )?;
+                    let mut planes = Vec::with_capacity((to - from) * per);
+                    kids.planes_f32(from, to, per, &mut planes);
+                    let x = Tensor::from_vec(planes, (to - from, c, h, w), input.device)?;
                     let gl = (g > 0)
                         .then(|| {
                             Tensor::from_vec(

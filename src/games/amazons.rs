@@ -12,6 +12,14 @@ use std::path::Path;
 
 impl GameSupport for Amazons {
     const KIND: GameKind = GameKind::Amazons;
+
+    /// Each of at most 4 amazons moves along at most `4 (n - 1)` squares of
+    /// its lines and shoots along as many.
+    fn most_legal_moves(size: usize) -> Option<u64> {
+        let line = 4 * size.saturating_sub(1) as u64;
+        Some(4 * line * line)
+    }
+
     const ENCODERS: &'static [&'static str] = &[
         "amazons-units",
         "amazons-mobility",

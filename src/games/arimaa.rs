@@ -23,6 +23,14 @@ const EXPLORATION_END_PROB: f64 = 0.1;
 
 impl GameSupport for Arimaa {
     const KIND: GameKind = GameKind::Arimaa;
+
+    /// Distinct whole turns: 101,363 in the widest of the reference move
+    /// counts (`movecounts.tsv`, pyrimaa's generator), most middle games
+    /// 10,000-40,000; rarer positions may have more.
+    fn most_legal_moves(_size: usize) -> Option<u64> {
+        Some(120_000)
+    }
+
     const SIDE_NAMES: [&'static str; 2] = ["gold", "silver"];
     const ENCODERS: &'static [&'static str] = &[ArimaaTypePlanes::NAME, ArimaaRichPlanes::NAME];
 

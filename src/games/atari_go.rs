@@ -9,6 +9,12 @@ use crate::game::{AtariGo, AtariGoMove, Game};
 
 impl GameSupport for AtariGo {
     const KIND: GameKind = GameKind::AtariGo;
+
+    /// One stone on any empty point, or a pass.
+    fn most_legal_moves(size: usize) -> Option<u64> {
+        Some((size * size) as u64 + 1)
+    }
+
     const ENCODERS: &'static [&'static str] = &[Stones2::NAME];
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {

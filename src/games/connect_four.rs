@@ -10,6 +10,12 @@ use crate::infer::hand::{HandEval, HandEvaluator};
 
 impl GameSupport for ConnectFour {
     const KIND: GameKind = GameKind::ConnectFour;
+
+    /// One drop a column.
+    fn most_legal_moves(_size: usize) -> Option<u64> {
+        Some(7)
+    }
+
     const SIDE_NAMES: [&'static str; 2] = ["x", "o"];
 
     fn board_label(_size: usize) -> String {

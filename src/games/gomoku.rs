@@ -9,6 +9,12 @@ use std::path::Path;
 
 impl GameSupport for Gomoku {
     const KIND: GameKind = GameKind::Gomoku;
+
+    /// One stone on any empty point.
+    fn most_legal_moves(size: usize) -> Option<u64> {
+        Some((size * size) as u64)
+    }
+
     const ENCODERS: &'static [&'static str] = &[Stones2::NAME];
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {

@@ -299,6 +299,14 @@ pub trait GameSupport: Game {
         None
     }
 
+    /// An upper estimate of the legal moves of one position on a board of
+    /// `size` (the children that comparison training and move prediction
+    /// expand and encode): what sizes their memory before a run starts.
+    /// `None`: not known.
+    fn most_legal_moves(_size: usize) -> Option<u64> {
+        None
+    }
+
     /// The record formats `plies import` reads for this game, the default
     /// first (empty: none).
     const RECORD_FORMATS: &'static [&'static str] = &[];

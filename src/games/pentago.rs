@@ -8,6 +8,13 @@ use crate::infer::hand::{FeatureSet, HandEval, LinearEval, PENTAGO_FEATURE_SET};
 
 impl GameSupport for Pentago {
     const KIND: GameKind = GameKind::Pentago;
+
+    /// A marble on one of 36 cells, then one of 4 quadrants turned either
+    /// way.
+    fn most_legal_moves(_size: usize) -> Option<u64> {
+        Some(36 * 8)
+    }
+
     const ENCODERS: &'static [&'static str] = &[Stones2::NAME];
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {

@@ -8,6 +8,12 @@ use crate::game::{Game, Side, TicTacToe, TttMove};
 
 impl GameSupport for TicTacToe {
     const KIND: GameKind = GameKind::TicTacToe;
+
+    /// Nine empty cells at the start.
+    fn most_legal_moves(_size: usize) -> Option<u64> {
+        Some(9)
+    }
+
     const SIDE_NAMES: [&'static str; 2] = ["x", "o"];
     const ENCODERS: &'static [&'static str] = &[TttPlanes::NAME, TttAbsolute::NAME, Stones2::NAME];
 

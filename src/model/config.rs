@@ -107,6 +107,59 @@ impl ModelConfig {
         self.sizes().count()
     }
 
+    /// Floats a training forward pass keeps per position for its backward
+    /// pass (every layer's output, pre- and post-activation, plus the
+    /// input), an upper estimate used to bound a pass's memory before it
+    /// runs; saturating, so an absurd config gives `u64::MAX`.
+    pub fn activation_floats(&self) -> u64 {
+        let plane = |i: &super::InputShape| {
+            let [c, h, w] = i.planes.map(|v| v as u64);
+            (c.saturating_mul(h).saturating_mul(w), h.saturating_mul(w))
+        };
+        let sum = |terms: &[u64]| terms.iter().fold(0u64, |a, &t| a.saturating_add(t));
+        match self {
+            ModelConfig::Linear(c) => sum(&[plane(&c.input).0, c.input.globals as u64, 2]),
+            ModelConfig::Mlp(c) => {
+                let hidden = sum(&c.hidden.iter().map(|&h| h as u64).collect::<Vec<_>>());
+                // Pre-activation, activation and dropout mask per unit.
+                sum(&[c.inputs as u64, hidden.saturating_mul(3), 2])
+            }
+            ModelConfig::Cnn3(c) => {
+                let (input, cells) = plane(&c.input);
+                let conv = (c.net.filters as u64).saturating_mul(cells);
+                sum(&[
+                    input,
+                    conv.saturating_mul(3),
+                    (c.net.hidden as u64).saturating_mul(3),
+                    2,
+                ])
+            }
+            ModelConfig::Resnet(c) => {
+                let (input, cells) = plane(&c.input);
+                let map = (c.channels as u64).saturating_mul(cells);
+                // Per convolution: its column buffer (3x3 taps), output,
+                // normalised output and activation; two a block, one stem.
+                let per_conv = map.saturating_mul(9 + 3);
+                let convs = (c.blocks as u64).saturating_mul(2).saturating_add(1);
+                sum(&[
+                    input,
+                    per_conv.saturating_mul(convs),
+                    (c.policy_planes as u64 + 1)
+                        .saturating_mul(cells)
+                        .saturating_mul(3),
+                    (c.value_hidden as u64).saturating_mul(3),
+                    2,
+                ])
+            }
+            ModelConfig::Mdrnn(c) => {
+                let (input, cells) = plane(&c.input);
+                // Four sweeps, each a hidden state and its gates per cell.
+                let sweep = (c.hidden as u64).saturating_mul(cells).saturating_mul(6);
+                sum(&[input, sweep.saturating_mul(4), 2])
+            }
+        }
+    }
+
     /// Trainable parameters (batch-norm running statistics excluded);
     /// `usize::MAX` where the count overflows, which
     /// [`validate`](Self::validate) refuses.

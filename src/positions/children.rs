@@ -66,8 +66,11 @@ pub struct Children {
     pub len: usize,
     /// Legal moves of the position, before any sampling.
     pub legal_moves: usize,
-    /// `len * C*H*W` plane values.
-    pub planes: Vec<f32>,
+    /// `len * C*H*W` plane values as the encoder writes them (int8: a
+    /// quarter of f32's memory, which matters for the tens of thousands of
+    /// children of an Arimaa turn); [`Children::planes_f32`] widens a chunk
+    /// at a time for the model.
+    pub planes: Vec<i8>,
     /// `len * G` global features.
     pub globals: Vec<f32>,
     /// Per child: +1 where the model's value of the child is the mover's,
@@ -75,6 +78,25 @@ pub struct Children {
     pub sign: Vec<f32>,
     /// Per hand evaluator asked for, per child: its score for the mover.
     pub hand: Vec<Vec<i64>>,
+}
+
+impl Children {
+    /// The plane values of children `from..to` as f32, appended to `out`
+    /// (`plane_len` values per child).
+    pub fn planes_f32(&self, from: usize, to: usize, plane_len: usize, out: &mut Vec<f32>) {
+        out.extend(
+            self.planes[from * plane_len..to * plane_len]
+                .iter()
+                .map(|&v| f32::from(v)),
+        );
+    }
+
+    /// Bytes this holds (planes, globals, signs and hand scores).
+    pub fn bytes(&self) -> usize {
+        self.planes.len()
+            + 4 * (self.globals.len() + self.sign.len())
+            + 8 * self.hand.iter().map(Vec::len).sum::<usize>()
+    }
 }
 
 /// Where the played move (child 0) ranks among the children by a score for
@@ -141,6 +163,10 @@ pub trait ChildExpander: Send + Sync {
 
     /// Global features per child.
     fn globals_len(&self) -> usize;
+
+    /// The most children one position of the game is expected to have
+    /// ([`GameSupport::most_legal_moves`]); `None`: not known.
+    fn widest(&self) -> Option<u64>;
 }
 
 /// The expander of `game` positions encoded as `encoder` describes (no
@@ -166,18 +192,23 @@ pub struct GameChildren<G: Game> {
     game: String,
     encoder: Box<dyn Encoder<G>>,
     hands: Vec<HandEval<G>>,
+    widest: Option<u64>,
 }
 
-impl<G: Game> GameChildren<G> {
+impl<G: GameSupport> GameChildren<G> {
     /// Children encoded by `encoder`, each scored by every one of `hands`.
     pub fn new(game: &str, encoder: Box<dyn Encoder<G>>, hands: Vec<HandEval<G>>) -> Self {
+        let widest = G::most_legal_moves(encoder.shape()[2]);
         GameChildren {
             game: game.to_string(),
             encoder,
             hands,
+            widest,
         }
     }
+}
 
+impl<G: Game> GameChildren<G> {
     /// The children states of `row`'s position, the played one first.
     fn states(&self, row: &MoveRow) -> Result<(G, Vec<G>), ChildrenError> {
         let state = G::from_text(&row.position).map_err(|e| ChildrenError::BadPosition {
@@ -231,6 +262,10 @@ impl<G: Game> GameChildren<G> {
 }
 
 impl<G: Game> ChildExpander for GameChildren<G> {
+    fn widest(&self) -> Option<u64> {
+        self.widest
+    }
+
     fn expand(
         &self,
         row: &MoveRow,
@@ -264,7 +299,7 @@ impl<G: Game> ChildExpander for GameChildren<G> {
         let mut globals = vec![0f32; g];
         for child in &kids {
             self.encoder.encode(child, &mut planes, &mut globals);
-            out.planes.extend(planes.iter().map(|&v| f32::from(v)));
+            out.planes.extend_from_slice(&planes);
             out.globals.extend_from_slice(&globals);
             let same = if child.side_to_move() == mover {
                 1.0
@@ -338,7 +373,9 @@ mod tests {
             &after,
             &mut first,
         );
-        assert_eq!(&c.planes[..x.plane_len()], &first[..x.plane_len()]);
+        let mut widened = Vec::new();
+        c.planes_f32(0, 1, x.plane_len(), &mut widened);
+        assert_eq!(widened, first[..x.plane_len()]);
         let sampled = x
             .expand(&row(&start.to_text(), &played), Some((3, 5)))
             .unwrap();

@@ -23,16 +23,25 @@
 //! scored in chunks first, then the chunks with a non-zero derivative are
 //! run again with the graph. Both passes run the model in evaluation mode
 //! (no dropout; batch norm on its running statistics), so they agree.
+//!
+//! Each pass's backward returns gradients for every tensor of its graph
+//! (the input batch's included); only the model variables' are kept, so
+//! the gradient of a batch is one set of weight-sized tensors however
+//! many passes it took. Children are held as the encoder's int8 planes
+//! and widened to f32 one pass at a time. [`ComparisonConfig::peak_bytes`]
+//! bounds what a batch holds, so a run that cannot fit is refused before
+//! it starts.
 
 use candle_core::backprop::GradStore;
-use candle_core::{Device, Tensor};
+use candle_core::{Device, Tensor, Var};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use super::trainer::FitError;
-use crate::model::ValueNet;
+use crate::model::{ModelConfig, ValueNet};
 use crate::positions::children::{ChildExpander, Children, MoveRow, PlayedRank};
 use crate::util::derive_seed;
+use crate::util::memory::MemoryLimit;
 
 /// The function of the score differences a position is charged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,6 +149,54 @@ impl ComparisonConfig {
         Ok(())
     }
 
+    /// What a batch holds at its peak, worked out before a run starts:
+    /// `rows_at_once` rows expanded together (the rayon threads), each with
+    /// up to `widest` children (or the sample), held as int8 planes; the
+    /// pass of `chunk` children widened to f32 with the model's kept
+    /// activations and their gradients; the weights with their gradient and
+    /// optimizer state. Saturating: an absurd setting gives `u64::MAX`.
+    pub fn peak(
+        &self,
+        model: &ModelConfig,
+        [c, h, w]: [usize; 3],
+        globals: usize,
+        widest: Option<u64>,
+        rows_at_once: usize,
+    ) -> ComparisonPeak {
+        let plane = (c as u64).saturating_mul(h as u64).saturating_mul(w as u64);
+        let globals = globals as u64;
+        // int8 planes, f32 globals, the sign.
+        let child = plane
+            .saturating_add(globals.saturating_mul(4))
+            .saturating_add(4);
+        let kept = match (self.sample, widest) {
+            (Some(k), Some(most)) => (k as u64).saturating_add(1).min(most),
+            (Some(k), None) => (k as u64).saturating_add(1),
+            (None, Some(most)) => most,
+            (None, None) => 0,
+        };
+        let chunk = self.chunk as u64;
+        // Rows being expanded, plus the packed group waiting for its pass.
+        let children = (rows_at_once as u64)
+            .saturating_mul(kept)
+            .saturating_add(chunk)
+            .saturating_mul(child);
+        let per_child_pass = plane
+            .saturating_add(globals)
+            .saturating_add(model.activation_floats().saturating_mul(2))
+            .saturating_mul(4);
+        let pass = chunk.saturating_mul(per_child_pass);
+        // Weights, their gradient, two optimizer moments.
+        let weights = (model.num_params() as u64).saturating_mul(16);
+        ComparisonPeak {
+            children,
+            pass,
+            weights,
+            per_child_pass,
+            kept,
+        }
+    }
+
     /// One position's loss and its derivative by each child's score for the
     /// mover (`scores[0]` is the move played).
     pub fn position_loss(&self, scores: &[f64]) -> (f64, Vec<f64>) {
@@ -182,6 +239,63 @@ fn logistic(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }
 
+/// The parts of a batch's peak memory, in bytes ([`ComparisonConfig::peak`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ComparisonPeak {
+    /// Expanded children waiting for their pass.
+    pub children: u64,
+    /// One forward pass of `chunk` children with its graph.
+    pub pass: u64,
+    /// Weights, gradients and optimizer state.
+    pub weights: u64,
+    /// Bytes of one child in a pass.
+    pub per_child_pass: u64,
+    /// Children kept per position (the sample + 1, or the widest position).
+    pub kept: u64,
+}
+
+impl ComparisonPeak {
+    pub fn total(&self) -> u64 {
+        self.children
+            .saturating_add(self.pass)
+            .saturating_add(self.weights)
+    }
+
+    /// Refuses a peak over `limit`, naming the setting that would bring it
+    /// under: `--chunk` when the pass is the larger part, else `--sample`.
+    pub fn check(&self, cfg: &ComparisonConfig, limit: &MemoryLimit) -> Result<(), FitError> {
+        if self.total() <= limit.bytes {
+            return Ok(());
+        }
+        let advice = if self.pass >= self.children {
+            let room = limit
+                .bytes
+                .saturating_sub(self.children.saturating_add(self.weights));
+            let fits = room / self.per_child_pass.max(1);
+            format!(
+                "lower --chunk (now {}; each child of a pass takes {} bytes, so about {} fit)",
+                cfg.chunk, self.per_child_pass, fits
+            )
+        } else {
+            match cfg.sample {
+                Some(k) => format!("lower --sample (now {k}) or --chunk (now {})", cfg.chunk),
+                None => format!(
+                    "rank a sample of the other moves with --sample K (now all of them, up to \
+                     {} a position) or use fewer threads (RAYON_NUM_THREADS)",
+                    self.kept
+                ),
+            }
+        };
+        Err(FitError::ComparisonMemory {
+            needs: self.total(),
+            children: self.children,
+            pass: self.pass,
+            limit: *limit,
+            advice,
+        })
+    }
+}
+
 /// What one batch of positions gave.
 #[derive(Debug, Default)]
 pub struct BatchComparison {
@@ -202,6 +316,8 @@ pub struct Comparer<'a> {
     /// The encoder's `[C, H, W]`.
     pub shape: [usize; 3],
     pub device: &'a Device,
+    /// The trained variables: the only gradients kept.
+    pub vars: &'a [Var],
 }
 
 impl Comparer<'_> {
@@ -245,6 +361,11 @@ impl Comparer<'_> {
         }
         self.packed(group, scale, grads, &mut out)?;
         Ok(out)
+    }
+
+    /// Keeps `more`'s gradients of the trained variables, adding them in.
+    fn add(&self, acc: &mut Option<GradStore>, more: GradStore) -> Result<(), FitError> {
+        add_grads(acc, keep_vars(more, self.vars))
     }
 
     fn tensors(
@@ -293,10 +414,12 @@ impl Comparer<'_> {
         if group.is_empty() {
             return Ok(());
         }
-        let mut planes = Vec::new();
+        let p = self.expander.plane_len();
+        let total: usize = group.iter().map(|c| c.len).sum();
+        let mut planes = Vec::with_capacity(total * p);
         let mut globals = Vec::new();
         for c in &group {
-            planes.extend_from_slice(&c.planes);
+            c.planes_f32(0, c.len, p, &mut planes);
             globals.extend_from_slice(&c.globals);
         }
         let (x, g) = self.tensors(planes, globals)?;
@@ -311,7 +434,7 @@ impl Comparer<'_> {
         }
         if grads && weights.iter().any(|&w| w != 0.0) {
             let w = Tensor::from_vec(weights, values.len(), self.device)?;
-            add_grads(&mut out.grads, (z * w)?.sum_all()?.backward()?)?;
+            self.add(&mut out.grads, (z * w)?.sum_all()?.backward()?)?;
         }
         Ok(())
     }
@@ -327,10 +450,9 @@ impl Comparer<'_> {
         let (p, g) = (self.expander.plane_len(), self.expander.globals_len());
         let chunk = self.cfg.chunk;
         let pass = |from: usize, to: usize| -> Result<Tensor, FitError> {
-            let (x, gl) = self.tensors(
-                c.planes[from * p..to * p].to_vec(),
-                c.globals[from * g..to * g].to_vec(),
-            )?;
+            let mut planes = Vec::with_capacity((to - from) * p);
+            c.planes_f32(from, to, p, &mut planes);
+            let (x, gl) = self.tensors(planes, c.globals[from * g..to * g].to_vec())?;
             Ok(self.net.pre_activation(&x, gl.as_ref(), false)?)
         };
         let mut values = Vec::with_capacity(c.len);
@@ -349,13 +471,25 @@ impl Comparer<'_> {
             }
             let w: Vec<f32> = d[from..to].iter().map(|&x| (x * scale) as f32).collect();
             let w = Tensor::from_vec(w, to - from, self.device)?;
-            add_grads(
+            self.add(
                 &mut out.grads,
                 (pass(from, to)? * w)?.sum_all()?.backward()?,
             )?;
         }
         Ok(())
     }
+}
+
+/// The gradients of `vars` in `grads`, detached from the graph that made
+/// them; the rest (every intermediate tensor's, the input batch's) dropped.
+pub(crate) fn keep_vars(mut grads: GradStore, vars: &[Var]) -> GradStore {
+    let mut kept = GradStore::default();
+    for v in vars {
+        if let Some(g) = grads.remove(v.as_tensor()) {
+            kept.insert(v.as_tensor(), g.detach());
+        }
+    }
+    kept
 }
 
 /// Adds `more` into `acc`.

@@ -36,7 +36,7 @@ use candle_core::{DType, Device, Tensor, Var};
 use candle_nn::{VarBuilder, VarMap};
 use serde::{Deserialize, Serialize};
 
-use super::comparison::{add_grads, Comparer, ComparisonConfig};
+use super::comparison::{add_grads, keep_vars, Comparer, ComparisonConfig};
 use super::loss::{to_probability, value_loss, LossKind};
 use super::metrics::{self, EpochMetrics, ValidStats};
 use super::policy_loss::policy_cross_entropy;
@@ -54,6 +54,7 @@ use crate::model::{
 };
 use crate::optim::{clip_grad_norm, AnyOptimizer, LrSchedule, OptimizerConfig};
 use crate::positions::children::{expander, ChildrenError, MoveRow};
+use crate::util::memory::human_bytes;
 use crate::util::{derive_seed, replace, seeded_rng, AtomicWriteError, DirLock, LockError};
 
 /// Errors of the training engine; each names the file or field at fault.
@@ -109,6 +110,19 @@ pub enum FitError {
     /// Comparison training on a split none of whose rows has a move played.
     #[error("{data}: no row of the {split} split has a move played (column `move_played` is empty), so there is nothing to compare; build the dataset from game records")]
     NoMoves { data: PathBuf, split: &'static str },
+    /// Comparison training whose batches would not fit the memory limit.
+    #[error(
+        "comparison training would need about {} at its peak ({} of expanded children, {} for \
+         one pass), more than the memory limit of {limit}; {advice}",
+        human_bytes(*needs), human_bytes(*children), human_bytes(*pass)
+    )]
+    ComparisonMemory {
+        needs: u64,
+        children: u64,
+        pass: u64,
+        limit: crate::util::memory::MemoryLimit,
+        advice: String,
+    },
     /// Another writer holds the run directory.
     #[error(transparent)]
     Locked(#[from] LockError),
@@ -808,13 +822,29 @@ pub fn fit_cv(
     let encoder = encoder_spec(&spec.game, &spec.encoder);
     let children = match &cfg.comparison {
         None => None,
-        Some(_) => {
+        Some(cmp) => {
             if dataset.schema().field_with_name("move_played").is_err() {
                 return Err(FitError::NoMoveColumn {
                     data: cfg.data.clone(),
                 });
             }
-            Some(expander(&spec.game, &spec.encoder).map_err(|e| FitError::Children(Box::new(e)))?)
+            let x =
+                expander(&spec.game, &spec.encoder).map_err(|e| FitError::Children(Box::new(e)))?;
+            let limit = crate::util::memory::MemoryLimit::current().map_err(|error| {
+                FitError::ModelBuild(Box::new(crate::model::ModelError::Memory {
+                    model: cfg.model.kind().into(),
+                    error,
+                }))
+            })?;
+            cmp.peak(
+                &cfg.model,
+                spec.encoder.shape,
+                spec.encoder.globals,
+                x.widest(),
+                rayon::current_num_threads(),
+            )
+            .check(cmp, &limit)?;
+            Some(x)
         }
     };
     let mut fingerprint = cfg.fingerprint(dataset.manifest_sha256());
@@ -1079,6 +1109,7 @@ pub fn fit_cv(
                         cfg: cmp,
                         shape: spec.encoder.shape,
                         device,
+                        vars: &tvars,
                     };
                     let scale = 1.0 / rows.len().max(1) as f64;
                     let seed = derive_seed(derive_seed(cfg.seed, SAMPLE_STREAM), st.step);
@@ -1086,7 +1117,7 @@ pub fn fit_cv(
                     let rest = value_part(cmp.value_weight)?;
                     let lv = c.loss_sum * scale + rest.to_dtype(DType::F64)?.to_scalar::<f64>()?;
                     let mut g = c.grads;
-                    add_grads(&mut g, rest.backward()?)?;
+                    add_grads(&mut g, keep_vars(rest.backward()?, &tvars))?;
                     (lv, g.ok_or(candle_core::Error::Msg("no gradient".into()))?)
                 }
                 _ => {
@@ -1157,6 +1188,7 @@ pub fn fit_cv(
                     cfg: cmp,
                     shape: spec.encoder.shape,
                     device,
+                    vars: &tvars,
                 };
                 // The same draws every epoch, so epochs compare.
                 let seed = derive_seed(derive_seed(cfg.seed, VALID_SAMPLE_STREAM), i as u64);

@@ -55,7 +55,7 @@ struct Needs(Option<u64>);
 impl fmt::Display for Needs {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self.0 {
-            Some(b) => write!(f, "{b} bytes ({})", human(b)),
+            Some(b) => write!(f, "{b} bytes ({})", human_bytes(b)),
             None => f.write_str("more than 2^64 bytes"),
         }
     }
@@ -68,12 +68,17 @@ impl fmt::Display for MemoryLimit {
             LimitSource::MemAvailable => "MemAvailable in /proc/meminfo".into(),
             LimitSource::Fallback => "no /proc/meminfo; set PLIES_MEMORY_LIMIT to change it".into(),
         };
-        write!(f, "{} bytes ({}, {source})", self.bytes, human(self.bytes))
+        write!(
+            f,
+            "{} bytes ({}, {source})",
+            self.bytes,
+            human_bytes(self.bytes)
+        )
     }
 }
 
 /// `b` in the largest binary unit that keeps it at least 1.
-fn human(b: u64) -> String {
+pub fn human_bytes(b: u64) -> String {
     const UNITS: [&str; 6] = ["bytes", "KiB", "MiB", "GiB", "TiB", "PiB"];
     let mut v = b as f64;
     let mut unit = 0;

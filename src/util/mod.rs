@@ -1,11 +1,12 @@
 //! Small shared helpers: crash-safe file writing and directory
 //! replacement, one writer per output directory, seeded random numbers,
 //! device names, the move-list digest of the rules oracles, where the
-//! Python scripts are.
+//! Python scripts are, the one line an error prints as.
 
 pub mod atomic;
 mod device;
 mod digest;
+pub mod error_text;
 pub mod int8_planes;
 pub mod lock;
 pub mod memory;
@@ -17,6 +18,7 @@ pub mod text;
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};
 pub use device::{parse_device, DeviceError};
 pub use digest::legal_digest;
+pub use error_text::error_line;
 pub use lock::{DirLock, LockError};
 pub use scripts::script_path;
 pub use seed::{derive_seed, fresh_seed, seeded_rng, SeededRng};
