@@ -83,6 +83,7 @@ impl Engine {
     fn spawn(args: &[&str]) -> Engine {
         let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))
             .args(args)
+            .env("PLIES_CLOCK_LOG", "1")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -149,6 +150,10 @@ impl Engine {
         }
         assert!(status.success(), "{status}: {stderr}");
         assert!(!stderr.contains("panicked"), "{stderr}");
+        // The engine's own account of each reply (PLIES_CLOCK_LOG).
+        for line in stderr.lines().filter(|l| l.starts_with("clock:")) {
+            eprintln!("  {line}");
+        }
     }
 }
 
@@ -157,7 +162,10 @@ fn summary(times: &[Duration]) -> String {
     let ms: Vec<u128> = times.iter().map(Duration::as_millis).collect();
     let worst = ms.iter().max().copied().unwrap_or(0);
     let mean = ms.iter().sum::<u128>() / ms.len().max(1) as u128;
-    format!("{} answers, worst {worst} ms, mean {mean} ms: {ms:?}", ms.len())
+    format!(
+        "{} answers, worst {worst} ms, mean {mean} ms: {ms:?}",
+        ms.len()
+    )
 }
 
 fn is_xy(line: &str) -> bool {
@@ -224,8 +232,9 @@ fn gomocup_answers(player: &str, limit_ms: u64, moves: usize, seed: u64) -> Vec<
                 .copied()
                 .filter(|m| {
                     let (c, r) = ((m.0 as usize) % n, (m.0 as usize) / n);
-                    (r.saturating_sub(1)..=(r + 1).min(n - 1))
-                        .any(|rr| (c.saturating_sub(1)..=(c + 1).min(n - 1)).any(|cc| taken(rr, cc)))
+                    (r.saturating_sub(1)..=(r + 1).min(n - 1)).any(|rr| {
+                        (c.saturating_sub(1)..=(c + 1).min(n - 1)).any(|cc| taken(rr, cc))
+                    })
                 })
                 .collect();
             let pool = if near.is_empty() { &legal } else { &near };
@@ -319,6 +328,9 @@ fn aei_answers_inside_tcmove_under_load() {
     let times = aei_answers(AEI_PLAYER, 1, 30);
     let cores = hogs.count();
     drop(hogs);
-    eprintln!("aei, tcmove 1, {cores} busy-loop threads: {}", summary(&times));
+    eprintln!(
+        "aei, tcmove 1, {cores} busy-loop threads: {}",
+        summary(&times)
+    );
     assert_inside("aei under load", &times, Duration::from_secs(1));
 }

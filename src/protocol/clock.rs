@@ -4,15 +4,18 @@
 //! the search threads, picking the move, writing the reply) and before it
 //! (parsing, setting up the board). The margin is measured, not assumed: a
 //! floor for what the engine cannot see (the pipe, the controller's own
-//! scheduling) plus the worst overhead of the last [`KEPT`] replies, so an
-//! engine on a loaded machine, whose replies lag their searches, stops its
-//! searches earlier.
+//! scheduling) plus twice the worst overhead of the last [`KEPT`] replies
+//! (room for a reply slower than any of those), so an engine on a loaded
+//! machine, whose replies lag their searches, stops its searches earlier.
 
 use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// Replies whose overhead is remembered.
 pub const KEPT: usize = 8;
+
+/// The measured overhead counts this many times in the margin.
+const HEADROOM: u32 = 2;
 
 /// The shortest search a deadline allows, however large the margin.
 const MIN_SEARCH: Duration = Duration::from_millis(1);
@@ -40,9 +43,9 @@ impl Reply {
             .written
             .saturating_duration_since(self.arrived)
             .saturating_sub(self.searched);
-        let late = self
-            .due
-            .map_or(Duration::ZERO, |d| self.written.saturating_duration_since(d));
+        let late = self.due.map_or(Duration::ZERO, |d| {
+            self.written.saturating_duration_since(d)
+        });
         around.max(late)
     }
 }
@@ -68,10 +71,10 @@ impl ReplyClock {
         self.recent.iter().copied().max().unwrap_or_default()
     }
 
-    /// What is kept back from a move's time: the floor plus the worst
-    /// recent overhead.
+    /// What is kept back from a move's time: the floor plus twice the
+    /// worst recent overhead.
     pub fn margin(&self) -> Duration {
-        self.floor + self.worst_overhead()
+        self.floor + self.worst_overhead() * HEADROOM
     }
 
     /// When the search of a move whose command arrived at `arrived`, with
@@ -139,13 +142,13 @@ mod tests {
         };
         clock.record(&reply(70));
         clock.record(&reply(5));
-        assert_eq!(clock.margin(), ms(120));
-        assert_eq!(clock.due(t0, ms(1000)), t0 + ms(880));
+        assert_eq!(clock.margin(), ms(190));
+        assert_eq!(clock.due(t0, ms(1000)), t0 + ms(810));
         // The slow reply is forgotten after KEPT more.
         for _ in 0..KEPT - 1 {
             clock.record(&reply(5));
         }
-        assert_eq!(clock.margin(), ms(55));
+        assert_eq!(clock.margin(), ms(60));
         // A margin beyond the limit still leaves the shortest search.
         clock.record(&reply(2000));
         assert_eq!(clock.due(t0, ms(300)), t0 + MIN_SEARCH);

@@ -97,8 +97,7 @@ impl Budget {
     /// The time left at `now` (zero once the deadline has passed), for
     /// searches that take a duration and start at once.
     pub fn time_left(&self, now: Instant) -> Option<Duration> {
-        self.deadline(now)
-            .map(|d| d.saturating_duration_since(now))
+        self.deadline(now).map(|d| d.saturating_duration_since(now))
     }
 
     /// Whether the stop flag, if any, has been raised.
@@ -150,7 +149,10 @@ mod tests {
             deadline: Some(due),
             ..Budget::time(Duration::from_millis(30))
         };
-        assert_eq!(both.deadline(later), Some(later + Duration::from_millis(30)));
+        assert_eq!(
+            both.deadline(later),
+            Some(later + Duration::from_millis(30))
+        );
         assert_eq!(both.deadline(t0 + Duration::from_millis(90)), Some(due));
         assert_eq!(Budget::UNLIMITED.time_left(t0), None);
     }
