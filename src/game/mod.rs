@@ -46,7 +46,7 @@ use std::hash::Hash;
 /// A two-player game state. Cloning is cheap; `play` mutates in place.
 pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// One full move (for Arimaa a whole turn).
-    type Move: Copy + Eq + Hash + Debug + Send + Sync;
+    type Move: Copy + Eq + Hash + Debug + Send + Sync + 'static;
 
     /// Short machine name used on the command line and in files.
     const NAME: &'static str;

@@ -13,6 +13,11 @@
 //! `log Error: ...` line that names the command and what was wrong, and the
 //! engine keeps serving. Only `quit` or the end of the input ends the loop.
 //!
+//! A `go`'s time counts from the moment its line was read, and the think
+//! time of [`TimeControl::budget_after`] is shortened by the worst overhead
+//! of the last replies (their time from the `go` line to the written
+//! `bestmove` beyond the search's, see [`ReplyClock`]).
+//!
 //! ```
 //! use plies::protocol::{run_aei, AeiConfig};
 //! let input = "aei\nisready\nnewgame\nsetoption name setup value standard\ngo\nquit\n";
@@ -25,6 +30,7 @@
 //! ```
 
 use super::aei_spec::{centi_rabbits, EngineSpec};
+use super::clock::{Reply, ReplyClock};
 use super::line::write_line;
 use super::timecontrol::{TimeControl, MAX_SECONDS};
 use crate::game::arimaa::notation::parse_position_line;
@@ -183,6 +189,9 @@ struct Engine<'env, 'p, W> {
     tc: TimeControl,
     /// The `depth` option, in steps (0: none).
     depth_steps: u32,
+    /// What the replies cost beyond their searches (shared with the
+    /// search threads, which record it).
+    clock: &'env Mutex<ReplyClock>,
 }
 
 /// Serves AEI on `input`/`output` until `quit` or the end of the input. At
@@ -223,6 +232,7 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
         broken: AtomicBool::new(false),
     };
     let session = Mutex::new(player.session());
+    let clock = Mutex::new(ReplyClock::new(Duration::ZERO));
     let mut engine = Engine {
         out: &out,
         player,
@@ -234,6 +244,7 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
         phase: Phase::NoGame,
         tc: TimeControl::default(),
         depth_steps: 0,
+        clock: &clock,
     };
     std::thread::scope(|scope| {
         let mut active: Option<Active<'_>> = None;
@@ -248,6 +259,8 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
                     0
                 }
             };
+            // A `go`'s clock starts when its line has been read.
+            let arrived = Instant::now();
             if n == 0 {
                 // End of input: let a real search answer, drop a ponder.
                 if let Some(a) = active.take() {
@@ -269,7 +282,7 @@ pub fn run_aei_with<R: BufRead, W: Write + Send>(
             }
             let text = String::from_utf8_lossy(&raw);
             let line = text.trim_end_matches(['\n', '\r']);
-            if let Flow::Quit = engine.handle(line, scope, &mut active) {
+            if let Flow::Quit = engine.handle(line, arrived, scope, &mut active) {
                 if let Some(a) = active.take() {
                     engine.finish(a, true);
                 }
@@ -319,6 +332,7 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
     fn handle<'scope>(
         &mut self,
         line: &str,
+        arrived: Instant,
         scope: &'scope Scope<'scope, 'env>,
         active: &mut Option<Active<'scope>>,
     ) -> Flow {
@@ -368,7 +382,7 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
                 self.drop_search(active);
                 self.makemove(rest);
             }
-            "go" => self.go(rest, scope, active),
+            "go" => self.go(rest, arrived, scope, active),
             "stop" => match active.take() {
                 Some(a) => self.finish(a, false),
                 // A stop that crossed our answer on the wire: nothing to do.
@@ -575,6 +589,7 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
     fn go<'scope>(
         &mut self,
         rest: &str,
+        arrived: Instant,
         scope: &'scope Scope<'scope, 'env>,
         active: &mut Option<Active<'scope>>,
     ) {
@@ -623,8 +638,9 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
             }
         };
         let session = self.session;
-        let started = Instant::now();
-        let clock = self.tc.budget(game.side_to_move());
+        let reply_clock = self.clock;
+        let overhead = lock(reply_clock).worst_overhead();
+        let clock = self.tc.budget_after(game.side_to_move(), overhead);
         let depth = (self.depth_steps > 0).then(|| self.depth_steps.div_ceil(4).max(1));
         let seed: u64 = self.rng.random();
         let signal = Arc::new(Signal {
@@ -632,9 +648,12 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
             cancel: AtomicBool::new(false),
             answered: AtomicBool::new(false),
         });
+        let budget = self.spec.budget(clock, depth, ponder);
         let budget = crate::search::Budget {
             stop: Some(signal.stop.clone()),
-            ..self.spec.budget(clock, depth, ponder)
+            // The time counts from the `go` line, not the search's start.
+            deadline: budget.time.map(|t| arrived + t),
+            ..budget
         };
         let out = self.out;
         let worker_signal = Arc::clone(&signal);
@@ -646,12 +665,11 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
                     let _ = out.search_lines(&sig, &[format!("info depth {}", 4 * d)], false);
                 }
             };
-            let result = session.lock().unwrap_or_else(|p| p.into_inner()).search(
-                &game,
-                &budget,
-                &mut rng,
-                &mut progress,
-            );
+            let mut session = session.lock().unwrap_or_else(|p| p.into_inner());
+            let searching = Instant::now();
+            let result = session.search(&game, &budget, &mut rng, &mut progress);
+            let searched = searching.elapsed();
+            drop(session);
             if ponder {
                 // A ponder answers only when told to stop.
                 while !sig.stop.is_raised() && !sig.cancel.load(Ordering::SeqCst) {
@@ -659,7 +677,7 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
                 }
             }
             let mut lines = Vec::new();
-            let searched = match result {
+            let found = match result {
                 Ok(s) => s,
                 Err(SearchError::NoMoves) => {
                     let no_move = "log Error: go: no legal move in this position".to_string();
@@ -676,13 +694,21 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
                     }
                 }
             };
-            lines.extend(info_lines(&game, &searched));
+            lines.extend(info_lines(&game, &found));
             lines.push(format!(
                 "info time {}",
-                started.elapsed().as_secs_f64().round() as u64
+                arrived.elapsed().as_secs_f64().round() as u64
             ));
-            lines.push(format!("bestmove {}", game.move_to_string(searched.mv)));
+            lines.push(format!("bestmove {}", game.move_to_string(found.mv)));
             let _ = out.search_lines(&sig, &lines, true);
+            if !ponder && !sig.cancel.load(Ordering::SeqCst) {
+                lock(reply_clock).record(&Reply {
+                    arrived,
+                    searched,
+                    due: budget.deadline,
+                    written: Instant::now(),
+                });
+            }
         });
         *active = Some(Active {
             handle,
@@ -740,6 +766,11 @@ fn strip_turn_label(text: &str) -> &str {
         }
     }
     text
+}
+
+/// A lock whose holder panicked is still good here (plain data).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Long garbage is cut for the log line.

@@ -29,9 +29,13 @@
 //! `greedy:eval=ckpt:PATH`, `mcts:sims=N,eval=ckpt:PATH`, ...), built by the
 //! one player builder for the board size `START` names, drawing from a
 //! generator seeded once per session. The manager's clock reaches the
-//! search as a [`Budget`]: `INFO timeout_turn` (milliseconds per move) and a
-//! twentieth of `INFO time_left` (or of `timeout_match` before the first
-//! `time_left`), whichever is tighter, less a safety margin.
+//! search as a [`Budget`] deadline: `INFO timeout_turn` (milliseconds per
+//! move) and a twentieth of `INFO time_left` (or of `timeout_match` before
+//! the first `time_left`), whichever is tighter, counted from the moment
+//! the command's line was read (a BOARD block's from its `BOARD` line), less
+//! a margin of [`SAFETY_MS`] plus twice the worst overhead of the last
+//! replies (see [`ReplyClock`]); `PLIES_CLOCK_LOG=1` prints each reply's
+//! timing on stderr. A search tree is freed after the reply is written.
 //!
 //! ```
 //! use plies::protocol::{run_gomocup, GomocupConfig};
@@ -54,14 +58,17 @@ use rand::RngExt;
 use std::collections::BTreeMap;
 use std::io::{self, BufRead, Write};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use super::clock::{Reply, ReplyClock};
 
 /// Smallest board side supported.
 pub const MIN_SIZE: usize = 5;
 
-/// Kept back from every move's time: the manager's clock runs while the
-/// answer travels back.
-const SAFETY_MS: u64 = 50;
+/// The least kept back from every move's time: the manager's clock runs
+/// while the answer travels back, which the brain cannot measure. The
+/// overhead it measures (its replies beyond their searches) comes on top.
+pub const SAFETY_MS: u64 = 50;
 /// The match clock is shared out as if this many moves were still to come.
 const MOVES_LEFT: u64 = 20;
 
@@ -247,6 +254,12 @@ struct Brain {
     board: Option<Board>,
     player: Option<Arc<dyn Player<Gomoku>>>,
     info: BTreeMap<String, String>,
+    clock: ReplyClock,
+    /// `PLIES_CLOCK_LOG=1`: each reply's timing on stderr.
+    trace: bool,
+    /// The move chosen last, until its reply is written: when its line
+    /// arrived, how long it searched, its deadline.
+    unanswered: Option<(Instant, Duration, Option<Instant>)>,
 }
 
 impl Brain {
@@ -257,12 +270,16 @@ impl Brain {
             board: None,
             player: None,
             info: BTreeMap::new(),
+            clock: ReplyClock::new(Duration::from_millis(SAFETY_MS)),
+            trace: std::env::var("PLIES_CLOCK_LOG").is_ok_and(|v| v == "1"),
+            unanswered: None,
         }
     }
 
-    /// This move's budget from the manager's clock (see the module docs);
-    /// unlimited (the player's own limits) when the manager sent none.
-    fn budget(&self) -> Budget {
+    /// This move's budget from the manager's clock for a command read at
+    /// `arrived` (see the module docs); unlimited (the player's own limits)
+    /// when the manager sent none.
+    fn budget(&self, arrived: Instant) -> Budget {
         let ms = |key: &str| {
             self.info
                 .get(key)
@@ -272,10 +289,34 @@ impl Brain {
         // timeout_match 0 means no match limit.
         let left = ms("time_left").or(ms("timeout_match").filter(|&m| m > 0));
         match tighter(ms("timeout_turn"), left.map(|l| l / MOVES_LEFT)) {
-            Some(limit) => Budget::time(Duration::from_millis(
-                limit.saturating_sub(SAFETY_MS).max(1),
-            )),
+            Some(limit) => Budget::until(self.clock.due(arrived, Duration::from_millis(limit))),
             None => Budget::UNLIMITED,
+        }
+    }
+
+    /// The last move's reply has been written and flushed: what it cost
+    /// beyond its search sets the margin of the next.
+    fn replied(&mut self) {
+        let written = Instant::now();
+        if let Some((arrived, searched, due)) = self.unanswered.take() {
+            let reply = Reply {
+                arrived,
+                searched,
+                due,
+                written,
+            };
+            let margin = self.clock.margin();
+            self.clock.record(&reply);
+            if self.trace {
+                let ms = |d: Duration| d.as_secs_f64() * 1e3;
+                eprintln!(
+                    "clock: answered {:.1} ms after the line, searched {:.1} ms, margin {:.1} ms, overhead {:.1} ms",
+                    ms(written - arrived),
+                    ms(searched),
+                    ms(margin),
+                    ms(reply.overhead())
+                );
+            }
         }
     }
 
@@ -311,9 +352,10 @@ impl Brain {
         format!("{},{}", cell % n, cell / n)
     }
 
-    /// Chooses, plays and names this brain's move; a board with five in a
-    /// row already is a finished game, refused.
-    fn reply_move(&mut self) -> Answer<String> {
+    /// Chooses, plays and names this brain's move for a command read at
+    /// `arrived`; a board with five in a row already is a finished game,
+    /// refused.
+    fn reply_move(&mut self, arrived: Instant) -> Answer<String> {
         let board = self.board_mut()?.clone();
         if let Some(code) = board.five() {
             return Err(Refusal::Over(code));
@@ -322,7 +364,8 @@ impl Brain {
         if empties.is_empty() {
             return Err(Refusal::Full);
         }
-        let budget = self.budget();
+        let budget = self.budget(arrived);
+        let started = Instant::now();
         let cell = match (board.as_gomoku(), &self.player) {
             (Some(g), Some(player)) => {
                 let chosen = player.choose_within(&g, &budget, &mut self.rng);
@@ -333,6 +376,7 @@ impl Brain {
             // the same rules, on the raw board.
             _ => self.fallback(&board, &empties),
         };
+        self.unanswered = Some((arrived, started.elapsed(), budget.deadline));
         debug_assert_eq!(board.cells[cell], EMPTY);
         self.board_mut()?.cells[cell] = OWN;
         Ok(self.coords(cell))
@@ -354,14 +398,14 @@ impl Brain {
         empties[self.rng.random_range(0..empties.len())]
     }
 
-    fn turn(&mut self, arg: &str) -> Answer<String> {
+    fn turn(&mut self, arg: &str, arrived: Instant) -> Answer<String> {
         let cell = self.cell_of(arg)?;
         let board = self.board_mut()?;
         if board.cells[cell] != EMPTY {
             return Err(Refusal::Taken(arg.trim().to_string()));
         }
         board.cells[cell] = OPP;
-        self.reply_move()
+        self.reply_move(arrived)
     }
 
     fn takeback(&mut self, arg: &str) -> Answer<()> {
@@ -466,13 +510,14 @@ pub fn run_gomocup<R: BufRead, W: Write>(
 ) -> io::Result<()> {
     let mut brain = Brain::new(config);
     let mut buf = Vec::new();
-    // A command read while reading a BOARD block, served next.
-    let mut pending: Option<String> = None;
+    // A command read while reading a BOARD block (and when), served next.
+    let mut pending: Option<(String, Instant)> = None;
     loop {
-        let line = match pending.take() {
-            Some(l) => l,
+        // The move's clock starts when its line has been read.
+        let (line, arrived) = match pending.take() {
+            Some(p) => p,
             None => match next_line(&mut input, &mut buf)? {
-                Some(l) => l,
+                Some(l) => (l, Instant::now()),
                 None => break,
             },
         };
@@ -508,12 +553,14 @@ pub fn run_gomocup<R: BufRead, W: Write>(
                 answer(out, r.map(|()| "OK".to_string()))?;
             }
             "BEGIN" => {
-                let r = brain.reply_move();
+                let r = brain.reply_move(arrived);
                 answer(out, r)?;
+                brain.replied();
             }
             "TURN" => {
-                let r = brain.turn(arg);
+                let r = brain.turn(arg, arrived);
                 answer(out, r)?;
+                brain.replied();
             }
             "TAKEBACK" => {
                 let r = brain.takeback(arg);
@@ -536,7 +583,7 @@ pub fn run_gomocup<R: BufRead, W: Write>(
                         // A manager that never sends DONE must not lose
                         // its next commands: the block ends here.
                         say(out, &format!("ERROR {}", Refusal::Unterminated(l.clone())))?;
-                        pending = Some(l);
+                        pending = Some((l, Instant::now()));
                         break;
                     }
                     if l.is_empty() || fresh.is_err() {
@@ -547,8 +594,10 @@ pub fn run_gomocup<R: BufRead, W: Write>(
                     }
                 }
                 if done && fresh.is_ok() {
-                    let r = brain.reply_move();
+                    // The manager's clock runs from the BOARD line.
+                    let r = brain.reply_move(arrived);
                     answer(out, r)?;
+                    brain.replied();
                 }
             }
             "INFO" => {
@@ -642,7 +691,7 @@ mod tests {
         ] {
             brain.board_line(line).unwrap();
         }
-        let err = brain.turn("4,0").unwrap_err().to_string();
+        let err = brain.turn("4,0", Instant::now()).unwrap_err().to_string();
         assert_eq!(err, "the game is over: your five in a row is on the board");
     }
 
@@ -756,7 +805,7 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             // Our own stones only: five in a row ends it, else a full board.
             let end = loop {
-                match brain.reply_move() {
+                match brain.reply_move(Instant::now()) {
                     Ok(m) => assert!(seen.insert(m.clone()), "{m} twice"),
                     Err(e) => break e,
                 }
@@ -781,7 +830,7 @@ mod tests {
             let mut g = Gomoku::with_size(9).unwrap();
             // The brain plays Black against the first empty point.
             for _ in 0..12 {
-                let (x, y) = xy(&brain.reply_move().unwrap());
+                let (x, y) = xy(&brain.reply_move(Instant::now()).unwrap());
                 g.play_str(&g.move_to_string(GomokuMove((y * 9 + x) as u16)))
                     .unwrap_or_else(|e| panic!("{spec}: {e}"));
                 if g.outcome().is_some() {
@@ -812,15 +861,26 @@ mod tests {
     #[test]
     fn the_clock_becomes_the_budget() {
         let mut brain = Brain::new(&GomocupConfig::default());
-        assert_eq!(brain.budget(), Budget::UNLIMITED);
+        let t0 = Instant::now();
+        let due = |ms: u64| Budget::until(t0 + Duration::from_millis(ms));
+        assert_eq!(brain.budget(t0), Budget::UNLIMITED);
         brain.info.insert("timeout_turn".into(), "1000".into());
-        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(950)));
+        assert_eq!(brain.budget(t0), due(950));
         brain.info.insert("timeout_match".into(), "10000".into());
-        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(450)));
+        assert_eq!(brain.budget(t0), due(450));
         brain.info.insert("time_left".into(), "40000".into());
-        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(950)));
+        assert_eq!(brain.budget(t0), due(950));
+        // A reply that took 30 ms beyond its search: 30 ms more margin.
+        brain.unanswered = Some((t0, Duration::from_millis(500), None));
+        std::thread::sleep(Duration::from_millis(530));
+        brain.replied();
+        let margin = brain.clock.margin();
+        assert!(margin >= Duration::from_millis(110), "{margin:?}");
+        assert!(margin < Duration::from_millis(400), "{margin:?}");
+        let limit = Duration::from_millis(1000);
+        assert_eq!(brain.budget(t0), Budget::until(t0 + limit - margin));
         brain.info.insert("time_left".into(), "20".into());
-        assert_eq!(brain.budget(), Budget::time(Duration::from_millis(1)));
+        assert_eq!(brain.budget(t0), due(1));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 
 pub mod aei;
 pub mod aei_spec;
+pub mod clock;
 pub mod gomocup;
 mod line;
 #[cfg(test)]
@@ -16,5 +17,6 @@ pub mod timecontrol;
 
 pub use aei::{run_aei, run_aei_with, short_board, AeiConfig};
 pub use aei_spec::EngineSpec;
+pub use clock::{Reply, ReplyClock};
 pub use gomocup::{run_gomocup, GomocupConfig};
 pub use timecontrol::TimeControl;

@@ -107,6 +107,12 @@ impl TimeControl {
     /// a twentieth of the reserve, never more than half of what is left
     /// before a loss on time, less a safety margin.
     pub fn budget(&self, side: Side) -> Option<Duration> {
+        self.budget_after(side, Duration::ZERO)
+    }
+
+    /// [`TimeControl::budget`] less `overhead` as well: what the engine's
+    /// replies have lately cost beyond their searches.
+    pub fn budget_after(&self, side: Side, overhead: Duration) -> Option<Duration> {
         if !self.is_timed() {
             return None;
         }
@@ -122,7 +128,8 @@ impl TimeControl {
         if target <= 0.0 {
             target = hard;
         }
-        let think = (target.min(0.5 * hard) - SAFETY).clamp(MIN_THINK, MAX_SECONDS);
+        let think = (target.min(0.5 * hard) - SAFETY - overhead.as_secs_f64())
+            .clamp(MIN_THINK, MAX_SECONDS);
         // Only a NaN set through `set` fails here: it gets the shortest time.
         Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
     }
@@ -165,6 +172,14 @@ mod tests {
         assert_eq!(tc.reserve, [None, None]);
         assert_eq!(tc.moveused, 0.0);
         assert_eq!(tc.tcmove, 2.0);
+        // What the replies cost beyond their searches comes off too.
+        let mut tc = TimeControl::default();
+        tc.set("tcmove", 1.0);
+        assert!((secs(tc.budget(Side::First)) - 0.4).abs() < 1e-9);
+        let late = Duration::from_millis(150);
+        assert!((secs(tc.budget_after(Side::First, late)) - 0.25).abs() < 1e-9);
+        let awful = Duration::from_secs(5);
+        assert!((secs(tc.budget_after(Side::First, awful)) - MIN_THINK).abs() < 1e-9);
     }
 
     #[test]

@@ -11,8 +11,14 @@ use std::time::{Duration, Instant};
 /// Limits on one move's search; `None` leaves that limit to the player.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Budget {
-    /// Wall-clock time for the move.
+    /// Wall-clock time for the move, counted from the search's start.
     pub time: Option<Duration>,
+    /// The instant the move is due, whenever the search starts: an
+    /// engine's clock, counted from when the command arrived (the time
+    /// spent before the search, reading the line and setting up the board,
+    /// is already gone). The search stops at the earlier of this and its
+    /// start plus `time`.
+    pub deadline: Option<Instant>,
     /// Nodes visited (alpha-beta), simulations run (MCTS) or positions
     /// valued (greedy).
     pub nodes: Option<u64>,
@@ -60,6 +66,7 @@ impl Budget {
     /// No limit beyond the player's own.
     pub const UNLIMITED: Budget = Budget {
         time: None,
+        deadline: None,
         nodes: None,
         depth: None,
         stop: None,
@@ -73,9 +80,24 @@ impl Budget {
         }
     }
 
-    /// The instant the time runs out, for a search started at `start`.
+    /// Only a deadline: the move is due at `deadline`.
+    pub fn until(deadline: Instant) -> Budget {
+        Budget {
+            deadline: Some(deadline),
+            ..Budget::UNLIMITED
+        }
+    }
+
+    /// The instant the time runs out, for a search started at `start`:
+    /// the earlier of `start + time` and the deadline.
     pub fn deadline(&self, start: Instant) -> Option<Instant> {
-        self.time.map(|t| start + t)
+        tighter(self.time.map(|t| start + t), self.deadline)
+    }
+
+    /// The time left at `now` (zero once the deadline has passed), for
+    /// searches that take a duration and start at once.
+    pub fn time_left(&self, now: Instant) -> Option<Duration> {
+        self.deadline(now).map(|d| d.saturating_duration_since(now))
     }
 
     /// Whether the stop flag, if any, has been raised.
@@ -111,6 +133,28 @@ mod tests {
         let t0 = Instant::now();
         assert_eq!(b.deadline(t0), Some(t0 + Duration::from_millis(250)));
         assert_eq!(Budget::UNLIMITED.deadline(t0), None);
+        // A deadline counts whenever the search starts; the earlier wins.
+        let due = t0 + Duration::from_millis(100);
+        let later = t0 + Duration::from_millis(40);
+        assert_eq!(Budget::until(due).deadline(later), Some(due));
+        assert_eq!(
+            Budget::until(due).time_left(later),
+            Some(Duration::from_millis(60))
+        );
+        assert_eq!(
+            Budget::until(due).time_left(due + Duration::from_millis(5)),
+            Some(Duration::ZERO)
+        );
+        let both = Budget {
+            deadline: Some(due),
+            ..Budget::time(Duration::from_millis(30))
+        };
+        assert_eq!(
+            both.deadline(later),
+            Some(later + Duration::from_millis(30))
+        );
+        assert_eq!(both.deadline(t0 + Duration::from_millis(90)), Some(due));
+        assert_eq!(Budget::UNLIMITED.time_left(t0), None);
     }
 
     #[test]

@@ -615,7 +615,10 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
         moves.shuffle(rng);
         let limits = SearchLimits {
             max_depth: tighter(self.depth, budget.depth).unwrap_or(DEFAULT_DEPTH),
-            deadline: tighter(self.time, budget.time).map(|t| Instant::now() + t),
+            deadline: {
+                let now = Instant::now();
+                tighter(self.time.map(|t| now + t), budget.deadline(now))
+            },
             max_nodes: tighter(self.nodes, budget.nodes),
             stop: budget.stop_flag(),
         };

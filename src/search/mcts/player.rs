@@ -2,7 +2,7 @@
 //! through a [`MctsSession`], a tree kept across the moves of one game.
 
 use super::search::{best_edge, run_search, SearchStats};
-use super::tree::Node;
+use super::tree::{discard, Node};
 use super::MctsConfig;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
@@ -14,6 +14,7 @@ use crate::util::SeededRng;
 use rand::RngExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 /// An MCTS player: a config and an optional evaluator.
 pub struct MctsPlayer<G: GameSupport> {
@@ -95,7 +96,9 @@ impl<G: GameSupport> MctsPlayer<G> {
             limited = MctsConfig {
                 simulations: tighter(Some(self.cfg.simulations), budget.nodes)
                     .unwrap_or(self.cfg.simulations),
-                time: tighter(self.cfg.time, budget.time),
+                // The budget's deadline as the time left now: the search
+                // starts at once.
+                time: tighter(self.cfg.time, budget.time_left(Instant::now())),
                 ..self.cfg.clone()
             };
             &limited
@@ -140,11 +143,15 @@ impl<G: GameSupport> Player<G> for MctsPlayer<G> {
     }
 
     fn choose_within(&self, state: &G, budget: &Budget, rng: &mut SeededRng) -> Chosen<G> {
-        self.run(&Node::default(), state, budget, rng).map(|s| s.mv)
+        self.search(state, budget, rng, &mut |_| {}).map(|s| s.mv)
     }
 
+    /// A fresh tree, freed after the answer (off this thread when big).
     fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, _: Watch) -> Found<G> {
-        self.run(&Node::default(), state, budget, rng)
+        let root: Box<Node<G::Move>> = Box::default();
+        let searched = self.run(&root, state, budget, rng);
+        discard(root);
+        searched
     }
 
     fn session(&self) -> Box<dyn GameSession<G> + '_> {
@@ -178,7 +185,11 @@ impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
         let key = state.hash_key();
         let root = match self.tree.take() {
             Some((k, root)) if k == key && self.player.cfg.reuse => root,
-            _ => Box::default(),
+            Some((_, stale)) => {
+                discard(stale);
+                Box::default()
+            }
+            None => Box::default(),
         };
         let searched = self.player.run(&root, state, budget, rng)?;
         self.tree = Some((key, root));
@@ -188,13 +199,30 @@ impl<G: GameSupport> GameSession<G> for MctsSession<'_, G> {
     fn observe(&mut self, before: &G, mv: G::Move) {
         self.tree = match self.tree.take() {
             Some((k, mut root)) if k == before.hash_key() && self.player.cfg.reuse => {
-                root.take_child(&mv).map(|child| {
+                let kept = root.take_child(&mv).map(|child| {
                     let mut after = before.clone();
                     after.play(mv);
                     (after.hash_key(), child)
-                })
+                });
+                // The moves not played: freed off this thread when many.
+                discard(root);
+                kept
             }
-            _ => None,
+            Some((_, stale)) => {
+                discard(stale);
+                None
+            }
+            None => None,
         };
+    }
+}
+
+impl<G: GameSupport> Drop for MctsSession<'_, G> {
+    /// A game's tree is freed off the engine's thread when big (a new game
+    /// replaces the session).
+    fn drop(&mut self) {
+        if let Some((_, root)) = self.tree.take() {
+            discard(root);
+        }
     }
 }

@@ -13,6 +13,19 @@ use std::sync::OnceLock;
 /// Values are summed as integers in millionths so that `fetch_add` works.
 const SCALE: f64 = 1e6;
 
+/// Trees of at least this many visits are freed on another thread (see
+/// [`discard`]).
+const BIG_TREE: u32 = 1024;
+
+/// Frees a tree that is no longer needed: a big one on the janitor thread
+/// ([`crate::util::drop_later`]), so that an engine's answer does not wait
+/// for tens of milliseconds of freeing; a small one here.
+pub fn discard<M: Send + Sync + 'static>(root: Box<Node<M>>) {
+    if root.visits() >= BIG_TREE {
+        crate::util::drop_later(root);
+    }
+}
+
 /// One position in the tree.
 pub struct Node<M> {
     visits: AtomicU32,

@@ -111,7 +111,10 @@ impl StepSearchPlayer {
             max_steps: tighter(self.spec.depth, budget_steps)
                 .unwrap_or(DEFAULT_STEPS)
                 .max(MIN_STEPS),
-            deadline: tighter(self.spec.time, budget.time).map(|t| Instant::now() + t),
+            deadline: {
+                let now = Instant::now();
+                tighter(self.spec.time.map(|t| now + t), budget.deadline(now))
+            },
             max_nodes: tighter(self.spec.nodes, budget.nodes),
             stop: budget.stop_flag(),
             goal_threats: true,
