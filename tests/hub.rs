@@ -187,6 +187,7 @@ fn files_equal(a: &Path, b: &Path, names: &[&str]) {
 }
 
 const CKPT_FILES: [&str; 3] = ["config.json", "model.safetensors", "README.md"];
+const CKPT_FILES_SORTED: [&str; 3] = ["README.md", "config.json", "model.safetensors"];
 
 /// The snapshot directory `plies hub download --json` reports.
 fn snapshot(json: &str) -> PathBuf {
@@ -470,8 +471,8 @@ fn every_failure_names_the_repository_revision_and_file() {
     };
     hub.fault("model.safetensors", "500");
     let e = matched(&env, "team/ttt");
-    // (hf-hub stores the 500's body as the file once its retries run out;
-    // the check against the ETag refuses it, quoting the server's message.)
+    // (The error quotes the server's message; were the body stored as the
+    // file, the check against the ETag would refuse it, quoting it too.)
     assert!(
         e.contains("team/ttt@main file 'model.safetensors'") && e.contains("Internal Error"),
         "{e}"
@@ -784,9 +785,10 @@ fn hostile_file_names_from_the_hub_are_refused_before_anything_is_written() {
             before,
             "{name:?}: the refused download wrote something"
         );
-        // ckpt:hf: reads only the checkpoint's files, and those are plain.
+        // ckpt:hf: needs only the checkpoint's files, which are plain; the
+        // revision is refused all the same, and nothing is written either.
         let spec = format!("greedy:eval=ckpt:hf:{repo}");
-        env.ok(&[
+        let e = env.fails(&[
             "match",
             "--game",
             "tictactoe",
@@ -797,6 +799,15 @@ fn hostile_file_names_from_the_hub_are_refused_before_anything_is_written() {
             "--games",
             "2",
         ]);
+        assert!(
+            e.contains(&format!("{repo}@main")) && e.contains(shown.as_str()),
+            "{name:?}: {e}"
+        );
+        assert_eq!(
+            tree(tmp.path()),
+            before,
+            "{name:?}: ckpt:hf: wrote something"
+        );
     }
     assert!(!Path::new(&abs).exists());
     assert!(!tmp.path().join("escaped").exists());
@@ -906,10 +917,14 @@ fn links_out_of_a_folder_and_hostile_names_are_neither_uploaded_nor_followed() {
         "team/inner",
         "--json",
     ]);
-    assert!(
-        !up.contains("inner.json") && up.contains("config.json"),
-        "{up}"
-    );
+    let v: serde_json::Value = serde_json::from_str(&up).unwrap();
+    let sent: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(sent, CKPT_FILES_SORTED, "{up}");
 }
 
 #[cfg(unix)]
