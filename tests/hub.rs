@@ -995,8 +995,7 @@ fn a_checkpoint_or_dataset_whose_files_link_out_of_its_folder_is_refused() {
     std::fs::remove_file(&shard).unwrap();
     std::os::unix::fs::symlink(&copy, &shard).unwrap();
     let msg = plies::dataset::Dataset::open(&data)
-        .err()
-        .expect("refused")
+        .expect_err("refused")
         .to_string();
     assert!(
         msg.contains("'part-00000.arrow'") && msg.contains("outside"),

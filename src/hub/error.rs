@@ -92,7 +92,7 @@ pub enum HubError {
     #[error("{at}: refused: the {source}; {}", .action)]
     Unsafe {
         at: At,
-        source: UnsafeName,
+        source: Box<UnsafeName>,
         /// `nothing was downloaded` / `nothing was uploaded`.
         action: &'static str,
     },
