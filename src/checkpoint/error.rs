@@ -10,10 +10,10 @@ pub enum CheckpointError {
     },
     /// A file of the checkpoint that resolves, through a symbolic link,
     /// outside its folder.
-    #[error("{dir}: refused: the {source}")]
+    #[error("{dir}: refused: the {name}")]
     UnsafeName {
         dir: PathBuf,
-        source: crate::util::safe_name::UnsafeName,
+        name: crate::util::safe_name::UnsafeName,
     },
     #[error("{path}: not a valid checkpoint config: {why}")]
     Config { path: PathBuf, why: String },

@@ -26,7 +26,7 @@ pub fn load(
     let inside = |name: &str| {
         crate::util::safe_name::inside(dir, name).map_err(|source| CheckpointError::UnsafeName {
             dir: dir.to_path_buf(),
-            source,
+            name: source,
         })
     };
     let config_path = inside(CONFIG_FILE)?;

@@ -22,10 +22,10 @@ pub enum DatasetError {
 
     /// A file of the dataset (the manifest, a shard) that resolves, through
     /// a symbolic link, outside the dataset's folder.
-    #[error("{dir}: refused: the {source}")]
+    #[error("{dir}: refused: the {name}")]
     UnsafeName {
         dir: PathBuf,
-        source: crate::util::safe_name::UnsafeName,
+        name: crate::util::safe_name::UnsafeName,
     },
 
     /// `DatasetWriter::create` found a dataset (or stray shards) in the directory.

@@ -87,7 +87,7 @@ impl Dataset {
         let inside = |name: &str| {
             crate::util::safe_name::inside(&dir, name).map_err(|source| DatasetError::UnsafeName {
                 dir: dir.clone(),
-                source,
+                name: source,
             })
         };
         let path = inside(MANIFEST_FILE)?;

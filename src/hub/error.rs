@@ -89,10 +89,10 @@ pub enum HubError {
     /// A name from the hub (a listed file, an ETag, a commit id) or in a
     /// folder to upload that cannot safely become a path; nothing was
     /// written (downloads) or sent (uploads).
-    #[error("{at}: refused: the {source}; {}", .action)]
+    #[error("{at}: refused: the {name}; {}", .action)]
     Unsafe {
         at: At,
-        source: Box<UnsafeName>,
+        name: Box<UnsafeName>,
         /// `nothing was downloaded` / `nothing was uploaded`.
         action: &'static str,
     },

@@ -143,7 +143,7 @@ fn copy_out(snapshot: &Path, files: &[String], out: &Path) -> Result<(), HubErro
                     repo: snapshot.display().to_string(),
                     file: f.clone(),
                 },
-                source: Box::new(source),
+                name: Box::new(source),
                 action: "nothing was copied",
             })?;
         let to = staged.join(f);

@@ -215,7 +215,7 @@ impl<T: RepoType> Remote<T> {
     fn unsafe_name(&self, file: &str, source: UnsafeName) -> HubError {
         HubError::Unsafe {
             at: self.at(file),
-            source: Box::new(source),
+            name: Box::new(source),
             action: "nothing was downloaded",
         }
     }
@@ -709,7 +709,7 @@ fn list_files(
                 repo: repo.to_string(),
                 file: rel.clone(),
             },
-            source: Box::new(source),
+            name: Box::new(source),
             action: "nothing was uploaded",
         };
         let Some(text) = rel_path.to_str() else {
