@@ -26,8 +26,17 @@ the git blob id.
 Faults for failure tests: POST /_test/fault {"file": NAME, "kind": K}
 with K one of `500` (HEAD answers, GET fails with 500), `cut` (GET sends
 half the body, then closes the connection), `corrupt` (GET sends changed
-bytes under the true ETag); {} clears them. GET /_test/log lists the
-requests served.
+bytes under the true ETag), or, with "value": V, `etag` (HEAD and GET
+answer ETag V), `commit` (they answer X-Repo-Commit V), `sha` (the
+revision info of every repository names commit V; NAME is ignored); {}
+clears them. GET /_test/log lists the requests served.
+
+A hostile repository for the tests of names: POST /_test/repo {"kind": K,
+"repo": ORG/NAME, "copy_from": ORG/NAME, "files": {PATH: TEXT}} makes a
+repository holding the files of `copy_from`'s main plus `files`, under
+names as they are (`../x`, `/abs`, `a\\b`...); a download of a path it
+does not hold (a client's URL normalised `..` away) gets the first of
+`files`.
 
 Usage: hub_server.py [--token T] [--max-seconds S]; prints
 `http://127.0.0.1:PORT` on its first line of stdout, then serves until
@@ -71,6 +80,7 @@ class Store:
         self.repos = {}
         self.blobs = {}  # sha256 -> bytes (LFS objects and committed files)
         self.faults = {}  # file name -> kind
+        self.fault_value = None  # the value of an `etag`, `commit` or `sha` fault
         self.log = []
 
     def repo(self, kind, repo_id):
@@ -244,7 +254,23 @@ class Handler(BaseHTTPRequestHandler):
         if rest == ["fault"]:
             spec = json.loads(self.body() or b"{}")
             STORE.faults = {spec["file"]: spec["kind"]} if spec else {}
+            STORE.fault_value = spec.get("value")
             return self.send(200, {"faults": STORE.faults})
+        if rest == ["repo"]:
+            spec = json.loads(self.body())
+            kind, repo_id = spec.get("kind") or "model", spec["repo"]
+            src = spec.get("copy_from")
+            files = {}
+            if src:
+                source = STORE.repo(kind, src)
+                files = dict(source["commits"][source["branches"]["main"]]["files"])
+            extra = spec.get("files") or {}
+            for path, text in extra.items():
+                files[path] = STORE.put_blob(text.encode())
+            repo = {"private": False, "branches": {}, "commits": {}, "fallback": next(iter(extra), None)}
+            STORE.repos[(kind, repo_id)] = repo
+            repo["branches"]["main"] = STORE.new_commit(repo, None, files, "hostile")
+            return self.send(200, {"repo": repo_id})
         if rest == ["log"]:
             return self.send(200, STORE.log)
         raise HubError(404, None, "no such test endpoint")
@@ -282,7 +308,7 @@ class Handler(BaseHTTPRequestHandler):
             {
                 "id": repo_id,
                 "_id": repo_id,
-                "sha": sha,
+                "sha": STORE.fault_value if "sha" in STORE.faults.values() else sha,
                 "private": repo["private"],
                 "siblings": [{"rfilename": p} for p in sorted(files)],
                 "tags": [],
@@ -310,6 +336,8 @@ class Handler(BaseHTTPRequestHandler):
         repo = self.readable(kind, repo_id)
         sha = STORE.commit_of(kind, repo_id, revision)
         files = repo["commits"][sha]["files"]
+        if path not in files and repo.get("fallback") is not None:
+            path = repo["fallback"]
         if path not in files:
             raise HubError(404, "EntryNotFound", f"{path} does not exist at {revision}")
         data = STORE.blobs[files[path]]
@@ -318,6 +346,12 @@ class Handler(BaseHTTPRequestHandler):
         if is_lfs(path):
             headers["X-Linked-Etag"] = f'"{etag}"'
             headers["X-Linked-Size"] = str(len(data))
+        header_fault = STORE.faults.get(path.rsplit("/", 1)[-1])
+        if header_fault == "etag":
+            headers["ETag"] = f'"{STORE.fault_value}"'
+            headers.pop("X-Linked-Etag", None)
+        if header_fault == "commit":
+            headers["X-Repo-Commit"] = STORE.fault_value
         fault = STORE.faults.get(path.rsplit("/", 1)[-1]) if self.command == "GET" else None
         if fault == "500":
             raise HubError(500, None, "Internal Error")

@@ -187,6 +187,7 @@ fn files_equal(a: &Path, b: &Path, names: &[&str]) {
 }
 
 const CKPT_FILES: [&str; 3] = ["config.json", "model.safetensors", "README.md"];
+const CKPT_FILES_SORTED: [&str; 3] = ["README.md", "config.json", "model.safetensors"];
 
 /// The snapshot directory `plies hub download --json` reports.
 fn snapshot(json: &str) -> PathBuf {
@@ -470,8 +471,8 @@ fn every_failure_names_the_repository_revision_and_file() {
     };
     hub.fault("model.safetensors", "500");
     let e = matched(&env, "team/ttt");
-    // (hf-hub stores the 500's body as the file once its retries run out;
-    // the check against the ETag refuses it, quoting the server's message.)
+    // (The error quotes the server's message; were the body stored as the
+    // file, the check against the ETag would refuse it, quoting it too.)
     assert!(
         e.contains("team/ttt@main file 'model.safetensors'") && e.contains("Internal Error"),
         "{e}"
@@ -706,4 +707,298 @@ fn plies_and_huggingface_hub_share_one_cache_both_ways() {
     assert!(json.contains("sha256 of every shard"), "{json}");
     let dir = snapshot(&json);
     files_equal(&data, &dir, &["manifest.json"]);
+}
+
+/// Every path under `root` (links not followed), for "nothing was
+/// written" checks.
+fn tree(root: &Path) -> std::collections::BTreeSet<String> {
+    let mut out = std::collections::BTreeSet::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries {
+            let p = e.unwrap().path();
+            out.insert(p.strip_prefix(root).unwrap().display().to_string());
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                stack.push(p);
+            }
+        }
+    }
+    out
+}
+
+/// A repository on the test hub holding team/ttt's files plus `extra`,
+/// under names as they are.
+fn hostile_repo(hub: &Hub, repo: &str, extra: &[&str]) {
+    let files: serde_json::Map<String, serde_json::Value> = extra
+        .iter()
+        .map(|n| (n.to_string(), "hostile bytes\n".into()))
+        .collect();
+    let spec = serde_json::json!({
+        "kind": "model", "repo": repo, "copy_from": "team/ttt", "files": files,
+    });
+    let answer = hub.call("POST", "/_test/repo", &spec.to_string());
+    assert!(answer.contains(repo), "{answer}");
+}
+
+#[test]
+fn hostile_file_names_from_the_hub_are_refused_before_anything_is_written() {
+    let Some(hub) = Hub::start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let env = Env::new(&hub, tmp.path());
+    let ttt = root().join(TTT);
+    env.ok(&["hub", "upload", ttt.to_str().unwrap(), "team/ttt"]);
+    // A cache that already holds a repository, as a user's would.
+    env.ok(&["hub", "download", "team/ttt"]);
+    let abs = tmp.path().join("abs-escaped").display().to_string();
+    // (listed name, as the error shows it)
+    let cases: Vec<(&str, String)> = vec![
+        ("../x", "'../x'".into()),
+        ("a/../../x", "'a/../../x'".into()),
+        // Five levels up from the snapshot is the test's root folder.
+        ("../../../../../escaped", "'../../../../../escaped'".into()),
+        (&abs, format!("'{abs}'")),
+        ("C:\\x", "'C:\\x'".into()),
+        ("C:x", "'C:x'".into()),
+        ("a\\b", "'a\\b'".into()),
+        ("a\0b", "'a\\u{0}b'".into()),
+        ("a\u{1}b", "'a\\u{1}b'".into()),
+        ("a//b", "'a//b'".into()),
+    ];
+    for (i, (name, shown)) in cases.iter().enumerate() {
+        let repo = format!("team/evil-{i}");
+        hostile_repo(&hub, &repo, &[name]);
+        let before = tree(tmp.path());
+        // Deep, so that even a copy that climbs out of it stays in `tmp`.
+        let out = tmp.path().join(format!("o/u/t/s/{i}/out"));
+        let e = env.fails(&["hub", "download", &repo, "--out", out.to_str().unwrap()]);
+        assert!(
+            e.contains(&format!("{repo}@main"))
+                && e.contains(shown.as_str())
+                && e.contains("refused"),
+            "{name:?}: {e}"
+        );
+        assert_eq!(
+            tree(tmp.path()),
+            before,
+            "{name:?}: the refused download wrote something"
+        );
+        // ckpt:hf: needs only the checkpoint's files, which are plain; the
+        // revision is refused all the same, and nothing is written either.
+        let spec = format!("greedy:eval=ckpt:hf:{repo}");
+        let e = env.fails(&[
+            "match",
+            "--game",
+            "tictactoe",
+            "--a",
+            &spec,
+            "--b",
+            "random",
+            "--games",
+            "2",
+        ]);
+        assert!(
+            e.contains(&format!("{repo}@main")) && e.contains(shown.as_str()),
+            "{name:?}: {e}"
+        );
+        assert_eq!(
+            tree(tmp.path()),
+            before,
+            "{name:?}: ckpt:hf: wrote something"
+        );
+    }
+    assert!(!Path::new(&abs).exists());
+    assert!(!tmp.path().join("escaped").exists());
+}
+
+#[test]
+fn hostile_etag_and_commit_headers_are_refused_before_anything_is_written() {
+    let Some(hub) = Hub::start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let env = Env::new(&hub, tmp.path());
+    let ttt = root().join(TTT);
+    env.ok(&["hub", "upload", ttt.to_str().unwrap(), "team/ttt"]);
+    env.ok(&["hub", "download", "team/ttt"]);
+    let z40 = "z".repeat(40);
+    let cases: [(&str, &str, &str); 8] = [
+        // (fault, value, file whose answer carries it)
+        // Four levels up from `blobs/` (and `snapshots/`) is `tmp`.
+        ("etag", "../../../../escaped-etag", "config.json"),
+        ("etag", &z40, "config.json"),
+        ("etag", "abc123", "model.safetensors"),
+        ("commit", "../../../../escaped-commit", "config.json"),
+        ("commit", &z40, "README.md"),
+        ("commit", "abc123", "config.json"),
+        ("sha", "../../../escaped-sha", ""),
+        ("sha", "0123456789abcdef", ""),
+    ];
+    for (i, (kind, value, file)) in cases.iter().enumerate() {
+        let repo = format!("team/evil-h{i}");
+        hostile_repo(&hub, &repo, &[]);
+        hub.call(
+            "POST",
+            "/_test/fault",
+            &serde_json::json!({"file": file, "kind": kind, "value": value}).to_string(),
+        );
+        let before = tree(tmp.path());
+        let out = tmp.path().join(format!("o/u/t/s/{i}/out"));
+        let e = env.fails(&["hub", "download", &repo, "--out", out.to_str().unwrap()]);
+        assert!(
+            e.contains(&format!("{repo}@main")) && e.contains(&format!("'{value}'")),
+            "{kind} {value}: {e}"
+        );
+        let what = if *kind == "etag" { "ETag" } else { "commit id" };
+        assert!(e.contains(what), "{kind} {value}: {e}");
+        assert_eq!(
+            tree(tmp.path()),
+            before,
+            "{kind} {value}: the refused download wrote something"
+        );
+        hub.clear_faults();
+    }
+    assert!(!tmp.path().join("escaped-etag").exists());
+}
+
+#[cfg(unix)]
+#[test]
+fn links_out_of_a_folder_and_hostile_names_are_neither_uploaded_nor_followed() {
+    let Some(hub) = Hub::start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let env = Env::new(&hub, tmp.path());
+    let ttt = root().join(TTT);
+    let secret = tmp.path().join("secret");
+    std::fs::create_dir_all(&secret).unwrap();
+    std::fs::write(secret.join("key.txt"), b"private key").unwrap();
+    let link = |name: &str, target: &Path| {
+        let dir = tmp
+            .path()
+            .join(format!("up-{}", name.replace(['/', '\\', '\u{1}'], "_")));
+        copy_dir(&ttt, &dir);
+        std::os::unix::fs::symlink(target, dir.join(name)).unwrap();
+        dir
+    };
+    let hostile = |name: &str| {
+        let dir = tmp
+            .path()
+            .join(format!("up-{}", name.replace(['/', '\\', '\u{1}'], "_")));
+        copy_dir(&ttt, &dir);
+        std::fs::write(dir.join(name), b"x").unwrap();
+        dir
+    };
+    let cases: [(PathBuf, &str); 4] = [
+        (link("notes", &secret), "'notes'"),
+        (link("key.txt", &secret.join("key.txt")), "'key.txt'"),
+        (hostile("a\\b"), "'a\\b'"),
+        (hostile("x\u{1}y"), "'x\\u{1}y'"),
+    ];
+    for (i, (dir, shown)) in cases.iter().enumerate() {
+        let repo = format!("team/up-{i}");
+        let e = env.fails(&["hub", "upload", dir.to_str().unwrap(), &repo]);
+        assert!(
+            e.contains(&format!("{repo}@main"))
+                && e.contains(shown)
+                && e.contains("nothing was uploaded"),
+            "{e}"
+        );
+        // The repository was not even created, so nothing of it was sent.
+        let info = hub.call("GET", &format!("/api/models/{repo}"), "");
+        assert!(info.contains("not found"), "{info}");
+    }
+    let log: Vec<String> = serde_json::from_str(&hub.call("GET", "/_test/log", "")).unwrap();
+    assert!(!log.iter().any(|l| l.contains("key.txt")), "{log:?}");
+    // A link that stays inside the folder is left out, and the rest goes up.
+    let dir = link("inner.json", Path::new("config.json"));
+    let up = env.ok(&[
+        "hub",
+        "upload",
+        dir.to_str().unwrap(),
+        "team/inner",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&up).unwrap();
+    let sent: Vec<&str> = v["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f.as_str().unwrap())
+        .collect();
+    assert_eq!(sent, CKPT_FILES_SORTED, "{up}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_checkpoint_or_dataset_whose_files_link_out_of_its_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ttt = root().join(TTT);
+    // config.json a link to a file outside the checkpoint's folder.
+    let outside = tmp.path().join("elsewhere");
+    copy_dir(&ttt, &outside);
+    let ck = tmp.path().join("ckpt");
+    copy_dir(&ttt, &ck);
+    std::fs::remove_file(ck.join("config.json")).unwrap();
+    std::os::unix::fs::symlink(outside.join("config.json"), ck.join("config.json")).unwrap();
+    let e = plies::checkpoint::load(&ck, None, None)
+        .err()
+        .expect("refused");
+    let msg = e.to_string();
+    assert!(
+        msg.contains("'config.json'") && msg.contains("outside"),
+        "{msg}"
+    );
+    // The weights, the same.
+    let ck2 = tmp.path().join("ckpt2");
+    copy_dir(&ttt, &ck2);
+    std::fs::remove_file(ck2.join("model.safetensors")).unwrap();
+    std::os::unix::fs::symlink(
+        "../elsewhere/model.safetensors",
+        ck2.join("model.safetensors"),
+    )
+    .unwrap();
+    let msg = plies::checkpoint::load(&ck2, None, None)
+        .err()
+        .expect("refused")
+        .to_string();
+    assert!(msg.contains("'model.safetensors'"), "{msg}");
+    // A link inside the folder is fine.
+    let ck3 = tmp.path().join("ckpt3");
+    copy_dir(&ttt, &ck3);
+    std::fs::rename(ck3.join("config.json"), ck3.join("real.json")).unwrap();
+    std::os::unix::fs::symlink("real.json", ck3.join("config.json")).unwrap();
+    plies::checkpoint::load(&ck3, None, None).unwrap();
+
+    // A dataset whose shard is a link to the same bytes outside it.
+    let data = tmp.path().join("data");
+    let o = common::plies(&[
+        "data",
+        "generate",
+        "--game",
+        "tictactoe",
+        "--a",
+        "random",
+        "--b",
+        "random",
+        "--games",
+        "10",
+        "--seed",
+        "3",
+        "--out",
+        data.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    plies::dataset::Dataset::open(&data).unwrap();
+    let shard = data.join("part-00000.arrow");
+    let copy = tmp.path().join("shard-copy.arrow");
+    std::fs::copy(&shard, &copy).unwrap();
+    std::fs::remove_file(&shard).unwrap();
+    std::os::unix::fs::symlink(&copy, &shard).unwrap();
+    let msg = plies::dataset::Dataset::open(&data)
+        .expect_err("refused")
+        .to_string();
+    assert!(
+        msg.contains("'part-00000.arrow'") && msg.contains("outside"),
+        "{msg}"
+    );
 }

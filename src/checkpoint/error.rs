@@ -8,6 +8,13 @@ pub enum CheckpointError {
         path: PathBuf,
         source: std::io::Error,
     },
+    /// A file of the checkpoint that resolves, through a symbolic link,
+    /// outside its folder.
+    #[error("{dir}: refused: the {name}")]
+    UnsafeName {
+        dir: PathBuf,
+        name: crate::util::safe_name::UnsafeName,
+    },
     #[error("{path}: not a valid checkpoint config: {why}")]
     Config { path: PathBuf, why: String },
     #[error("{path}: checkpoint format version {found}, this program reads {expected}")]

@@ -21,7 +21,15 @@ pub fn load(
     game: Option<&str>,
     encoder: Option<&str>,
 ) -> Result<Checkpoint, CheckpointError> {
-    let config_path = dir.join(CONFIG_FILE);
+    // A checkpoint's files stay in its folder (a hub snapshot's, in its
+    // repository's folder of the cache): a link out of it is refused.
+    let inside = |name: &str| {
+        crate::util::safe_name::inside(dir, name).map_err(|source| CheckpointError::UnsafeName {
+            dir: dir.to_path_buf(),
+            name: source,
+        })
+    };
+    let config_path = inside(CONFIG_FILE)?;
     let text =
         crate::util::text::read_text(&config_path).map_err(|source| CheckpointError::Io {
             path: config_path.clone(),
@@ -69,7 +77,7 @@ pub fn load(
             path: config_path.clone(),
             why: format!("model: {e} ('{}')", config.encoder.name),
         })?;
-    let weights_path = dir.join(WEIGHTS_FILE);
+    let weights_path = inside(WEIGHTS_FILE)?;
     let bytes = std::fs::read(&weights_path).map_err(|source| CheckpointError::Io {
         path: weights_path.clone(),
         source,

@@ -20,6 +20,14 @@ pub enum DatasetError {
         source: std::io::Error,
     },
 
+    /// A file of the dataset (the manifest, a shard) that resolves, through
+    /// a symbolic link, outside the dataset's folder.
+    #[error("{dir}: refused: the {name}")]
+    UnsafeName {
+        dir: PathBuf,
+        name: crate::util::safe_name::UnsafeName,
+    },
+
     /// `DatasetWriter::create` found a dataset (or stray shards) in the directory.
     #[error(
         "{path}: {found}; refusing to write over it (remove it by hand or use DatasetWriter::create_overwrite)"

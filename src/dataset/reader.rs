@@ -81,7 +81,16 @@ impl Dataset {
     /// Shards are not touched; see [`Dataset::verify`].
     pub fn open(dir: impl AsRef<Path>) -> Result<Self> {
         let dir = dir.as_ref().to_path_buf();
-        let path = dir.join(MANIFEST_FILE);
+        // The manifest and every shard it names stay in the folder (a hub
+        // snapshot's, in its repository's folder of the cache); the shard
+        // names themselves are checked by the manifest (`part-NNNNN.arrow`).
+        let inside = |name: &str| {
+            crate::util::safe_name::inside(&dir, name).map_err(|source| DatasetError::UnsafeName {
+                dir: dir.clone(),
+                name: source,
+            })
+        };
+        let path = inside(MANIFEST_FILE)?;
         let bytes = match std::fs::read(&path) {
             Ok(bytes) => bytes,
             Err(e) => {
@@ -97,6 +106,9 @@ impl Dataset {
             }
         };
         let manifest = Manifest::from_slice(&bytes, &path)?;
+        for shard in &manifest.shards {
+            inside(&shard.file)?;
+        }
         let schema = Arc::new(dataset_schema(
             &manifest.game,
             &manifest.encoder,

@@ -1,5 +1,6 @@
 //! Hub errors: each names the repository, the revision and the file.
 
+use crate::util::safe_name::{shown, UnsafeName};
 use std::fmt;
 use std::path::PathBuf;
 use thiserror::Error;
@@ -18,7 +19,7 @@ impl fmt::Display for At {
         if self.file.is_empty() {
             write!(f, "{}", self.repo)
         } else {
-            write!(f, "{} file '{}'", self.repo, self.file)
+            write!(f, "{} file '{}'", self.repo, shown(&self.file))
         }
     }
 }
@@ -85,6 +86,16 @@ pub enum HubError {
     },
     #[error("{at}: {why}")]
     Rejected { at: At, why: String },
+    /// A name from the hub (a listed file, an ETag, a commit id) or in a
+    /// folder to upload that cannot safely become a path; nothing was
+    /// written (downloads) or sent (uploads).
+    #[error("{at}: refused: the {name}; {}", .action)]
+    Unsafe {
+        at: At,
+        name: Box<UnsafeName>,
+        /// `nothing was downloaded` / `nothing was uploaded`.
+        action: &'static str,
+    },
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,

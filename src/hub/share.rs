@@ -135,11 +135,22 @@ fn copy_out(snapshot: &Path, files: &[String], out: &Path) -> Result<(), HubErro
     let staged = staging_path(out).map_err(io(out))?;
     remove_if_there(&staged).map_err(io(&staged))?;
     for f in files {
+        // Names as the download checked them, and a source that stays in
+        // its repository's folder of the cache.
+        let from =
+            crate::util::safe_name::inside(snapshot, f).map_err(|source| HubError::Unsafe {
+                at: At {
+                    repo: snapshot.display().to_string(),
+                    file: f.clone(),
+                },
+                name: Box::new(source),
+                action: "nothing was copied",
+            })?;
         let to = staged.join(f);
         if let Some(parent) = to.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;
         }
-        std::fs::copy(snapshot.join(f), &to).map_err(io(&to))?;
+        std::fs::copy(&from, &to).map_err(io(&to))?;
     }
     if files.is_empty() {
         return Err(HubError::Rejected {

@@ -1,7 +1,8 @@
 //! Small shared helpers: crash-safe file writing and directory
 //! replacement, one writer per output directory, seeded random numbers,
 //! device names, the move-list digest of the rules oracles, where the
-//! Python scripts are, the one line an error prints as.
+//! Python scripts are, the one line an error prints as, and the check of
+//! names from outside before they become paths ([`safe_name`]).
 
 pub mod atomic;
 mod device;
@@ -12,6 +13,7 @@ mod janitor;
 pub mod lock;
 pub mod memory;
 pub mod replace;
+pub mod safe_name;
 mod scripts;
 mod seed;
 pub mod text;
