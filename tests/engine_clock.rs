@@ -283,9 +283,27 @@ fn gomocup_answers_inside_timeout_turn_under_load() {
 #[test]
 fn gomocup_answers_inside_timeout_turn_when_idle() {
     let _one = serial();
-    let times = gomocup_answers(GOMOCUP_PLAYER, 1000, 12, 2);
+    let times = gomocup_answers(GOMOCUP_PLAYER, 1000, 30, 2);
     eprintln!("gomocup, timeout_turn 1000, idle: {}", summary(&times));
     assert_inside("gomocup idle", &times, Duration::from_millis(1000));
+}
+
+#[test]
+fn gomocup_answers_inside_a_one_second_turn_under_load() {
+    let _one = serial();
+    let hogs = Hogs::start();
+    let times = gomocup_answers(GOMOCUP_PLAYER, 1000, 30, 3);
+    let cores = hogs.count();
+    drop(hogs);
+    eprintln!(
+        "gomocup, timeout_turn 1000, {cores} busy-loop threads: {}",
+        summary(&times)
+    );
+    assert_inside(
+        "gomocup 1000 under load",
+        &times,
+        Duration::from_millis(1000),
+    );
 }
 
 /// `moves` timed `go` answers of the AEI engine `player` at `tcmove`
@@ -333,4 +351,12 @@ fn aei_answers_inside_tcmove_under_load() {
         summary(&times)
     );
     assert_inside("aei under load", &times, Duration::from_secs(1));
+}
+
+#[test]
+fn aei_answers_inside_a_two_second_tcmove_when_idle() {
+    let _one = serial();
+    let times = aei_answers(AEI_PLAYER, 2, 30);
+    eprintln!("aei, tcmove 2, idle: {}", summary(&times));
+    assert_inside("aei tcmove 2", &times, Duration::from_secs(2));
 }
