@@ -458,6 +458,8 @@ impl ModelReport {
         serde_json::json!({
             "model": self.model.name(), "mode": self.mode,
             "threads": self.threads, "torch": self.torch.as_ref().ok(),
+            "processor": crate::model::kernels::processor_name(),
+            "instruction_sets": crate::model::kernels::kernel_instruction_sets(),
             "torch_note": self.torch.as_ref().err().map(|e| e.to_string()), "rows": rows,
         })
     }
@@ -470,6 +472,12 @@ impl fmt::Display for ModelReport {
             f,
             "{}, CPU, {} threads, positions/s (best of {} rounds of >= {} s)",
             self.what, self.threads, self.rounds, self.seconds
+        )?;
+        writeln!(
+            f,
+            "{}; {}",
+            crate::model::kernels::processor_name(),
+            crate::model::kernels::kernel_instruction_sets()
         )?;
         writeln!(
             f,

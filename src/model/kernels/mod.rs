@@ -51,6 +51,7 @@ pub use conv1x1::conv1x1_from_bordered;
 pub use conv3x3::{conv3x3, conv3x3_infer, conv3x3_pass, Conv3x3Impl, Conv3x3Weights};
 pub use linear::linear_act;
 pub use residual_block::{residual_block, BlockParams};
+pub use simd::{kernel_instruction_sets, processor_name};
 
 thread_local! {
     static CANDLE_OPS_HERE: Cell<bool> = const { Cell::new(false) };
