@@ -7,7 +7,10 @@
 # Ratios, not raw speeds, so a busy or slower machine moves both sides.
 # Not a CI test (too noisy on shared machines): run it on an idle machine
 # before every change to src/model/kernels/, and record new figures with
-# --record after a re-measurement.
+# --record after a re-measurement (then keep, for each row, the lower of at
+# least two runs: PyTorch's 2-thread figure alone moves 10-20% run to run).
+# The loader's ratios are printed but not guarded (too short to be stable
+# on the shipped archive).
 #
 #   bash scripts/perf_guard.sh            # check against the table
 #   bash scripts/perf_guard.sh --record   # measure and replace this processor's rows
@@ -54,7 +57,7 @@ run infer-cnn3 infer --model cnn3 --batch 1,64,1024 --rounds 3
 run train-resnet-tiny train --model resnet-tiny --batch 1024 --steps 3 --rounds 3 --seconds 2
 run infer-resnet-tiny infer --model resnet-tiny --batch 1,64,1024 --rounds 3
 run evaluator-cnn3 evaluator --model cnn3 --clients 8,32 --max-batch 64,256 --rounds 2
-run loader loader --data "$DS" --train-steps 10
+run loader loader --data "$DS" --train-steps 10 --epochs 20
 
 python3 - "$OUT" "$TABLE" "$key" "$RECORD" "${PERF_GUARD_TOLERANCE:-0.2}" \
   "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" <<'EOF'
@@ -87,6 +90,9 @@ if os.path.exists(table):
         rows = [r for r in csv.DictReader(f, delimiter="\t")]
 recorded = {r["benchmark"]: r for r in rows if r["processor"] == key}
 
+# The loader's ratios are printed, not guarded: on the small shipped
+# archive an epoch lasts milliseconds and two idle runs differ twofold.
+INFO = {"loader / pyarrow", "loader / cnn3 training"}
 failed = []
 print(f"{'benchmark':<52} {'ratio':>8} {'recorded':>9} {'floor':>7}  verdict")
 for bench, ratio in ratios.items():
@@ -97,7 +103,9 @@ for bench, ratio in ratios.items():
     want = float(r["ratio"])
     floor = want * (1 - tolerance)
     verdict = "ok" if ratio >= floor else "SLOWER"
-    if ratio < floor:
+    if bench in INFO:
+        verdict = "info (not guarded)"
+    elif ratio < floor:
         failed.append(bench)
     print(f"{bench:<52} {ratio:>8.2f} {want:>9.2f} {floor:>7.2f}  {verdict} (recorded {r['date']}, {r['commit']})")
 with open(os.path.join(out, "last.json"), "w") as f:
