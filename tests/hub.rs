@@ -811,6 +811,27 @@ fn hostile_file_names_from_the_hub_are_refused_before_anything_is_written() {
     }
     assert!(!Path::new(&abs).exists());
     assert!(!tmp.path().join("escaped").exists());
+    // One name listed as a file and as another's folder: refused before
+    // any blob is fetched, not when the second link cannot be made.
+    hostile_repo(&hub, "team/evil-both", &["cfg", "cfg/x"]);
+    let before = tree(tmp.path());
+    let out = tmp.path().join("both-out");
+    let e = env.fails(&[
+        "hub",
+        "download",
+        "team/evil-both",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(
+        e.contains("team/evil-both@main") && e.contains("folder of 'cfg/x'"),
+        "{e}"
+    );
+    assert_eq!(
+        tree(tmp.path()),
+        before,
+        "the refused download wrote something"
+    );
 }
 
 #[test]

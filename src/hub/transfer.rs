@@ -290,6 +290,8 @@ impl<T: RepoType> Remote<T> {
             });
         }
         all.sort_by(|a, b| a.path.cmp(&b.path));
+        safe_name::distinct_files(all.iter().map(|e| e.path.as_str()))
+            .map_err(|e| self.unsafe_name(&e.name.clone(), e))?;
         let entries = match wanted {
             None => all,
             Some(files) => {

@@ -59,6 +59,10 @@ pub enum Problem {
     NotHex {
         digits: &'static str,
     },
+    /// The same list names it as a file and as the folder of `inside`.
+    FileAndFolder {
+        inside: String,
+    },
     /// It resolves to `target`, outside `folder`.
     LinkOutside {
         target: PathBuf,
@@ -85,6 +89,11 @@ impl fmt::Display for Problem {
                 write!(f, "has a control character ({})", c.escape_default())
             }
             Problem::NotHex { digits } => write!(f, "is not {digits} hex digits"),
+            Problem::FileAndFolder { inside } => write!(
+                f,
+                "is listed as a file and as the folder of '{}'",
+                shown(inside)
+            ),
             Problem::LinkOutside { target, folder } => write!(
                 f,
                 "is a symbolic link to {}, outside {}",
@@ -159,6 +168,30 @@ pub fn relative(kind: NameKind, name: &str) -> Result<(), UnsafeName> {
 /// Checks `name` as a file inside a folder.
 pub fn file(name: &str) -> Result<(), UnsafeName> {
     relative(NameKind::File, name)
+}
+
+/// Checks that no name of `files` (each already checked by [`file`]) is
+/// also the folder of another: both cannot be written.
+pub fn distinct_files<'a>(files: impl IntoIterator<Item = &'a str>) -> Result<(), UnsafeName> {
+    let files: Vec<&str> = files.into_iter().collect();
+    let set: std::collections::HashSet<&str> = files.iter().copied().collect();
+    for f in &files {
+        let mut at = 0;
+        while let Some(slash) = f[at..].find('/') {
+            let folder = &f[..at + slash];
+            if set.contains(folder) {
+                return Err(refuse(
+                    NameKind::File,
+                    folder,
+                    Problem::FileAndFolder {
+                        inside: f.to_string(),
+                    },
+                ));
+            }
+            at += slash + 1;
+        }
+    }
+    Ok(())
 }
 
 /// Checks an ETag: a sha256 (64 hex digits) or a git blob id (40).
@@ -339,5 +372,13 @@ mod tests {
         std::os::unix::fs::symlink("../../../secret", snap.join("g")).unwrap();
         inside(&snap, "f").unwrap();
         assert!(inside(&snap, "g").is_err());
+    }
+
+    #[test]
+    fn a_name_listed_as_a_file_and_as_a_folder_is_refused() {
+        assert!(distinct_files(["a", "ab/c", "a-b/c", "b/c"]).is_ok());
+        let e = distinct_files(["a/b", "a-x", "a/b/c/d"]).unwrap_err();
+        assert_eq!(e.name, "a/b");
+        assert!(e.to_string().contains("folder of 'a/b/c/d'"), "{e}");
     }
 }
