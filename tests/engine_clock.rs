@@ -7,14 +7,16 @@
 //! of this file run one at a time (a lock), so that an idle run is idle and
 //! a loaded run carries only its own load.
 
+mod common;
+
 use plies::game::{Arimaa, Game, Gomoku, GomokuMove};
 use plies::protocol::short_board;
 use plies::util::seeded_rng;
 use rand::RngExt;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -81,26 +83,12 @@ struct Engine {
 
 impl Engine {
     fn spawn(args: &[&str]) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))
-            .args(args)
-            .env("PLIES_CLOCK_LOG", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn plies");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).split(b'\n') {
-                let Ok(line) = line else { break };
-                let at = Instant::now();
-                let text = String::from_utf8_lossy(&line).into_owned();
-                if tx.send((at, text)).is_err() {
-                    break;
-                }
-            }
+        let common::Piped {
+            child,
+            stdin,
+            lines,
+        } = common::spawn_piped(args, |c| {
+            c.env("PLIES_CLOCK_LOG", "1").stderr(Stdio::piped());
         });
         Engine {
             child,

@@ -3,14 +3,16 @@
 //! that are not UTF-8) without a panic or an exit; afterwards each engine
 //! still answers and ends cleanly when told to.
 
+mod common;
+
 use plies::game::arimaa::Setup;
 use plies::game::{Arimaa, Game, Side};
 use plies::protocol::short_board;
 use plies::util::{seeded_rng, SeededRng};
 use rand::RngExt;
-use std::io::{BufRead, BufReader, Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 /// Lines each soak sends.
@@ -21,31 +23,17 @@ const LINES: usize = 3000;
 struct Soaked {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<(Instant, String)>,
 }
 
 impl Soaked {
     fn spawn(args: &[&str]) -> Soaked {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn plies");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).split(b'\n') {
-                let Ok(line) = line else { break };
-                if tx
-                    .send(String::from_utf8_lossy(&line).into_owned())
-                    .is_err()
-                {
-                    break;
-                }
-            }
+        let common::Piped {
+            child,
+            stdin,
+            lines,
+        } = common::spawn_piped(args, |c| {
+            c.stderr(Stdio::piped());
         });
         Soaked {
             child,
@@ -80,7 +68,7 @@ impl Soaked {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
-                Ok(l) if l.starts_with(prefix) => return l,
+                Ok((_, l)) if l.starts_with(prefix) => return l,
                 Ok(_) => {}
                 Err(e) => panic!("no '{prefix}' line from the engine: {e}"),
             }

@@ -2,40 +2,34 @@
 //! protocol: whole games refereed by the Gomoku rules engine, BOARD/DONE,
 //! TAKEBACK, RESTART, ABOUT, unsupported sizes and garbled input.
 
+mod common;
+
 use plies::game::{Game, Gomoku, GomokuMove, Outcome, Side};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{channel, Receiver};
+use std::sync::mpsc::Receiver;
 use std::time::Duration;
 
 /// One engine process with a line reader that cannot hang the test.
 struct Engine {
     child: Child,
     stdin: ChildStdin,
-    lines: Receiver<String>,
+    lines: Receiver<(std::time::Instant, String)>,
 }
 
 impl Engine {
     fn spawn(player: &str, seed: u64) -> Engine {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_plies"))
-            .args(["engine", "gomocup", "--player", player, "--seed"])
-            .arg(seed.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("spawn plies");
-        let stdin = child.stdin.take().unwrap();
-        let stdout = child.stdout.take().unwrap();
-        let (tx, lines) = channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let seed = seed.to_string();
+        let common::Piped {
+            child,
+            stdin,
+            lines,
+        } = common::spawn_piped(
+            &["engine", "gomocup", "--player", player, "--seed", &seed],
+            |c| {
+                c.stderr(Stdio::null());
+            },
+        );
         Engine {
             child,
             stdin,
@@ -53,6 +47,7 @@ impl Engine {
         self.lines
             .recv_timeout(Duration::from_secs(20))
             .expect("the engine answers within 20 s")
+            .1
     }
 
     fn ask(&mut self, line: &str) -> String {

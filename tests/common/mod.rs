@@ -1,9 +1,11 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::Duration;
+use std::process::{Child, ChildStdin, Command, Output, Stdio};
+use std::sync::mpsc::{channel, Receiver};
+use std::time::{Duration, Instant};
 
 /// Runs the `plies` binary cargo built.
 pub fn plies(args: &[&str]) -> Output {
@@ -199,4 +201,42 @@ pub fn run_loop(game: &str, config: &Path, out: &Path) -> Output {
         .arg(out)
         .output()
         .expect("run plies loop")
+}
+
+/// A `plies` process talking over pipes: what the engine tests drive.
+pub struct Piped {
+    pub child: Child,
+    pub stdin: ChildStdin,
+    /// Its stdout lines (lossy UTF-8, line ends stripped), each stamped
+    /// with the instant the reader saw it; a reader thread fills it, so a
+    /// test waits with a timeout instead of hanging on a silent engine.
+    pub lines: Receiver<(Instant, String)>,
+}
+
+/// Spawns `plies ARGS` (with whatever `configure` sets: environment,
+/// stderr) with stdin and stdout piped.
+pub fn spawn_piped(args: &[&str], configure: impl FnOnce(&mut Command)) -> Piped {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_plies"));
+    cmd.args(args).stdin(Stdio::piped()).stdout(Stdio::piped());
+    configure(&mut cmd);
+    let mut child = cmd.spawn().expect("spawn plies");
+    let stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, lines) = channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).split(b'\n') {
+            let Ok(line) = line else { break };
+            let at = Instant::now();
+            let text = String::from_utf8_lossy(&line);
+            let text = text.strip_suffix('\r').unwrap_or(&text).to_string();
+            if tx.send((at, text)).is_err() {
+                break;
+            }
+        }
+    });
+    Piped {
+        child,
+        stdin,
+        lines,
+    }
 }
