@@ -239,10 +239,13 @@ fn train_rate(o: &TrainOptions, stock: bool) -> Result<f64> {
         mse_step(&mut opt, net.forward(&x, true, stock)?, &t)?;
         Ok(())
     };
-    for _ in 0..3 {
-        step()?;
-    }
-    timed(step, c.seconds, o.steps, c.rounds)
+    // As `plies train` runs its steps: on the pool's own threads.
+    crate::model::kernels::on_compute_pool(|| {
+        for _ in 0..3 {
+            step()?;
+        }
+        timed(step, c.seconds, o.steps, c.rounds)
+    })
 }
 
 fn infer_rate(c: &ModelBenchOptions, batch: usize, stock: bool) -> Result<f64> {

@@ -29,7 +29,9 @@
 //! activation), each with its own backward pass; elsewhere it runs candle's
 //! stock ops, as [`Cnn3::forward_stock`] does everywhere (tanh there is
 //! `2 sigmoid(2x) - 1`, faster than candle's scalar CPU tanh). The two agree
-//! within 1e-5 (tested).
+//! within 1e-5 (tested). When the parameters learn from data planes (a
+//! training step), the three kernels run as one op
+//! ([`super::kernels::cnn3_train`]) with the same values and gradients.
 //!
 //! ```
 //! use candle_core::{DType, Device, Tensor};
@@ -220,7 +222,31 @@ impl Cnn3 {
         if !Self::fused(x) {
             return self.forward_stock(x);
         }
+        if self.hidden.weight().track_op() && !x.track_op() {
+            // Parameters that learn from data planes: the whole network as
+            // one op, its backward pass without candle's per-activation
+            // gradient buffers.
+            return kernels::cnn3_train(x, &self.params()?, self.output_act());
+        }
         self.output_layer(&self.hidden_layers(x)?)
+    }
+
+    fn params(&self) -> Result<kernels::Cnn3Params<'_>> {
+        Ok(kernels::Cnn3Params {
+            conv_weight: &self.conv_weight,
+            conv_bias: &self.conv_bias_flat,
+            hidden_weight: self.hidden.weight(),
+            hidden_bias: bias(&self.hidden)?,
+            out_weight: self.out.weight(),
+            out_bias: bias(&self.out)?,
+        })
+    }
+
+    fn output_act(&self) -> Act {
+        match self.output {
+            Cnn3Output::Sigmoid => Act::Sigmoid,
+            Cnn3Output::Relu => Act::Relu,
+        }
     }
 
     /// The fused kernels run on CPU f32; other devices and types take the
@@ -248,11 +274,7 @@ impl Cnn3 {
 
     /// The output unit on the fused kernel: `[B, 1]`.
     fn output_layer(&self, h: &Tensor) -> Result<Tensor> {
-        let act = match self.output {
-            Cnn3Output::Sigmoid => Act::Sigmoid,
-            Cnn3Output::Relu => Act::Relu,
-        };
-        kernels::linear_act(h, self.out.weight(), bias(&self.out)?, act)
+        kernels::linear_act(h, self.out.weight(), bias(&self.out)?, self.output_act())
     }
 
     /// [`Cnn3::forward`], with dropout on the hidden activations when

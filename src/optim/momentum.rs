@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;
 
+use super::inplace;
 use super::state::{key, OptimizerState, StateReader};
 use super::{check_rules, decayed_grad, finite, float_var_states, non_negative, OptimError};
 
@@ -165,6 +166,34 @@ impl candle_nn::Optimizer for Momentum {
             let Some((param, mut g)) = decayed_grad(grads, &state.var, weight_decay)? else {
                 continue;
             };
+            let buf_fits = state
+                .buf
+                .as_ref()
+                .is_none_or(|b| inplace::takes(&[&param, b]));
+            if momentum != 0.0 && buf_fits && inplace::takes(&[&param, &g]) {
+                // The same values in one pass per tensor, without temporaries.
+                let buf = match state.buf.take() {
+                    None => g.copy()?,
+                    Some(buf) => {
+                        buf.inplace_op2(
+                            &g,
+                            &inplace::BufferUpdate {
+                                momentum,
+                                dampening,
+                            },
+                        )?;
+                        buf
+                    }
+                };
+                let update = inplace::ParamUpdate {
+                    lr,
+                    momentum,
+                    nesterov,
+                };
+                state.var.as_tensor().inplace_op3(&g, &buf, &update)?;
+                state.buf = Some(buf);
+                continue;
+            }
             if momentum != 0.0 {
                 let buf = match state.buf.take() {
                     None => g.clone(),
@@ -309,6 +338,71 @@ mod tests {
         opt.backward_step(&a.as_tensor().sum_all()?)?;
         assert_eq!(b.to_vec1::<f64>()?, vec![1.0]);
         assert_ne!(a.to_vec1::<f64>()?, vec![1.0]);
+        Ok(())
+    }
+
+    /// The update as candle ops, as `step` ran it before the in-place path
+    /// (and still runs it off the CPU).
+    fn op_step(
+        p: &Tensor,
+        buf: Option<Tensor>,
+        g: &Tensor,
+        c: &MomentumConfig,
+    ) -> Result<(Tensor, Tensor)> {
+        let g = (g + (p * c.weight_decay)?)?;
+        let buf = match buf {
+            None => g.clone(),
+            Some(b) => ((b * c.momentum)? + (&g * (1.0 - c.dampening))?)?,
+        };
+        let g = if c.nesterov {
+            (&g + (&buf * c.momentum)?)?
+        } else {
+            buf.clone()
+        };
+        Ok(((p - (g * c.lr)?)?, buf))
+    }
+
+    #[test]
+    fn in_place_update_is_the_candle_ops_bit_for_bit() -> Result<()> {
+        let mut rt = crate::model::test_tensors::SeededTensors::new(9);
+        let dev = Device::Cpu;
+        let configs = [
+            (true, 0.0, 0.0),
+            (false, 0.25, 0.0),
+            (false, 0.0, 0.01),
+            (true, 0.0, 0.03),
+        ];
+        // Large enough for the parallel chunks, and a small one.
+        for n in [7usize, 100_003] {
+            for dtype in [DType::F32, DType::F64] {
+                for (nesterov, dampening, weight_decay) in configs {
+                    let cfg = MomentumConfig {
+                        lr: 0.013,
+                        momentum: 0.87,
+                        dampening,
+                        weight_decay,
+                        nesterov,
+                    };
+                    let p0 = rt.randn(0f32, 1.0, n, &dev)?.to_dtype(dtype)?;
+                    let w = Var::from_tensor(&p0)?;
+                    let mut opt = Momentum::new(vec![w.clone()], cfg)?;
+                    let (mut p, mut buf) = (p0, None);
+                    for step in 0..3 {
+                        let target = rt.randn(0f32, 1.0, n, &dev)?.to_dtype(dtype)?;
+                        // loss = sum(w * target): the gradient is `target`.
+                        opt.backward_step(&(w.as_tensor() * &target)?.sum_all()?)?;
+                        let (np, nb) = op_step(&p, buf, &target, &cfg)?;
+                        let what = format!("{dtype:?} {n} {cfg:?} step {step}");
+                        let (got, want) = (
+                            w.as_tensor().to_dtype(DType::F64)?,
+                            np.to_dtype(DType::F64)?,
+                        );
+                        assert_eq!(got.to_vec1::<f64>()?, want.to_vec1::<f64>()?, "{what}");
+                        (p, buf) = (np, Some(nb));
+                    }
+                }
+            }
+        }
         Ok(())
     }
 }

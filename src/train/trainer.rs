@@ -788,6 +788,18 @@ pub fn fit_cv(
     cv: Option<&CvFolds>,
     device: &Device,
 ) -> Result<FitReport, FitError> {
+    if device.is_cpu() && rayon::current_num_threads() > 1 {
+        // The steps' serial parts on a pool thread: see on_compute_pool.
+        return crate::model::kernels::on_compute_pool(|| fit_cv_here(cfg, cv, device));
+    }
+    fit_cv_here(cfg, cv, device)
+}
+
+fn fit_cv_here(
+    cfg: &FitConfig,
+    cv: Option<&CvFolds>,
+    device: &Device,
+) -> Result<FitReport, FitError> {
     cfg.validate()?;
     let dataset = Dataset::open(&cfg.data)?;
     let spec = dataset.spec();

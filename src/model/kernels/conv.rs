@@ -16,12 +16,12 @@ use std::sync::Mutex;
 
 /// Shape of one convolution.
 #[derive(Clone, Copy, Debug)]
-struct Geom {
-    b: usize,
-    c: usize,
-    h: usize,
-    w: usize,
-    f: usize,
+pub(super) struct Geom {
+    pub(super) b: usize,
+    pub(super) c: usize,
+    pub(super) h: usize,
+    pub(super) w: usize,
+    pub(super) f: usize,
     kh: usize,
     kw: usize,
     /// Zero padding: top, bottom, left, right.
@@ -31,7 +31,7 @@ struct Geom {
 }
 
 impl Geom {
-    fn new(x: &[usize], wt: &[usize], pad: [usize; 4]) -> Result<Geom> {
+    pub(super) fn new(x: &[usize], wt: &[usize], pad: [usize; 4]) -> Result<Geom> {
         let (&[b, c, h, w], &[f, c2, kh, kw]) = (x, wt) else {
             candle_core::bail!("conv2d: input {x:?} and weight {wt:?} must both have 4 dims");
         };
@@ -53,11 +53,11 @@ impl Geom {
         })
     }
 
-    fn points(&self) -> usize {
+    pub(super) fn points(&self) -> usize {
         self.oh * self.ow
     }
 
-    fn k(&self) -> usize {
+    pub(super) fn k(&self) -> usize {
         self.c * self.kh * self.kw
     }
 
@@ -92,7 +92,7 @@ where
 }
 
 /// One sample's im2col rows `[P, K]` from its planes `xb [C, H, W]`.
-fn im2col_sample(g: &Geom, xb: &[f32], out: &mut [f32]) {
+pub(super) fn im2col_sample(g: &Geom, xb: &[f32], out: &mut [f32]) {
     let k = g.k();
     let plane = g.h * g.w;
     if g.pad == [0; 4] {
@@ -192,7 +192,7 @@ fn col2im_into(g: &Geom, cols: &[f32], dx: &mut [f32]) {
 }
 
 /// `[rows, cols]` -> `[cols, rows]`.
-fn transpose(s: &[f32], d: &mut [f32], rows: usize, cols: usize) {
+pub(super) fn transpose(s: &[f32], d: &mut [f32], rows: usize, cols: usize) {
     for (r, row) in s.chunks_exact(cols).enumerate() {
         for (d, &v) in d[r..].iter_mut().step_by(rows).zip(row) {
             *d = v;
@@ -201,7 +201,7 @@ fn transpose(s: &[f32], d: &mut [f32], rows: usize, cols: usize) {
 }
 
 /// `[B, rows, cols]` -> `[B, cols, rows]`.
-fn transpose_batched(src: &[f32], dst: &mut [f32], rows: usize, cols: usize) {
+pub(super) fn transpose_batched(src: &[f32], dst: &mut [f32], rows: usize, cols: usize) {
     let n = rows * cols;
     per_sample(dst, n, |b, d| {
         transpose(&src[b * n..(b + 1) * n], d, rows, cols)
@@ -210,7 +210,7 @@ fn transpose_batched(src: &[f32], dst: &mut [f32], rows: usize, cols: usize) {
 
 /// Samples per block of the forward pass: a block's im2col rows, product
 /// and output stay in the core's cache, and blocks run in parallel.
-const FWD_BLOCK: usize = 32;
+pub(super) const FWD_BLOCK: usize = 32;
 
 /// The im2col matrix `[B*oh*ow, C*kh*kw]` of planes `x [B, C, H, W]` for a
 /// `kh x kw` kernel, stride 1 and zero padding `[top, bottom, left, right]`:

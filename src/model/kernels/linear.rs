@@ -2,6 +2,7 @@
 //! `y = act(x w^T + b)` in one matrix product and one pass over `y`.
 
 use super::act::{act_grad, bias_act, to_f32_vec, with_f32, Act};
+use super::bordered::output_vec;
 use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::small_batch::matmul_wt;
 use super::{col_sums, matmul_grads, sgemm};
@@ -9,6 +10,18 @@ use candle_core::{Result, Shape, Tensor};
 
 /// Up to this many rows the forward product reads w in place.
 const SMALL_BATCH: usize = 64;
+
+/// `y[rows, out] = x[rows, inp] w^T[inp, out]`, every value of `y`
+/// written. Up to a search's batch, without packing `w` (see small_batch):
+/// gemm's blocked path copies all of `w` first (10 MB for a 15x15 board's
+/// hidden layer).
+pub(super) fn product_wt(x: &[f32], rows: usize, inp: usize, w: &[f32], out: usize, y: &mut [f32]) {
+    if rows <= SMALL_BATCH {
+        matmul_wt(x, rows, inp, w, out, y);
+    } else {
+        sgemm(rows, out, inp, y, out, false, x, (inp, 1), w, (1, inp));
+    }
+}
 
 struct LinearAct {
     act: Act,
@@ -28,15 +41,8 @@ impl F32Kernel<3> for LinearAct {
                 l3.dims()
             );
         }
-        let mut y = vec![0f32; rows * out];
-        // y[rows, out] = x[rows, inp] * w^T[inp, out]. Up to a search's
-        // batch, without packing w (see small_batch): gemm's blocked path
-        // copies all of w first (10 MB for a 15x15 board's hidden layer).
-        if rows <= SMALL_BATCH {
-            matmul_wt(x, rows, inp, w, out, &mut y);
-        } else {
-            sgemm(rows, out, inp, &mut y, out, false, x, (inp, 1), w, (1, inp));
-        }
+        let mut y = output_vec(rows * out);
+        product_wt(x, rows, inp, w, out, &mut y);
         bias_act(self.act, &mut y, Some(b));
         Ok((y, Shape::from((rows, out))))
     }

@@ -27,6 +27,7 @@
 mod act;
 mod batch_norm;
 mod bordered;
+mod cnn3_train;
 mod conv;
 mod conv1x1;
 mod conv3x3;
@@ -46,6 +47,7 @@ use rayon::prelude::*;
 pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};
 pub use bordered::{from_bordered, to_bordered};
+pub use cnn3_train::{cnn3_train, Cnn3Params};
 pub use conv::{conv2d_act, im2col};
 pub use conv1x1::conv1x1_from_bordered;
 pub use conv3x3::{conv3x3, conv3x3_infer, conv3x3_pass, Conv3x3Impl, Conv3x3Weights};
@@ -111,6 +113,27 @@ pub fn keep_freed_memory() {
             mallopt(M_TRIM_THRESHOLD, 1 << 30);
         }
     }
+}
+
+/// Runs `f` on one of rayon's pool threads (at once when already on one),
+/// the caller waiting.
+///
+/// A training step alternates serial work (candle's graph, small ops) with
+/// parallel kernels. Called from outside the pool, each parallel kernel
+/// wakes the pool's threads and puts the caller to sleep, and the serial
+/// parts leave a core idle: on 2 cores a cnn3 step ran 12% slower than the
+/// same step run here, where the calling thread is one of the pool's and
+/// takes its share of each parallel kernel.
+///
+/// With a pool of one thread `f` runs here: there is nothing to share, and
+/// `f` blocking on another thread's rayon work could never wake.
+pub fn on_compute_pool<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    if rayon::current_thread_index().is_some() || rayon::current_num_threads() < 2 {
+        return f();
+    }
+    let mut out = None;
+    rayon::scope(|s| s.spawn(|_| out = Some(f())));
+    out.expect("rayon::scope runs its spawned job before it returns")
 }
 
 /// `dst[m, n] (+)= lhs[m, k] * rhs[k, n]` on strided f32 matrices
@@ -216,8 +239,9 @@ pub(crate) fn matmul_grads(
     [rows, inp, out]: [usize; 3],
     want_dx: bool,
 ) -> (Option<Vec<f32>>, Vec<f32>) {
+    // Both products write every value (no clearing pass first).
     let dx = want_dx.then(|| {
-        let mut dx = vec![0f32; rows * inp];
+        let mut dx = bordered::output_vec(rows * inp);
         sgemm(
             rows,
             inp,
@@ -232,7 +256,7 @@ pub(crate) fn matmul_grads(
         );
         dx
     });
-    let mut dw = vec![0f32; out * inp];
+    let mut dw = bordered::output_vec(out * inp);
     sgemm(
         out,
         inp,
