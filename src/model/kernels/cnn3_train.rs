@@ -4,11 +4,15 @@
 //!
 //! As three ops ([`super::conv2d_act`], [`super::linear_act`] twice) each
 //! step left candle's backward pass to allocate a zero gradient and add
-//! into it for the `[B, F*P]` and `[B, hidden]` activations, and every
-//! intermediate was cleared before it was written. Here the intermediates
-//! live in the op, are written without a clearing pass, and the backward
-//! pass runs the same products in the same order as the three ops: values
-//! and gradients are theirs, bit for bit (tested).
+//! into it for the `[B, F*P]` and `[B, hidden]` activations, every
+//! intermediate was cleared before it was written, and the convolution's
+//! output was transposed per sample to the filter-major order the hidden
+//! weight reads, and its gradient back. Here the intermediates live in the
+//! op and are written without a clearing pass; the convolution's output
+//! stays position-major (as its product writes it) and the hidden weight's
+//! columns are permuted to match instead (a third of the values, once per
+//! step), its gradient permuted back. The values and gradients are the
+//! three ops' up to the order of the hidden layer's sums (tested).
 //!
 //! The hidden weight, the largest tensor, travels alone (packing it would
 //! copy it every step); the other five parameters travel as one packed
@@ -17,7 +21,7 @@
 
 use super::act::{act_grad, bias_act, bias_act_serial, to_f32_vec, with_f32, Act};
 use super::bordered::output_vec;
-use super::conv::{im2col_sample, transpose, transpose_batched, Geom, FWD_BLOCK};
+use super::conv::{im2col_sample, transpose, Geom, FWD_BLOCK};
 use super::linear::product_wt;
 use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
 use super::{col_sums, matmul_grads, sgemm_on};
@@ -48,10 +52,26 @@ pub struct Cnn3Params<'a> {
 struct Saved {
     /// im2col rows `[B*P, K]`.
     cols: Vec<f32>,
-    /// Convolution output after tanh, filter-major `[B, F*P]`.
+    /// Convolution output after tanh, position-major `[B, P, F]`.
     h1: Vec<f32>,
     /// Hidden layer after tanh `[B, hidden]`.
     h2: Vec<f32>,
+    /// The hidden weight with its inputs position-major `[hidden, P*F]`.
+    whp: Vec<f32>,
+}
+
+/// Each of `rows` rows of `[a, b]` values, as `[b, a]`: the hidden weight
+/// between filter-major (`a` = F) and position-major (`a` = P) inputs.
+fn permute_rows(w: &[f32], rows: usize, a: usize, b: usize) -> Vec<f32> {
+    let n = a * b;
+    let mut out = output_vec(rows * n);
+    let run = |(src, dst): (&[f32], &mut [f32])| transpose(src, dst, a, b);
+    if rows * n >= 1 << 16 && rayon::current_num_threads() > 1 {
+        w.par_chunks(n).zip(out.par_chunks_mut(n)).for_each(run);
+    } else {
+        w.chunks(n).zip(out.chunks_mut(n)).for_each(run);
+    }
+    out
 }
 
 struct Cnn3Train {
@@ -122,32 +142,16 @@ impl F32Kernel<3> for Cnn3Train {
         let n = g.c * g.h * g.w;
         let mut cols = output_vec(g.b * pts * k);
         let mut h1 = output_vec(g.b * fp);
-        // Per block of samples, as conv2d_act: im2col, one product, bias
-        // and tanh, then [P, F] -> [F, P] per sample.
+        // Per block of samples: im2col, then one product straight into the
+        // block's position-major activations, bias and tanh.
         let block = |i: usize, cb: &mut [f32], hb: &mut [f32]| {
             let nb = hb.len() / fp;
             for s in 0..nb {
                 let b = i * FWD_BLOCK + s;
                 im2col_sample(g, &x[b * n..(b + 1) * n], &mut cb[s * pts * k..][..pts * k]);
             }
-            let mut tmp = output_vec(nb * pts * f);
-            sgemm_on(
-                false,
-                nb * pts,
-                f,
-                k,
-                &mut tmp,
-                f,
-                false,
-                cb,
-                (k, 1),
-                wc,
-                (1, k),
-            );
-            bias_act_serial(Act::Tanh, &mut tmp, Some(bc));
-            for (t, hs) in tmp.chunks_exact(pts * f).zip(hb.chunks_exact_mut(fp)) {
-                transpose(t, hs, pts, f);
-            }
+            sgemm_on(false, nb * pts, f, k, hb, f, false, cb, (k, 1), wc, (1, k));
+            bias_act_serial(Act::Tanh, hb, Some(bc));
         };
         let (cb, hb) = (FWD_BLOCK * pts * k, FWD_BLOCK * fp);
         if g.b > FWD_BLOCK && rayon::current_num_threads() > 1 {
@@ -160,14 +164,15 @@ impl F32Kernel<3> for Cnn3Train {
                 block(i, c, h);
             }
         }
+        let whp = permute_rows(wh, d.hidden, f, pts);
         let mut h2 = output_vec(g.b * d.hidden);
-        product_wt(&h1, g.b, fp, wh, d.hidden, &mut h2);
+        product_wt(&h1, g.b, fp, &whp, d.hidden, &mut h2);
         bias_act(Act::Tanh, &mut h2, Some(bh));
         let mut y = output_vec(g.b);
         product_wt(&h2, g.b, d.hidden, wo, 1, &mut y);
         bias_act(self.out_act, &mut y, Some(bo));
         if let Ok(mut slot) = self.saved.lock() {
-            *slot = Some(Saved { cols, h1, h2 });
+            *slot = Some(Saved { cols, h1, h2, whp });
         }
         Ok((y, Shape::from((g.b, 1))))
     }
@@ -194,20 +199,16 @@ impl F32Kernel<3> for Cnn3Train {
         // Hidden layer.
         let mut dz2 = dh2.unwrap_or_default();
         act_grad(Act::Tanh, &mut dz2, &saved.h2);
-        let (dh1, dwh) = with_f32(wh, |wh| {
-            matmul_grads(&dz2, &saved.h1, wh, [b, fp, hd], true)
-        })?;
+        let (dh1, dwhp) = matmul_grads(&dz2, &saved.h1, &saved.whp, [b, fp, hd], true);
+        let dwh = permute_rows(&dwhp, hd, pts, f);
         let dbh = col_sums(&dz2, hd);
         drop(dz2);
-        // Convolution: its output gradient in the product's layout
-        // [B*P, F], then the weight gradient over the im2col rows.
+        // Convolution: its output gradient is already in the product's
+        // layout [B*P, F]; the weight gradient over the im2col rows.
         let mut dz1 = dh1.unwrap_or_default();
         act_grad(Act::Tanh, &mut dz1, &saved.h1);
-        let mut gt = output_vec(dz1.len());
-        transpose_batched(&dz1, &mut gt, f, pts);
-        drop(dz1);
-        let (_, dwc) = matmul_grads(&gt, &saved.cols, wc, [b * pts, k, f], false);
-        let dbc = col_sums(&gt, f);
+        let (_, dwc) = matmul_grads(&dz1, &saved.cols, wc, [b * pts, k, f], false);
+        let dbc = col_sums(&dz1, f);
         let dp = [&dwc[..], &dbc, &dbh, &dwo, &dbo].concat();
         let dev = y.device();
         Ok([
@@ -292,7 +293,7 @@ mod tests {
     }
 
     #[test]
-    fn values_and_gradients_are_the_three_ops_bit_for_bit() -> Result<()> {
+    fn values_and_gradients_are_the_three_ops() -> Result<()> {
         let mut rt = crate::model::test_tensors::SeededTensors::new(3);
         let dev = Device::Cpu;
         // batch, [C, H, W], filters, kernel, hidden: a search's batch (the
@@ -343,9 +344,14 @@ mod tests {
                 let what = format!("{out_act:?} batch {bsz} input {c}x{h}x{w} {f}x{kh}x{kw} {hd}");
                 let (ya, ga) = run(true)?;
                 let (yb, gb) = run(false)?;
-                assert_eq!(ya, yb, "{what}: values");
+                let close = |a: &[f32], b: &[f32], what: &str| {
+                    let scale = b.iter().fold(1f32, |m, v| m.max(v.abs()));
+                    let d = a.iter().zip(b).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
+                    assert!(a.len() == b.len() && d <= 2e-6 * scale, "{what} differ by {d}");
+                };
+                close(&ya, &yb, &format!("{what}: values"));
                 for (i, (a, b)) in ga.iter().zip(&gb).enumerate() {
-                    assert_eq!(a, b, "{what}: gradient of parameter {i}");
+                    close(a, b, &format!("{what}: gradient of parameter {i}"));
                 }
             }
         }

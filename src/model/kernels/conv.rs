@@ -193,9 +193,14 @@ fn col2im_into(g: &Geom, cols: &[f32], dx: &mut [f32]) {
 
 /// `[rows, cols]` -> `[cols, rows]`.
 pub(super) fn transpose(s: &[f32], d: &mut [f32], rows: usize, cols: usize) {
-    for (r, row) in s.chunks_exact(cols).enumerate() {
-        for (d, &v) in d[r..].iter_mut().step_by(rows).zip(row) {
-            *d = v;
+    // Output rows written in order, input read strided: 1.3-1.5x faster
+    // than the other way round for a sample's [48, 25].
+    assert!(s.len() >= rows * cols && d.len() >= rows * cols);
+    for (c, out) in d.chunks_exact_mut(rows).take(cols).enumerate() {
+        for (r, v) in out.iter_mut().enumerate() {
+            // SAFETY: r < rows and c < cols, so r * cols + c < rows * cols
+            // <= s.len() (asserted above).
+            *v = unsafe { *s.get_unchecked(r * cols + c) };
         }
     }
 }
