@@ -207,11 +207,12 @@ enum Net {
 }
 
 impl Net {
-    /// Values `[B]`; `train` is batch norm's mode.
+    /// Values `[B]`; `train`: a training step's forward (batch norm's mode,
+    /// cnn3's training op).
     fn forward(&self, x: &Tensor, train: bool, stock: bool) -> Result<Tensor> {
         Ok(match self {
             Net::Cnn3(n) if stock => n.forward_stock(x)?.flatten_all()?,
-            Net::Cnn3(n) => n.forward(x)?.flatten_all()?,
+            Net::Cnn3(n) => n.forward_t(x, train)?.flatten_all()?,
             Net::ResNet(n) if stock => n.forward_stock(x, None, train)?.value,
             Net::ResNet(n) => ValueNet::forward(n.as_ref(), x, None, train)?.value,
         })

@@ -29,8 +29,9 @@
 //! activation), each with its own backward pass; elsewhere it runs candle's
 //! stock ops, as [`Cnn3::forward_stock`] does everywhere (tanh there is
 //! `2 sigmoid(2x) - 1`, faster than candle's scalar CPU tanh). The two agree
-//! within 1e-5 (tested). When the parameters learn from data planes (a
-//! training step), the three kernels run as one op
+//! within 1e-5 (tested). In a training step ([`Cnn3::forward_t`] with
+//! `train`, parameters that learn from data planes) the three kernels run
+//! as one op
 //! ([`super::kernels::cnn3_train`]) with the same values and gradients.
 //!
 //! ```
@@ -222,12 +223,6 @@ impl Cnn3 {
         if !Self::fused(x) {
             return self.forward_stock(x);
         }
-        if self.hidden.weight().track_op() && !x.track_op() {
-            // Parameters that learn from data planes: the whole network as
-            // one op, its backward pass without candle's per-activation
-            // gradient buffers.
-            return kernels::cnn3_train(x, &self.params()?, self.output_act());
-        }
         self.output_layer(&self.hidden_layers(x)?)
     }
 
@@ -280,10 +275,21 @@ impl Cnn3 {
     /// [`Cnn3::forward`], with dropout on the hidden activations when
     /// `train` (and a dropout rate > 0); on the fused kernels too.
     pub fn forward_t(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        if !train || self.dropout.p() <= 0.0 {
+        if !train {
             return self.forward(x);
         }
         self.check_input(x)?;
+        let learning = self.hidden.weight().track_op() && !x.track_op();
+        if self.dropout.p() <= 0.0 && learning && Self::fused(x) {
+            // Parameters that learn from data planes: the whole network as
+            // one op, its backward pass without candle's per-activation
+            // gradient buffers. (Not for evaluation: it permutes the hidden
+            // weight on every call.)
+            return kernels::cnn3_train(x, &self.params()?, self.output_act());
+        }
+        if self.dropout.p() <= 0.0 {
+            return self.forward(x);
+        }
         if Self::fused(x) {
             let h = self.dropout.forward(&self.hidden_layers(x)?, true)?;
             return self.output_layer(&h);

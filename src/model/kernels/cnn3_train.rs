@@ -347,7 +347,10 @@ mod tests {
                 let close = |a: &[f32], b: &[f32], what: &str| {
                     let scale = b.iter().fold(1f32, |m, v| m.max(v.abs()));
                     let d = a.iter().zip(b).fold(0f32, |m, (a, b)| m.max((a - b).abs()));
-                    assert!(a.len() == b.len() && d <= 2e-6 * scale, "{what} differ by {d}");
+                    assert!(
+                        a.len() == b.len() && d <= 2e-6 * scale,
+                        "{what} differ by {d}"
+                    );
                 };
                 close(&ya, &yb, &format!("{what}: values"));
                 for (i, (a, b)) in ga.iter().zip(&gb).enumerate() {

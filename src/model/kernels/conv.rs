@@ -8,6 +8,7 @@
 //! computed only when the input tracks a gradient.
 
 use super::act::{act_grad, bias_act_serial, to_f32_vec, with_f32, Act, PAR_CHUNK};
+use super::bordered::output_vec;
 use super::op::{F32Kernel, F32Op, Grads, In, Out};
 use super::{col_sums, matmul_grads, sgemm_on};
 use candle_core::{DType, Result, Shape, Tensor};
@@ -225,7 +226,7 @@ pub fn im2col(x: &Tensor, kernel: [usize; 2], pad: [usize; 4]) -> Result<Tensor>
     let (_, c, _, _) = x.dims4()?;
     let g = Geom::new(x.dims(), &[1, c, kernel[0], kernel[1]], pad)?;
     let xv = to_f32_vec(&x.to_dtype(DType::F32)?)?;
-    let mut cols = vec![0f32; g.b * g.points() * g.k()];
+    let mut cols = output_vec(g.b * g.points() * g.k());
     im2col_into(&g, &xv, &mut cols);
     Tensor::from_vec(cols, (g.b * g.points(), g.k()), x.device())
 }
@@ -251,7 +252,7 @@ impl F32Kernel<3> for Conv2dAct {
         }
         let (k, p, f) = (g.k(), g.points(), g.f);
         let n = g.c * g.h * g.w;
-        let mut y = vec![0f32; g.b * p * f];
+        let mut y = output_vec(g.b * p * f);
         // Per block of samples: im2col, tmp[rows, F] = cols[rows, K] *
         // w^T[K, F], bias and activation, then [P, F] -> [F, P] per sample.
         let block = |i: usize, cols: &mut [f32], y: &mut [f32]| {
@@ -264,7 +265,7 @@ impl F32Kernel<3> for Conv2dAct {
                     &mut cols[s * p * k..(s + 1) * p * k],
                 );
             }
-            let mut tmp = vec![0f32; nb * p * f];
+            let mut tmp = output_vec(nb * p * f);
             sgemm_on(
                 false,
                 nb * p,
@@ -289,7 +290,7 @@ impl F32Kernel<3> for Conv2dAct {
             // No backward pass: a block-sized matrix per block instead of
             // one for the whole batch.
             let own = |i: usize, y: &mut [f32]| {
-                let mut c = vec![0f32; y.len() / f * k];
+                let mut c = output_vec(y.len() / f * k);
                 block(i, &mut c, y);
             };
             if parallel {
@@ -301,7 +302,7 @@ impl F32Kernel<3> for Conv2dAct {
             }
             return Ok((y, Shape::from((g.b, g.f, g.oh, g.ow))));
         }
-        let mut cols = vec![0f32; g.b * p * k];
+        let mut cols = output_vec(g.b * p * k);
         if parallel {
             cols.par_chunks_mut(cb)
                 .zip(y.par_chunks_mut(yb))
@@ -325,14 +326,14 @@ impl F32Kernel<3> for Conv2dAct {
         let mut gy = to_f32_vec(grad)?;
         with_f32(res, |y| act_grad(self.act, &mut gy, y))?;
         // gt[B*P, F]: the output gradient in the product's layout.
-        let mut gt = vec![0f32; gy.len()];
+        let mut gt = output_vec(gy.len());
         transpose_batched(&gy, &mut gt, g.f, p);
         drop(gy);
         let cached = self.cols.lock().ok().and_then(|mut c| c.take());
         let cols = match cached {
             Some(c) => c,
             None => {
-                let mut c = vec![0f32; g.b * p * k];
+                let mut c = output_vec(g.b * p * k);
                 with_f32(x, |x| im2col_into(&g, x, &mut c))?;
                 c
             }

@@ -51,7 +51,8 @@ fn matmul_wt_on(
     }
     // Outputs first (`yt` is `out x rows`), so each task owns whole rows of
     // it; then one transpose, which is small next to the product.
-    let mut yt = vec![0f32; out * rows];
+    // Every tile writes its outputs: no clearing pass.
+    let mut yt = super::bordered::output_vec(out * rows);
     let tasks = if rows * out * inp >= PARALLEL_WORK {
         rayon::current_num_threads() * 4
     } else {
