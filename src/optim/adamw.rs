@@ -8,6 +8,7 @@ use candle_core::backprop::GradStore;
 use candle_core::{Result, Tensor, Var};
 use serde::{Deserialize, Serialize};
 
+use super::inplace;
 use super::state::{key, step_tensor, OptimizerState, StateReader};
 use super::{check_rules, decayed_grad, float_var_states, non_negative, unit_interval, OptimError};
 
@@ -110,9 +111,10 @@ impl AdamW {
     /// step count as `"step"`.
     pub fn state(&self) -> Result<OptimizerState> {
         let mut out = vec![("step".to_string(), step_tensor(self.step_t)?)];
+        // Copies: the moments are updated in place.
         for (i, s) in self.vars.iter().enumerate() {
-            out.push((key(i, "exp_avg"), s.m.clone()));
-            out.push((key(i, "exp_avg_sq"), s.v.clone()));
+            out.push((key(i, "exp_avg"), s.m.copy()?));
+            out.push((key(i, "exp_avg_sq"), s.v.copy()?));
         }
         Ok(out)
     }
@@ -131,8 +133,8 @@ impl AdamW {
         reader.finish("AdamW")?;
         self.step_t = step;
         for (s, (m, v)) in self.vars.iter_mut().zip(new) {
-            s.m = m;
-            s.v = v;
+            s.m = inplace::owned(&m)?;
+            s.v = inplace::owned(&v)?;
         }
         Ok(())
     }
@@ -144,10 +146,10 @@ impl candle_nn::Optimizer for AdamW {
     fn new(vars: Vec<Var>, config: AdamWConfig) -> Result<Self> {
         config.validate()?;
         let vars = float_var_states(vars, |var| {
-            let zeros = var.as_tensor().zeros_like()?;
+            // Two tensors of their own: they are updated in place.
             Ok(VarState {
-                m: zeros.clone(),
-                v: zeros,
+                m: var.as_tensor().zeros_like()?,
+                v: var.as_tensor().zeros_like()?,
                 var,
             })
         })?;
@@ -176,6 +178,24 @@ impl candle_nn::Optimizer for AdamW {
             let Some((theta, g)) = decayed_grad(grads, &s.var, 0.0)? else {
                 continue;
             };
+            if inplace::takes(&[&theta, &g, &s.m, &s.v]) {
+                // The same values in one pass per tensor, without temporaries.
+                let moment =
+                    |beta, squared| inplace::InPlace(inplace::MovingAverage { beta, squared });
+                s.m.inplace_op2(&g, &moment(beta1, false))?;
+                s.v.inplace_op2(&g, &moment(beta2, true))?;
+                let rule = inplace::AdamWStep {
+                    lr,
+                    decay: 1f64 - lr_lambda,
+                    scale_m,
+                    scale_v,
+                    eps,
+                };
+                s.var
+                    .as_tensor()
+                    .inplace_op3(&s.m, &s.v, &inplace::InPlace(rule))?;
+                continue;
+            }
             let next_m = ((&s.m * beta1)? + (&g * (1.0 - beta1))?)?;
             let next_v = ((&s.v * beta2)? + (g.sqr()? * (1.0 - beta2))?)?;
             let m_hat = (&next_m * scale_m)?;
@@ -201,25 +221,62 @@ mod tests {
 
     #[test]
     fn same_steps_as_candle_nn() -> Result<()> {
-        let init = Tensor::new(&[[0.5f32, -1.0, 2.0], [0.1, 0.0, -0.3]], &Device::Cpu)?;
-        let a = Var::from_tensor(&init)?;
-        let b = Var::from_tensor(&init)?;
-        let cfg = AdamWConfig {
-            lr: 0.05,
-            weight_decay: 0.1,
-            ..Default::default()
-        };
-        let mut ours = AdamW::new(vec![a.clone()], cfg)?;
-        let mut theirs = candle_nn::AdamW::new(vec![b.clone()], cfg.into())?;
-        for _ in 0..5 {
-            ours.backward_step(&(a.as_tensor().sqr()?.sum_all()? + a.as_tensor().sum_all()?)?)?;
-            theirs.backward_step(&(b.as_tensor().sqr()?.sum_all()? + b.as_tensor().sum_all()?)?)?;
+        // Bit for bit, small and large (parallel chunks), f32 and f64.
+        let mut rt = crate::model::test_tensors::SeededTensors::new(4);
+        for n in [6usize, 100_003] {
+            for dtype in [DType::F32, DType::F64] {
+                let init = rt.randn(0f32, 1.0, n, &Device::Cpu)?.to_dtype(dtype)?;
+                let a = Var::from_tensor(&init)?;
+                let b = Var::from_tensor(&init)?;
+                let cfg = AdamWConfig {
+                    lr: 0.05,
+                    weight_decay: 0.1,
+                    ..Default::default()
+                };
+                let mut ours = AdamW::new(vec![a.clone()], cfg)?;
+                let mut theirs = candle_nn::AdamW::new(vec![b.clone()], cfg.into())?;
+                let loss = |w: &Var| w.as_tensor().sqr()?.sum_all()? + w.as_tensor().sum_all()?;
+                for _ in 0..5 {
+                    ours.backward_step(&loss(&a)?)?;
+                    theirs.backward_step(&loss(&b)?)?;
+                }
+                let (a64, b64) = (a.to_dtype(DType::F64)?, b.to_dtype(DType::F64)?);
+                assert_eq!(
+                    a64.to_vec1::<f64>()?,
+                    b64.to_vec1::<f64>()?,
+                    "{dtype:?} {n}"
+                );
+                assert_eq!(a.dtype(), dtype);
+            }
         }
-        assert_eq!(
-            a.flatten_all()?.to_vec1::<f32>()?,
-            b.flatten_all()?.to_vec1::<f32>()?
-        );
-        assert_eq!(a.dtype(), DType::F32);
+        Ok(())
+    }
+
+    #[test]
+    fn saved_state_does_not_move_with_later_steps() -> Result<()> {
+        let w = Var::from_tensor(&Tensor::new(&[0.5f32, -1.0, 2.0], &Device::Cpu)?)?;
+        let mut opt = AdamW::new(vec![w.clone()], AdamWConfig::default())?;
+        opt.backward_step(&w.as_tensor().sqr()?.sum_all()?)?;
+        let saved = opt.state()?;
+        let before: Vec<Vec<f32>> = saved
+            .iter()
+            .skip(1)
+            .map(|(_, t)| t.to_vec1())
+            .collect::<Result<_>>()?;
+        opt.backward_step(&w.as_tensor().sqr()?.sum_all()?)?;
+        let after: Vec<Vec<f32>> = saved
+            .iter()
+            .skip(1)
+            .map(|(_, t)| t.to_vec1())
+            .collect::<Result<_>>()?;
+        assert_eq!(before, after);
+        let now: Vec<Vec<f32>> = opt
+            .state()?
+            .iter()
+            .skip(1)
+            .map(|(_, t)| t.to_vec1())
+            .collect::<Result<_>>()?;
+        assert_ne!(before, now);
         Ok(())
     }
 

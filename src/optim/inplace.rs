@@ -1,17 +1,49 @@
-//! Momentum SGD's update in place on CPU tensors: one pass over each
-//! parameter and its buffer, instead of a chain of candle ops that each
+//! Optimizer updates in place on CPU tensors: one pass over each parameter
+//! (and each state tensor), instead of a chain of candle ops that each
 //! allocate, fill and free a parameter-sized tensor (eight per parameter
-//! per step: a tenth of a cnn3 training step).
+//! per step for Nesterov SGD, twelve for AdamW: a tenth of a cnn3 training
+//! step).
 //!
-//! Each value goes through the same f32 (or f64) operations in the same
-//! order as the candle ops it replaces (`affine` is `v * mul + add`), so
-//! the two paths agree bit for bit (tested); other devices keep the ops.
+//! A [`Rule`] puts each value through the same f32 (or f64) operations in
+//! the same order as the candle ops it replaces (`affine` is
+//! `v * mul + add`, a scalar `+ eps` is `affine(1, eps)`), so the two paths
+//! agree bit for bit (tested); other devices keep the ops. State tensors an
+//! optimizer updates in place must be its own: [`owned`] copies them once,
+//! and an optimizer's `state()` hands out copies.
 
 use candle_core::{CpuStorage, InplaceOp2, InplaceOp3, Layout, Result, Tensor, WithDType};
 use rayon::prelude::*;
 
 /// Values per parallel chunk; smaller tensors stay on the calling thread.
 const CHUNK: usize = 1 << 15;
+
+/// The float types the rules compute in.
+pub(super) trait Real: WithDType {
+    fn sqrt(self) -> Self;
+}
+
+impl Real for f32 {
+    fn sqrt(self) -> f32 {
+        f32::sqrt(self)
+    }
+}
+
+impl Real for f64 {
+    fn sqrt(self) -> f64 {
+        f64::sqrt(self)
+    }
+}
+
+/// An element-wise update `dst = f(dst, a, b)` (with one source, `b` is
+/// `a`).
+pub(super) trait Rule: Sync {
+    const NAME: &'static str;
+    fn apply<T: Real>(&self, dst: T, a: T, b: T) -> T;
+}
+
+/// A [`Rule`] as a candle in-place op: `dst.inplace_op2(&a, &InPlace(r))`
+/// or `dst.inplace_op3(&a, &b, &InPlace(r))`.
+pub(super) struct InPlace<R>(pub R);
 
 /// Whether the in-place path takes these tensors: all on the CPU,
 /// contiguous and of one float type.
@@ -27,23 +59,16 @@ pub(super) fn takes(tensors: &[&Tensor]) -> bool {
     })
 }
 
-/// `buf = buf * momentum + (g * (1 - dampening))`, in place.
-pub(super) struct BufferUpdate {
-    pub momentum: f64,
-    pub dampening: f64,
-}
-
-/// `p = p - (g + buf * momentum) * lr` (Nesterov) or `p = p - buf * lr`,
-/// in place.
-pub(super) struct ParamUpdate {
-    pub lr: f64,
-    pub momentum: f64,
-    pub nesterov: bool,
+/// A copy of `t` in storage of its own, for state updated in place (a
+/// tensor from `zeros_like().clone()`, a caller's, or one handed out
+/// shares its storage).
+pub(super) fn owned(t: &Tensor) -> Result<Tensor> {
+    t.copy()
 }
 
 /// `dst[i] = f(dst[i], a[i], b[i])` over contiguous slices, in parallel
 /// chunks when large.
-fn zip_apply<T: WithDType>(dst: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T, T) -> T + Sync) {
+fn zip_apply<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T, T) -> T + Sync) {
     let run = |d: &mut [T], a: &[T], b: &[T]| {
         for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
             *d = f(*d, a, b);
@@ -61,12 +86,7 @@ fn zip_apply<T: WithDType>(dst: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T, T) 
 
 /// A contiguous slice of a storage, checked against the destination's
 /// length.
-fn slice<'a, T: WithDType>(
-    name: &str,
-    s: &'a CpuStorage,
-    l: &Layout,
-    len: usize,
-) -> Result<&'a [T]> {
+fn slice<'a, T: Real>(name: &str, s: &'a CpuStorage, l: &Layout, len: usize) -> Result<&'a [T]> {
     let v = T::cpu_storage_as_slice(s)?;
     match l.contiguous_offsets() {
         Some((a, b)) if b - a == len => Ok(&v[a..b]),
@@ -74,40 +94,40 @@ fn slice<'a, T: WithDType>(
     }
 }
 
-/// Runs `f` on the destination's contiguous values, f32 or f64.
-fn with_dst(
-    name: &str,
-    dst: &mut CpuStorage,
-    l: &Layout,
-    f32s: impl FnOnce(&mut [f32]) -> Result<()>,
-    f64s: impl FnOnce(&mut [f64]) -> Result<()>,
-) -> Result<()> {
-    let Some((a, b)) = l.contiguous_offsets() else {
-        candle_core::bail!("{name}: a contiguous destination only");
-    };
-    match dst {
-        CpuStorage::F32(v) => f32s(&mut v[a..b]),
-        CpuStorage::F64(v) => f64s(&mut v[a..b]),
-        _ => candle_core::bail!("{name}: f32 or f64 parameters only"),
-    }
-}
-
-impl BufferUpdate {
-    fn run<T: WithDType>(&self, buf: &mut [T], s: &CpuStorage, sl: &Layout) -> Result<()> {
-        let g = slice::<T>(self.name(), s, sl, buf.len())?;
-        let (m, keep, zero) = (
-            T::from_f64(self.momentum),
-            T::from_f64(1.0 - self.dampening),
-            T::from_f64(0.0),
-        );
-        zip_apply(buf, g, g, |b, g, _| (b * m + zero) + (g * keep + zero));
+impl<R: Rule> InPlace<R> {
+    fn run<T: Real>(
+        &self,
+        dst: &mut [T],
+        a: (&CpuStorage, &Layout),
+        b: (&CpuStorage, &Layout),
+    ) -> Result<()> {
+        let a = slice::<T>(R::NAME, a.0, a.1, dst.len())?;
+        let b = slice::<T>(R::NAME, b.0, b.1, dst.len())?;
+        zip_apply(dst, a, b, |d, a, b| self.0.apply(d, a, b));
         Ok(())
     }
+
+    fn run_on(
+        &self,
+        dst: &mut CpuStorage,
+        l: &Layout,
+        a: (&CpuStorage, &Layout),
+        b: (&CpuStorage, &Layout),
+    ) -> Result<()> {
+        let Some((lo, hi)) = l.contiguous_offsets() else {
+            candle_core::bail!("{}: a contiguous destination only", R::NAME);
+        };
+        match dst {
+            CpuStorage::F32(v) => self.run(&mut v[lo..hi], a, b),
+            CpuStorage::F64(v) => self.run(&mut v[lo..hi], a, b),
+            _ => candle_core::bail!("{}: f32 or f64 tensors only", R::NAME),
+        }
+    }
 }
 
-impl InplaceOp2 for BufferUpdate {
+impl<R: Rule> InplaceOp2 for InPlace<R> {
     fn name(&self) -> &'static str {
-        "plies-momentum-buffer"
+        R::NAME
     }
 
     fn cpu_fwd(
@@ -117,59 +137,114 @@ impl InplaceOp2 for BufferUpdate {
         s: &CpuStorage,
         sl: &Layout,
     ) -> Result<()> {
-        with_dst(
-            self.name(),
-            dst,
-            dl,
-            |b| self.run(b, s, sl),
-            |b| self.run(b, s, sl),
-        )
+        self.run_on(dst, dl, (s, sl), (s, sl))
     }
 }
 
-impl ParamUpdate {
-    fn run<T: WithDType>(
-        &self,
-        p: &mut [T],
-        [(gs, gl), (bs, bl)]: [(&CpuStorage, &Layout); 2],
-    ) -> Result<()> {
-        let g = slice::<T>(self.name(), gs, gl, p.len())?;
-        let buf = slice::<T>(self.name(), bs, bl, p.len())?;
-        let (m, lr, zero) = (
-            T::from_f64(self.momentum),
-            T::from_f64(self.lr),
-            T::from_f64(0.0),
-        );
-        if self.nesterov {
-            zip_apply(p, g, buf, |p, g, b| p - ((g + (b * m + zero)) * lr + zero));
-        } else {
-            zip_apply(p, g, buf, |p, _, b| p - (b * lr + zero));
-        }
-        Ok(())
-    }
-}
-
-impl InplaceOp3 for ParamUpdate {
+impl<R: Rule> InplaceOp3 for InPlace<R> {
     fn name(&self) -> &'static str {
-        "plies-momentum-step"
+        R::NAME
     }
 
     fn cpu_fwd(
         &self,
         dst: &mut CpuStorage,
         dl: &Layout,
-        gs: &CpuStorage,
-        gl: &Layout,
-        bs: &CpuStorage,
+        a: &CpuStorage,
+        al: &Layout,
+        b: &CpuStorage,
         bl: &Layout,
     ) -> Result<()> {
-        let srcs = [(gs, gl), (bs, bl)];
-        with_dst(
-            self.name(),
-            dst,
-            dl,
-            |p| self.run(p, srcs),
-            |p| self.run(p, srcs),
-        )
+        self.run_on(dst, dl, (a, al), (b, bl))
+    }
+}
+
+/// Momentum SGD's buffer: `buf = buf * momentum + (g * (1 - dampening))`;
+/// the source is `g`.
+pub(super) struct MomentumBuffer {
+    pub momentum: f64,
+    pub dampening: f64,
+}
+
+impl Rule for MomentumBuffer {
+    const NAME: &'static str = "plies-momentum-buffer";
+
+    fn apply<T: Real>(&self, b: T, g: T, _: T) -> T {
+        let (m, keep, zero) = (
+            T::from_f64(self.momentum),
+            T::from_f64(1.0 - self.dampening),
+            T::from_f64(0.0),
+        );
+        (b * m + zero) + (g * keep + zero)
+    }
+}
+
+/// Momentum SGD's step: `p = p - (g + buf * momentum) * lr` (Nesterov) or
+/// `p = p - buf * lr`; the sources are `g` and `buf`.
+pub(super) struct MomentumStep {
+    pub lr: f64,
+    pub momentum: f64,
+    pub nesterov: bool,
+}
+
+impl Rule for MomentumStep {
+    const NAME: &'static str = "plies-momentum-step";
+
+    fn apply<T: Real>(&self, p: T, g: T, b: T) -> T {
+        let (m, lr, zero) = (
+            T::from_f64(self.momentum),
+            T::from_f64(self.lr),
+            T::from_f64(0.0),
+        );
+        if self.nesterov {
+            p - ((g + (b * m + zero)) * lr + zero)
+        } else {
+            p - (b * lr + zero)
+        }
+    }
+}
+
+/// A moving average `avg = avg * beta + (g * (1 - beta))`, or of `g^2`
+/// (AdamW's moments); the source is `g`.
+pub(super) struct MovingAverage {
+    pub beta: f64,
+    pub squared: bool,
+}
+
+impl Rule for MovingAverage {
+    const NAME: &'static str = "plies-moving-average";
+
+    fn apply<T: Real>(&self, avg: T, g: T, _: T) -> T {
+        let (beta, rest, zero) = (
+            T::from_f64(self.beta),
+            T::from_f64(1.0 - self.beta),
+            T::from_f64(0.0),
+        );
+        let x = if self.squared { g * g } else { g };
+        (avg * beta + zero) + (x * rest + zero)
+    }
+}
+
+/// AdamW's step from its updated moments `m` and `v`:
+/// `p = p * (1 - lr * wd) - (m * scale_m) / (sqrt(v * scale_v) + eps) * lr`.
+pub(super) struct AdamWStep {
+    pub lr: f64,
+    pub decay: f64,
+    pub scale_m: f64,
+    pub scale_v: f64,
+    pub eps: f64,
+}
+
+impl Rule for AdamWStep {
+    const NAME: &'static str = "plies-adamw-step";
+
+    fn apply<T: Real>(&self, p: T, m: T, v: T) -> T {
+        let zero = T::from_f64(0.0);
+        let one = T::from_f64(1.0);
+        let m_hat = m * T::from_f64(self.scale_m) + zero;
+        let v_hat = v * T::from_f64(self.scale_v) + zero;
+        let denom = v_hat.sqrt() * one + T::from_f64(self.eps);
+        let step = (m_hat / denom) * T::from_f64(self.lr) + zero;
+        (p * T::from_f64(self.decay) + zero) - step
     }
 }

@@ -106,18 +106,16 @@ impl Momentum {
     }
 
     /// The momentum buffers, as `"<var index>.momentum_buffer"` (vars that
-    /// have not had a gradient yet have none).
+    /// have not had a gradient yet have none): copies, as the buffers are
+    /// updated in place.
     pub fn state(&self) -> Result<OptimizerState> {
-        Ok(self
-            .vars
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                s.buf
-                    .as_ref()
-                    .map(|b| (key(i, "momentum_buffer"), b.clone()))
-            })
-            .collect())
+        let mut out = Vec::new();
+        for (i, s) in self.vars.iter().enumerate() {
+            if let Some(b) = &s.buf {
+                out.push((key(i, "momentum_buffer"), b.copy()?));
+            }
+        }
+        Ok(out)
     }
 
     /// Restores buffers saved by [`Momentum::state`] (all checked first).
@@ -129,7 +127,8 @@ impl Momentum {
         }
         reader.finish("momentum")?;
         for (s, b) in self.vars.iter_mut().zip(bufs) {
-            s.buf = b;
+            // Buffers of their own: they are updated in place.
+            s.buf = b.as_ref().map(inplace::owned).transpose()?;
         }
         Ok(())
     }
@@ -173,24 +172,25 @@ impl candle_nn::Optimizer for Momentum {
             if momentum != 0.0 && buf_fits && inplace::takes(&[&param, &g]) {
                 // The same values in one pass per tensor, without temporaries.
                 let buf = match state.buf.take() {
-                    None => g.copy()?,
+                    None => inplace::owned(&g)?,
                     Some(buf) => {
-                        buf.inplace_op2(
-                            &g,
-                            &inplace::BufferUpdate {
-                                momentum,
-                                dampening,
-                            },
-                        )?;
+                        let rule = inplace::MomentumBuffer {
+                            momentum,
+                            dampening,
+                        };
+                        buf.inplace_op2(&g, &inplace::InPlace(rule))?;
                         buf
                     }
                 };
-                let update = inplace::ParamUpdate {
+                let rule = inplace::MomentumStep {
                     lr,
                     momentum,
                     nesterov,
                 };
-                state.var.as_tensor().inplace_op3(&g, &buf, &update)?;
+                state
+                    .var
+                    .as_tensor()
+                    .inplace_op3(&g, &buf, &inplace::InPlace(rule))?;
                 state.buf = Some(buf);
                 continue;
             }
@@ -403,6 +403,19 @@ mod tests {
                 }
             }
         }
+        Ok(())
+    }
+
+    #[test]
+    fn saved_buffers_do_not_move_with_later_steps() -> Result<()> {
+        let w = Var::from_tensor(&Tensor::new(&[0.5f32, -1.0, 2.0], &Device::Cpu)?)?;
+        let mut opt = Momentum::new(vec![w.clone()], MomentumConfig::default())?;
+        opt.backward_step(&w.as_tensor().sqr()?.sum_all()?)?;
+        let saved = opt.state()?;
+        let before: Vec<f32> = saved[0].1.to_vec1()?;
+        opt.backward_step(&w.as_tensor().sqr()?.sum_all()?)?;
+        assert_eq!(before, saved[0].1.to_vec1::<f32>()?);
+        assert_ne!(before, opt.state()?[0].1.to_vec1::<f32>()?);
         Ok(())
     }
 }
