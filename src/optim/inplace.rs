@@ -35,10 +35,10 @@ impl Real for f64 {
 }
 
 /// An element-wise update `dst = f(dst, a, b)` (with one source, `b` is
-/// `a`).
+/// `a`): `kernel` converts the hyper-parameters once and returns `f`.
 pub(super) trait Rule: Sync {
     const NAME: &'static str;
-    fn apply<T: Real>(&self, dst: T, a: T, b: T) -> T;
+    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync;
 }
 
 /// A [`Rule`] as a candle in-place op: `dst.inplace_op2(&a, &InPlace(r))`
@@ -103,7 +103,7 @@ impl<R: Rule> InPlace<R> {
     ) -> Result<()> {
         let a = slice::<T>(R::NAME, a.0, a.1, dst.len())?;
         let b = slice::<T>(R::NAME, b.0, b.1, dst.len())?;
-        zip_apply(dst, a, b, |d, a, b| self.0.apply(d, a, b));
+        zip_apply(dst, a, b, self.0.kernel::<T>());
         Ok(())
     }
 
@@ -169,13 +169,13 @@ pub(super) struct MomentumBuffer {
 impl Rule for MomentumBuffer {
     const NAME: &'static str = "plies-momentum-buffer";
 
-    fn apply<T: Real>(&self, b: T, g: T, _: T) -> T {
+    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
         let (m, keep, zero) = (
             T::from_f64(self.momentum),
             T::from_f64(1.0 - self.dampening),
             T::from_f64(0.0),
         );
-        (b * m + zero) + (g * keep + zero)
+        move |b, g, _| (b * m + zero) + (g * keep + zero)
     }
 }
 
@@ -190,16 +190,19 @@ pub(super) struct MomentumStep {
 impl Rule for MomentumStep {
     const NAME: &'static str = "plies-momentum-step";
 
-    fn apply<T: Real>(&self, p: T, g: T, b: T) -> T {
+    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
         let (m, lr, zero) = (
             T::from_f64(self.momentum),
             T::from_f64(self.lr),
             T::from_f64(0.0),
         );
-        if self.nesterov {
-            p - ((g + (b * m + zero)) * lr + zero)
-        } else {
-            p - (b * lr + zero)
+        let nesterov = self.nesterov;
+        move |p, g, b| {
+            if nesterov {
+                p - ((g + (b * m + zero)) * lr + zero)
+            } else {
+                p - (b * lr + zero)
+            }
         }
     }
 }
@@ -214,14 +217,17 @@ pub(super) struct MovingAverage {
 impl Rule for MovingAverage {
     const NAME: &'static str = "plies-moving-average";
 
-    fn apply<T: Real>(&self, avg: T, g: T, _: T) -> T {
+    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
         let (beta, rest, zero) = (
             T::from_f64(self.beta),
             T::from_f64(1.0 - self.beta),
             T::from_f64(0.0),
         );
-        let x = if self.squared { g * g } else { g };
-        (avg * beta + zero) + (x * rest + zero)
+        let squared = self.squared;
+        move |avg, g, _| {
+            let x = if squared { g * g } else { g };
+            (avg * beta + zero) + (x * rest + zero)
+        }
     }
 }
 
@@ -238,13 +244,20 @@ pub(super) struct AdamWStep {
 impl Rule for AdamWStep {
     const NAME: &'static str = "plies-adamw-step";
 
-    fn apply<T: Real>(&self, p: T, m: T, v: T) -> T {
-        let zero = T::from_f64(0.0);
-        let one = T::from_f64(1.0);
-        let m_hat = m * T::from_f64(self.scale_m) + zero;
-        let v_hat = v * T::from_f64(self.scale_v) + zero;
-        let denom = v_hat.sqrt() * one + T::from_f64(self.eps);
-        let step = (m_hat / denom) * T::from_f64(self.lr) + zero;
-        (p * T::from_f64(self.decay) + zero) - step
+    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
+        let (zero, one) = (T::from_f64(0.0), T::from_f64(1.0));
+        let (scale_m, scale_v) = (T::from_f64(self.scale_m), T::from_f64(self.scale_v));
+        let (eps, lr, decay) = (
+            T::from_f64(self.eps),
+            T::from_f64(self.lr),
+            T::from_f64(self.decay),
+        );
+        move |p, m, v| {
+            let m_hat = m * scale_m + zero;
+            let v_hat = v * scale_v + zero;
+            let denom = v_hat.sqrt() * one + eps;
+            let step = (m_hat / denom) * lr + zero;
+            (p * decay + zero) - step
+        }
     }
 }
