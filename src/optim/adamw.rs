@@ -180,8 +180,13 @@ impl candle_nn::Optimizer for AdamW {
             };
             if inplace::takes(&[&theta, &g, &s.m, &s.v]) {
                 // The same values in one pass per tensor, without temporaries.
-                let moment =
-                    |beta, squared| inplace::InPlace(inplace::MovingAverage { beta, squared });
+                let moment = |beta: f64, squared| {
+                    inplace::InPlace(inplace::Blend {
+                        old: beta,
+                        new: 1.0 - beta,
+                        squared,
+                    })
+                };
                 s.m.inplace_op2(&g, &moment(beta1, false))?;
                 s.v.inplace_op2(&g, &moment(beta2, true))?;
                 let rule = inplace::AdamWStep {

@@ -159,26 +159,6 @@ impl<R: Rule> InplaceOp3 for InPlace<R> {
     }
 }
 
-/// Momentum SGD's buffer: `buf = buf * momentum + (g * (1 - dampening))`;
-/// the source is `g`.
-pub(super) struct MomentumBuffer {
-    pub momentum: f64,
-    pub dampening: f64,
-}
-
-impl Rule for MomentumBuffer {
-    const NAME: &'static str = "plies-momentum-buffer";
-
-    fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
-        let (m, keep, zero) = (
-            T::from_f64(self.momentum),
-            T::from_f64(1.0 - self.dampening),
-            T::from_f64(0.0),
-        );
-        move |b, g, _| (b * m + zero) + (g * keep + zero)
-    }
-}
-
 /// Momentum SGD's step: `p = p - (g + buf * momentum) * lr` (Nesterov) or
 /// `p = p - buf * lr`; the sources are `g` and `buf`.
 pub(super) struct MomentumStep {
@@ -207,26 +187,28 @@ impl Rule for MomentumStep {
     }
 }
 
-/// A moving average `avg = avg * beta + (g * (1 - beta))`, or of `g^2`
-/// (AdamW's moments); the source is `g`.
-pub(super) struct MovingAverage {
-    pub beta: f64,
+/// A running blend `avg = avg * old + (g * new)`, or of `g^2`: momentum
+/// SGD's buffer (`old` the momentum, `new` one less the dampening) and
+/// AdamW's moments (`beta`, `1 - beta`); the source is `g`.
+pub(super) struct Blend {
+    pub old: f64,
+    pub new: f64,
     pub squared: bool,
 }
 
-impl Rule for MovingAverage {
-    const NAME: &'static str = "plies-moving-average";
+impl Rule for Blend {
+    const NAME: &'static str = "plies-blend";
 
     fn kernel<T: Real>(&self) -> impl Fn(T, T, T) -> T + Sync {
-        let (beta, rest, zero) = (
-            T::from_f64(self.beta),
-            T::from_f64(1.0 - self.beta),
+        let (old, new, zero) = (
+            T::from_f64(self.old),
+            T::from_f64(self.new),
             T::from_f64(0.0),
         );
         let squared = self.squared;
         move |avg, g, _| {
             let x = if squared { g * g } else { g };
-            (avg * beta + zero) + (x * rest + zero)
+            (avg * old + zero) + (x * new + zero)
         }
     }
 }

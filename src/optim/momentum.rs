@@ -174,9 +174,10 @@ impl candle_nn::Optimizer for Momentum {
                 let buf = match state.buf.take() {
                     None => inplace::owned(&g)?,
                     Some(buf) => {
-                        let rule = inplace::MomentumBuffer {
-                            momentum,
-                            dampening,
+                        let rule = inplace::Blend {
+                            old: momentum,
+                            new: 1.0 - dampening,
+                            squared: false,
                         };
                         buf.inplace_op2(&g, &inplace::InPlace(rule))?;
                         buf
