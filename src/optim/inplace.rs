@@ -66,21 +66,41 @@ pub(super) fn owned(t: &Tensor) -> Result<Tensor> {
     t.copy()
 }
 
+#[inline(always)]
+fn apply_body<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -> T + Sync)) {
+    for ((d, &a), &b) in dst.iter_mut().zip(a).zip(b) {
+        *d = f(*d, a, b);
+    }
+}
+
+/// [`apply_body`] compiled for AVX-512 where the CPU has it (the default
+/// target's loop is scalar SSE): the same operations in the same order per
+/// value, so the same bits.
+fn apply_chunk<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -> T + Sync)) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f")]
+        fn v4<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -> T + Sync)) {
+            apply_body(dst, a, b, f)
+        }
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the feature.
+            return unsafe { v4(dst, a, b, f) };
+        }
+    }
+    apply_body(dst, a, b, f)
+}
+
 /// `dst[i] = f(dst[i], a[i], b[i])` over contiguous slices, in parallel
 /// chunks when large.
 fn zip_apply<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: impl Fn(T, T, T) -> T + Sync) {
-    let run = |d: &mut [T], a: &[T], b: &[T]| {
-        for ((d, &a), &b) in d.iter_mut().zip(a).zip(b) {
-            *d = f(*d, a, b);
-        }
-    };
     if dst.len() < 2 * CHUNK || rayon::current_num_threads() < 2 {
-        run(dst, a, b);
+        apply_chunk(dst, a, b, &f);
     } else {
         dst.par_chunks_mut(CHUNK)
             .zip(a.par_chunks(CHUNK))
             .zip(b.par_chunks(CHUNK))
-            .for_each(|((d, a), b)| run(d, a, b));
+            .for_each(|((d, a), b)| apply_chunk(d, a, b, &f));
     }
 }
 

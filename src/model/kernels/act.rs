@@ -156,6 +156,11 @@ pub(crate) fn bias_act_serial(act: Act, x: &mut [f32], bias: Option<&[f32]>) {
 }
 dispatch!(grad_seq(act: Act, g: &mut [f32], y: &[f32]) => grad_body);
 
+/// [`act_grad`] on the calling thread only.
+pub(crate) fn act_grad_serial(act: Act, g: &mut [f32], y: &[f32]) {
+    grad_seq(act, g, y)
+}
+
 /// `x = act(x + bias)` in place; `x` is rows of `bias.len()` values (any
 /// length without a bias). Parallel over rows for large inputs.
 pub fn bias_act(act: Act, x: &mut [f32], bias: Option<&[f32]>) {

@@ -19,12 +19,12 @@
 //! tensor (candle's custom ops take at most three inputs), whose gradient
 //! unpacks through candle's `cat`.
 
-use super::act::{act_grad, bias_act, bias_act_serial, to_f32_vec, with_f32, Act};
+use super::act::{act_grad, act_grad_serial, bias_act, bias_act_serial, to_f32_vec, with_f32, Act};
 use super::bordered::output_vec;
 use super::conv::{im2col_sample, transpose, Geom, FWD_BLOCK};
 use super::linear::product_wt;
 use super::op::{require_cpu_f32, F32Kernel, F32Op, Grads, In, Out};
-use super::{col_sums, matmul_grads, sgemm_on};
+use super::{add_in_order, col_sums, matmul_grads, sgemm_on};
 use candle_core::{Result, Shape, Tensor};
 use rayon::prelude::*;
 use std::sync::Mutex;
@@ -50,8 +50,6 @@ pub struct Cnn3Params<'a> {
 
 /// The forward pass's intermediates, for the backward pass.
 struct Saved {
-    /// im2col rows `[B*P, K]`.
-    cols: Vec<f32>,
     /// Convolution output after tanh, position-major `[B, P, F]`.
     h1: Vec<f32>,
     /// Hidden layer after tanh `[B, hidden]`.
@@ -72,6 +70,18 @@ fn permute_rows(w: &[f32], rows: usize, a: usize, b: usize) -> Vec<f32> {
         w.chunks(n).zip(out.chunks_mut(n)).for_each(run);
     }
     out
+}
+
+/// The im2col rows `[nb*P, K]` of the `i`-th block of `FWD_BLOCK` samples
+/// (`nb` of them) of planes `x`.
+fn block_cols(g: &Geom, x: &[f32], i: usize, nb: usize) -> Vec<f32> {
+    let (n, rows) = (g.c * g.h * g.w, g.points() * g.k());
+    let mut cols = output_vec(nb * rows);
+    for (s, dst) in cols.chunks_mut(rows).enumerate() {
+        let b = i * FWD_BLOCK + s;
+        im2col_sample(g, &x[b * n..(b + 1) * n], dst);
+    }
+    cols
 }
 
 struct Cnn3Train {
@@ -139,30 +149,35 @@ impl F32Kernel<3> for Cnn3Train {
         }
         let [wc, bc, bh, wo, bo] = d.split(p);
         let (g, k, pts, fp, f) = (&d.g, d.k, d.points, d.fp, d.g.f);
-        let n = g.c * g.h * g.w;
-        let mut cols = output_vec(g.b * pts * k);
         let mut h1 = output_vec(g.b * fp);
-        // Per block of samples: im2col, then one product straight into the
-        // block's position-major activations, bias and tanh.
-        let block = |i: usize, cb: &mut [f32], hb: &mut [f32]| {
-            let nb = hb.len() / fp;
-            for s in 0..nb {
-                let b = i * FWD_BLOCK + s;
-                im2col_sample(g, &x[b * n..(b + 1) * n], &mut cb[s * pts * k..][..pts * k]);
-            }
-            sgemm_on(false, nb * pts, f, k, hb, f, false, cb, (k, 1), wc, (1, k));
+        // Per block of samples: its im2col rows (in cache; the backward
+        // pass makes them again rather than keep B*P*K values), then one
+        // product straight into the block's position-major activations,
+        // bias and tanh.
+        let block = |i: usize, hb: &mut [f32]| {
+            let cols = block_cols(g, x, i, hb.len() / fp);
+            sgemm_on(
+                false,
+                cols.len() / k,
+                f,
+                k,
+                hb,
+                f,
+                false,
+                &cols,
+                (k, 1),
+                wc,
+                (1, k),
+            );
             bias_act_serial(Act::Tanh, hb, Some(bc));
         };
-        let (cb, hb) = (FWD_BLOCK * pts * k, FWD_BLOCK * fp);
+        let hb = FWD_BLOCK * fp;
         if g.b > FWD_BLOCK && rayon::current_num_threads() > 1 {
-            cols.par_chunks_mut(cb)
-                .zip(h1.par_chunks_mut(hb))
+            h1.par_chunks_mut(hb)
                 .enumerate()
-                .for_each(|(i, (c, h))| block(i, c, h));
+                .for_each(|(i, h)| block(i, h));
         } else {
-            for (i, (c, h)) in cols.chunks_mut(cb).zip(h1.chunks_mut(hb)).enumerate() {
-                block(i, c, h);
-            }
+            h1.chunks_mut(hb).enumerate().for_each(|(i, h)| block(i, h));
         }
         let whp = permute_rows(wh, d.hidden, f, pts);
         let mut h2 = output_vec(g.b * d.hidden);
@@ -172,7 +187,7 @@ impl F32Kernel<3> for Cnn3Train {
         product_wt(&h2, g.b, d.hidden, wo, 1, &mut y);
         bias_act(self.out_act, &mut y, Some(bo));
         if let Ok(mut slot) = self.saved.lock() {
-            *slot = Some(Saved { cols, h1, h2, whp });
+            *slot = Some(Saved { h1, h2, whp });
         }
         Ok((y, Shape::from((g.b, 1))))
     }
@@ -186,7 +201,7 @@ impl F32Kernel<3> for Cnn3Train {
         let d = self.dims(x.dims())?;
         let (b, k, pts, fp, f, hd) = (d.g.b, d.k, d.points, d.fp, d.g.f, d.hidden);
         let p = packed.to_vec1::<f32>()?;
-        let [wc, _, _, wo, _] = d.split(&p);
+        let [_, _, _, wo, _] = d.split(&p);
         let slot = self.saved.lock();
         let Some(saved) = slot.as_ref().ok().and_then(|s| s.as_ref()) else {
             candle_core::bail!("{OP}: backward before forward");
@@ -204,12 +219,42 @@ impl F32Kernel<3> for Cnn3Train {
         let dbh = col_sums(&dz2, hd);
         drop(dz2);
         // Convolution: its output gradient is already in the product's
-        // layout [B*P, F]; the weight gradient over the im2col rows.
+        // layout [B*P, F]. Per block of samples (in parallel, each block's
+        // gradient still in cache): tanh's derivative, the block's share of
+        // the weight gradient over its im2col rows and of the bias sums;
+        // the shares are added in block order (the same bits whatever the
+        // thread count). One product over all B*P rows would leave gemm
+        // a 48 x 96 result to split between threads.
         let mut dz1 = dh1.unwrap_or_default();
-        act_grad(Act::Tanh, &mut dz1, &saved.h1);
-        let (_, dwc) = matmul_grads(&dz1, &saved.cols, wc, [b * pts, k, f], false);
-        let dbc = col_sums(&dz1, f);
-        let dp = [&dwc[..], &dbc, &dbh, &dwo, &dbo].concat();
+        let share = |i: usize, dz: &mut [f32], h1: &[f32], x: &[f32]| {
+            act_grad_serial(Act::Tanh, dz, h1);
+            let rows = dz.len() / f;
+            let cols = block_cols(&d.g, x, i, rows / pts);
+            let mut share = output_vec(f * k + f);
+            let (dw, db) = share.split_at_mut(f * k);
+            sgemm_on(false, f, k, rows, dw, k, false, dz, (1, f), &cols, (k, 1));
+            db.copy_from_slice(&col_sums(dz, f));
+            share
+        };
+        let hb = FWD_BLOCK * fp;
+        let shares: Vec<Vec<f32>> = with_f32(x, |x| {
+            if b > FWD_BLOCK && rayon::current_num_threads() > 1 {
+                dz1.par_chunks_mut(hb)
+                    .zip(saved.h1.par_chunks(hb))
+                    .enumerate()
+                    .map(|(i, (dz, h1))| share(i, dz, h1, x))
+                    .collect()
+            } else {
+                dz1.chunks_mut(hb)
+                    .zip(saved.h1.chunks(hb))
+                    .enumerate()
+                    .map(|(i, (dz, h1))| share(i, dz, h1, x))
+                    .collect()
+            }
+        })?;
+        let conv_grads = add_in_order(&shares, f * k + f);
+        let (dwc, dbc) = conv_grads.split_at(f * k);
+        let dp = [dwc, dbc, &dbh, &dwo, &dbo].concat();
         let dev = y.device();
         Ok([
             None,

@@ -290,8 +290,14 @@ where
     } else {
         (0..parts).map(part).collect()
     };
+    add_in_order(&partials, len)
+}
+
+/// The sum of vectors of `len` values, added in their order: the same bits
+/// however they were computed.
+pub(crate) fn add_in_order(parts: &[Vec<f32>], len: usize) -> Vec<f32> {
     let mut sum = vec![0f32; len];
-    for p in &partials {
+    for p in parts {
         for (d, v) in sum.iter_mut().zip(p) {
             *d += v;
         }
