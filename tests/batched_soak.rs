@@ -11,7 +11,8 @@ use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use plies::encode::{amazons_encoder, tictactoe_encoder};
 use plies::game::{Amazons, Game, TicTacToe};
 use plies::infer::{
-    BatchOptions, BatchStats, BatchedEvaluator, CandleEvaluator, Evaluation, Evaluator, InferError,
+    backend::CandleBackend, BatchOptions, BatchStats, BatchedEvaluator, Evaluation, Evaluator,
+    InferError, ModelEvaluator,
 };
 use plies::model::{
     build, seeded_init, seeded_tensors, Cnn3Config, Cnn3NetConfig, InputShape, ModelConfig,
@@ -99,12 +100,8 @@ fn cnn3_evaluator() -> Arc<dyn Evaluator<TicTacToe>> {
     let ck = CheckpointConfig::new("tictactoe", enc.spec(), cfg, TrainingInfo::default());
     checkpoint::save(&dir, &ck, &tensors).unwrap();
     let ck = checkpoint::load(&dir, Some("tictactoe"), None).unwrap();
-    Arc::new(CandleEvaluator::new(
-        enc,
-        ck.model(&Device::Cpu).unwrap(),
-        Device::Cpu,
-        "cnn3",
-    ))
+    let backend = CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu).unwrap();
+    Arc::new(ModelEvaluator::new(enc, Box::new(backend), "cnn3"))
 }
 
 /// The tiny residual net with a policy head on 6x6 Amazons (planes and
@@ -124,7 +121,8 @@ fn resnet_policy_evaluator() -> Arc<dyn Evaluator<Amazons>> {
     )
     .unwrap();
     seeded_init(&vm, &cfg, &mut seeded_rng(6, 0), &dev).unwrap();
-    let ev = CandleEvaluator::new(enc, net, dev, "resnet-tiny+policy");
+    let backend = CandleBackend::new(net, dev).unwrap();
+    let ev = ModelEvaluator::new(enc, Box::new(backend), "resnet-tiny+policy");
     assert!(ev.has_policy());
     Arc::new(ev)
 }

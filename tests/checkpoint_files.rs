@@ -5,7 +5,8 @@ use candle_core::{Device, Tensor};
 use plies::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
 use plies::encode::{tictactoe_encoder, Encoder};
 use plies::game::{Game, TicTacToe};
-use plies::infer::{CandleEvaluator, Evaluator, NativeEvaluator};
+use plies::infer::backend::CandleBackend;
+use plies::infer::{mlp_evaluator, Evaluator, ModelEvaluator};
 use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
 use plies::util::seeded_rng;
 use std::collections::HashMap;
@@ -56,13 +57,9 @@ fn round_trip_gives_the_same_values_on_candle_and_native() {
     let ck = checkpoint::load(&dir, Some("tictactoe"), Some("tictactoe-9")).unwrap();
     assert_eq!(ck.config, cfg);
     let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder("tictactoe-9").unwrap());
-    let native = NativeEvaluator::new(enc.clone(), net);
-    let candle = CandleEvaluator::new(
-        tictactoe_encoder("tictactoe-9").unwrap(),
-        ck.model(&Device::Cpu).unwrap(),
-        Device::Cpu,
-        "ck",
-    );
+    let native = mlp_evaluator(enc.clone(), &net);
+    let backend = CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu).unwrap();
+    let candle = ModelEvaluator::new(enc, Box::new(backend), "ck");
     let ps = positions();
     assert!(ps.len() >= 3);
     let a = native.evaluate(&ps).unwrap();

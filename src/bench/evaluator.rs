@@ -1,7 +1,7 @@
 //! The batched evaluator service ([`BatchedEvaluator`]) against the
 //! unbatched path on the same model in the same run. Client threads each
 //! ask for one position at a time, as search threads do; the unbatched path
-//! has every client call the model itself ([`CandleEvaluator`], a forward
+//! has every client call the model itself (the model's evaluator, a forward
 //! pass of one position), the batched path has them share one service.
 //! Throughput (positions/s) and per-call latency p50/p99 for each number of
 //! clients and `max_batch`, the ratio batched/unbatched, and PyTorch's
@@ -16,8 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-use candle_core::{DType, Device};
-use candle_nn::{VarBuilder, VarMap};
+use candle_core::Device;
 use rand::RngExt;
 
 use super::models::{BenchModel, INPUT};
@@ -28,8 +27,8 @@ use crate::encode::arimaa_encoder;
 use crate::game::arimaa::random_steps::random_steps_move;
 use crate::game::{Arimaa, Game};
 use crate::infer::batched::LatencyHistogram;
-use crate::infer::{BatchOptions, BatchedEvaluator, CandleEvaluator, Evaluator};
-use crate::model::{build, seeded_init};
+use crate::infer::{weights_evaluator, BatchOptions, BatchedEvaluator, Evaluator};
+use crate::model::seeded_tensors;
 use crate::util::seeded_rng;
 
 const ENCODER: &str = "arimaa-6x8x8";
@@ -99,18 +98,16 @@ pub struct EvaluatorReport {
 
 fn evaluator(m: BenchModel) -> Result<Arc<dyn Evaluator<Arimaa>>> {
     let cfg = m.config();
-    let vm = VarMap::new();
     let dev = Device::Cpu;
-    let net = build(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev))?;
     // The same seeded weights whatever the run.
-    seeded_init(&vm, &cfg, &mut seeded_rng(1, 0), &dev)?;
-    net.freeze()?;
-    Ok(Arc::new(CandleEvaluator::new(
+    let tensors = seeded_tensors(&cfg, &mut seeded_rng(1, 0), &dev)?;
+    Ok(weights_evaluator(
         arimaa_encoder(ENCODER)?,
-        net,
-        dev,
+        &cfg,
+        &tensors,
+        &dev,
         m.name(),
-    )))
+    )?)
 }
 
 /// `n` positions of random-steps Arimaa games (at most 300 plies each),

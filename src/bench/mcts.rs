@@ -3,7 +3,6 @@
 //! thread counts, in one run.
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -13,8 +12,8 @@ use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::{GameKind, GameSupport};
 use crate::infer::batched::{BatchOptions, BatchStats, BatchedEvaluator};
-use crate::infer::{CandleEvaluator, Evaluator};
-use crate::model::{build, seeded_init, InputShape};
+use crate::infer::{weights_evaluator, Evaluator};
+use crate::model::{seeded_tensors, InputShape};
 use crate::search::mcts::{run_search, MctsConfig, Node, Rollout};
 use crate::util::{parse_device, seeded_rng};
 
@@ -110,17 +109,8 @@ fn run_game<G: GameSupport>(
             "expected cnn3, resnet-tiny or resnet-small",
         )
     })?;
-    let vm = candle_nn::VarMap::new();
-    let vb = candle_nn::VarBuilder::from_varmap(&vm, candle_core::DType::F32, &device);
-    let model = build(&cfg, vb)?;
-    seeded_init(&vm, &cfg, &mut seeded_rng(opts.seed, 0), &device)?;
-    model.freeze()?;
-    let inner: Arc<dyn Evaluator<G>> = Arc::new(CandleEvaluator::new(
-        enc,
-        model,
-        device.clone(),
-        opts.model.clone(),
-    ));
+    let tensors = seeded_tensors(&cfg, &mut seeded_rng(opts.seed, 0), &device)?;
+    let inner = weights_evaluator(enc, &cfg, &tensors, &device, opts.model.clone())?;
     let positions = roots(&start, opts.positions, opts.seed);
     notes(&format!(
         "{} {} ({} positions, {} simulations each), device {}",

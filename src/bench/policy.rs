@@ -13,12 +13,11 @@ use crate::encode::Encoder;
 use crate::evolve::fitness::scores_against;
 use crate::game::{AtariGo, Game};
 use crate::games::GameSupport;
-use crate::infer::{weights_evaluator, CandleEvaluator, Evaluator};
-use crate::model::{build, seeded_tensors, MdrnnConfig, ModelConfig};
+use crate::infer::{weights_evaluator, weights_evaluator_on, BackendChoice};
+use crate::model::{seeded_tensors, MdrnnConfig, ModelConfig};
 use crate::search::{NaivePlayer, Player, PolicyPlayer};
 use crate::util::seeded_rng;
-use candle_core::{DType, Device};
-use candle_nn::VarBuilder;
+use candle_core::Device;
 use std::sync::Arc;
 
 pub struct PolicyBenchOptions {
@@ -112,16 +111,14 @@ pub fn run(opts: &PolicyBenchOptions) -> Result<PolicyBenchReport> {
         let encoder =
             |size| -> Result<Box<dyn Encoder<AtariGo>>> { Ok(AtariGo::encoder("stones-2", size)?) };
         let plain = weights_evaluator(encoder(size)?, &model, &tensors, &device, "plain")?;
-        let net = build(
-            &model,
-            VarBuilder::from_tensors(tensors, DType::F32, &device),
-        )?;
-        let candle: Arc<dyn Evaluator<AtariGo>> = Arc::new(CandleEvaluator::new(
+        let candle = weights_evaluator_on(
             encoder(size)?,
-            net,
-            device.clone(),
+            &model,
+            &tensors,
+            &device,
+            BackendChoice::Candle,
             "candle",
-        ));
+        )?;
         let states = positions(size, opts.moves);
         let plain = PolicyPlayer::new(plain, 0.0, "plain")?;
         let candle = PolicyPlayer::new(candle, 0.0, "candle")?;

@@ -7,7 +7,7 @@ use plies::dataset::{Dataset, Split};
 use plies::encode::{tictactoe_encoder, Encoder};
 use plies::game::{Game, TicTacToe};
 use plies::games::{GameKind, GameSupport};
-use plies::infer::NativeEvaluator;
+use plies::infer::mlp_evaluator;
 use plies::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
 use plies::report::Table;
 use plies::search::game_player::player_from_spec;
@@ -177,10 +177,7 @@ fn equity(
     games: usize,
     seed: u64,
 ) -> anyhow::Result<plies::arena::MatchResult> {
-    let player = GreedyPlayer::new(
-        Arc::new(NativeEvaluator::new(enc.clone(), net.clone())),
-        false,
-    );
+    let player = GreedyPlayer::new(Arc::new(mlp_evaluator(enc.clone(), net)), false);
     Ok(play_match::<TicTacToe>(
         &player,
         &ExpertPlayer,
@@ -259,10 +256,7 @@ fn run_td_for<G: GameSupport>(a: TdArgs) -> anyhow::Result<ExitCode> {
         .map_or("-".to_string(), |(n, _)| n.clone());
     let equity = |net: &NativeMlp, seed: u64| -> anyhow::Result<plies::arena::MatchResult> {
         let (_, opp) = opponent.as_ref().context("no opponent")?;
-        let player = GreedyPlayer::new(
-            Arc::new(NativeEvaluator::new(enc.clone(), net.clone())),
-            false,
-        );
+        let player = GreedyPlayer::new(Arc::new(mlp_evaluator(enc.clone(), net)), false);
         Ok(play_match::<G>(
             &player,
             opp.as_ref(),

@@ -25,7 +25,7 @@ use crate::encode::Encoder;
 use crate::eval::{rows_metrics, EvalError, GroupedMetrics};
 use crate::game::{hash_of, Amazons, Game, Outcome, Side};
 use crate::games::GameSupport;
-use crate::infer::{Evaluator, NativeEvaluator};
+use crate::infer::{mlp_evaluator, Evaluator};
 use crate::model::{ModelConfig, NativeMlp};
 use crate::positions::{build_dataset, BuildOptions, PositionsError, Terminations};
 use crate::record::{GameRecord, PerSide};
@@ -921,7 +921,7 @@ fn measure_errors(
     for n in nets {
         evaluators.push((
             n.result.name.clone(),
-            Arc::new(NativeEvaluator::new(n.encoder.clone(), n.net.clone())),
+            Arc::new(mlp_evaluator(n.encoder.clone(), &n.net)),
             None,
         ));
     }

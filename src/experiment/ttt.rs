@@ -9,7 +9,7 @@ use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use crate::dataset::{Dataset, SplitRule};
 use crate::encode::{tictactoe_encoder, Encoder};
 use crate::game::TicTacToe;
-use crate::infer::NativeEvaluator;
+use crate::infer::mlp_evaluator;
 use crate::model::{Activation, MlpConfig, ModelConfig, NativeMlp, WeightInit};
 use crate::report::{write_json, LineChart, Series, Table};
 use crate::search::{ExpertPlayer, GreedyPlayer, RandomPlayer};
@@ -155,7 +155,7 @@ fn equity_vs_expert(
     cfg: &TttExperimentConfig,
     seed: u64,
 ) -> Result<MatchResult, AnyError> {
-    let eval = NativeEvaluator::new(encoder.clone(), net.clone());
+    let eval = mlp_evaluator(encoder.clone(), net);
     let player = GreedyPlayer::new(Arc::new(eval), cfg.exact_terminal);
     Ok(play_match::<TicTacToe>(
         &player,

@@ -1,9 +1,11 @@
-//! A model's weights behind an encoder, as the fastest evaluator for them:
-//! the plain-Rust MDRNN or one-hidden-layer MLP on the CPU, else the
-//! candle model. Checkpoints and
-//! evolved weight vectors both come through here.
+//! A model's weights behind an encoder, as the evaluator for them: the one
+//! place that picks the backend that runs a network (the plain-Rust MDRNN
+//! or one-hidden-layer MLP on the CPU, else candle's model on the device).
+//! Checkpoints, evolved weight vectors and the benchmarks' seeded networks
+//! all come through here.
 
-use super::{CandleEvaluator, Evaluator, InferError, NativeEvaluator, NativeMdrnnEvaluator};
+use super::backend::{Backend, BackendChoice, CandleBackend, NativeMdrnnBackend, NativeMlpBackend};
+use super::{Evaluator, InferError, ModelEvaluator};
 use crate::encode::Encoder;
 use crate::game::Game;
 use crate::model::{build, ModelConfig, ModelError, NativeMdrnn, NativeMlp, OutputActivation};
@@ -13,7 +15,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 /// The evaluator of `model` with `tensors` (named as the model's
-/// `expected_tensors`) reading `encoder`'s planes on `device`.
+/// `expected_tensors`) reading `encoder`'s planes on `device`, on the
+/// fastest backend for them.
 pub fn weights_evaluator<G: Game>(
     encoder: Box<dyn Encoder<G>>,
     model: &ModelConfig,
@@ -21,28 +24,65 @@ pub fn weights_evaluator<G: Game>(
     device: &Device,
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
-    if let (ModelConfig::Mdrnn(cfg), Device::Cpu) = (model, device) {
-        let mut flat = Vec::new();
-        for (name, _) in cfg.expected_tensors() {
-            let t = tensors.get(&name).ok_or_else(|| {
-                ModelError::Config(format!("mdrnn: no tensor '{name}' among the weights"))
-            })?;
-            flat.extend(t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?);
-        }
-        let net = NativeMdrnn::new(cfg, flat)?;
-        return Ok(Arc::new(NativeMdrnnEvaluator::new(encoder, net, label)));
-    }
-    // A one-hidden-layer MLP with a linear output (TD(lambda)'s networks):
-    // the plain-Rust copy, far cheaper per position than a candle call
-    // inside a search.
-    if let (ModelConfig::Mlp(cfg), Device::Cpu) = (model, device) {
-        if cfg.hidden.len() == 1 && cfg.output == OutputActivation::Identity && cfg.dropout == 0.0 {
-            let net = NativeMlp::from_tensors(&cfg.shape(), tensors)?;
-            return Ok(Arc::new(NativeEvaluator::labelled(
-                Arc::from(encoder),
-                net,
-                label,
-            )));
+    weights_evaluator_on(encoder, model, tensors, device, BackendChoice::Auto, label)
+}
+
+/// [`weights_evaluator`] on the backend `choice` names.
+pub fn weights_evaluator_on<G: Game>(
+    encoder: Box<dyn Encoder<G>>,
+    model: &ModelConfig,
+    tensors: &HashMap<String, Tensor>,
+    device: &Device,
+    choice: BackendChoice,
+    label: impl Into<String>,
+) -> Result<Arc<dyn Evaluator<G>>, InferError> {
+    let backend = backend_for(model, tensors, device, choice)?;
+    Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
+}
+
+/// The evaluator of a plain-Rust MLP's current weights (a TD(lambda)
+/// learner's snapshot), valued position by position.
+pub fn mlp_evaluator<G: Game>(
+    encoder: impl Into<Arc<dyn Encoder<G>>>,
+    net: &NativeMlp,
+) -> ModelEvaluator<G> {
+    ModelEvaluator::new(encoder, Box::new(NativeMlpBackend::new(net)), "native-mlp")
+}
+
+/// The backend that runs `model` with `tensors` on `device`.
+fn backend_for(
+    model: &ModelConfig,
+    tensors: &HashMap<String, Tensor>,
+    device: &Device,
+    choice: BackendChoice,
+) -> Result<Box<dyn Backend>, InferError> {
+    if choice == BackendChoice::Auto && device.is_cpu() {
+        match model {
+            ModelConfig::Mdrnn(cfg) => {
+                // The native network's flat order is the config's own, not
+                // the sorted order of `ModelConfig::expected_tensors`.
+                let mut flat = Vec::new();
+                for (name, _) in cfg.expected_tensors() {
+                    let t = tensors.get(&name).ok_or_else(|| {
+                        ModelError::Config(format!("mdrnn: no tensor '{name}' among the weights"))
+                    })?;
+                    flat.extend(t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?);
+                }
+                let net = NativeMdrnn::new(cfg, flat)?;
+                return Ok(Box::new(NativeMdrnnBackend::new(net)));
+            }
+            // A one-hidden-layer MLP with a linear output (TD(lambda)'s
+            // networks): far cheaper per position than a candle call
+            // inside a search.
+            ModelConfig::Mlp(cfg)
+                if cfg.hidden.len() == 1
+                    && cfg.output == OutputActivation::Identity
+                    && cfg.dropout == 0.0 =>
+            {
+                let net = NativeMlp::from_tensors(&cfg.shape(), tensors)?;
+                return Ok(Box::new(NativeMlpBackend::new(&net)));
+            }
+            _ => {}
         }
     }
     let on_device = tensors
@@ -50,15 +90,10 @@ pub fn weights_evaluator<G: Game>(
         .map(|(k, t)| Ok((k.clone(), t.to_device(device)?)))
         .collect::<Result<HashMap<_, _>, candle_core::Error>>()?;
     let vb = VarBuilder::from_tensors(on_device, DType::F32, device);
-    let net = build(model, vb)?;
-    // The weights are fixed from here on.
-    net.freeze()?;
-    Ok(Arc::new(CandleEvaluator::new(
-        encoder,
-        net,
+    Ok(Box::new(CandleBackend::new(
+        build(model, vb)?,
         device.clone(),
-        label,
-    )))
+    )?))
 }
 
 /// `flat` split into the tensors `model` expects, in
@@ -105,4 +140,136 @@ pub fn flat_from_tensors(
         flat.extend(t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?);
     }
     Ok(flat)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::encode::tictactoe_encoder;
+    use crate::game::{AtariGo, Game, TicTacToe};
+    use crate::games::GameSupport;
+    use crate::model::{
+        seeded_tensors, Activation, InputShape, MdrnnConfig, MlpNetConfig, WeightInit,
+    };
+    use crate::util::seeded_rng;
+
+    fn ttt_positions() -> Vec<TicTacToe> {
+        [".../.../...", "x../.../...", "x../.o./...", "xo./.x./..o"]
+            .iter()
+            .map(|t| TicTacToe::from_text(t).expect("a position"))
+            .collect()
+    }
+
+    /// The backend `choice` gives `model` on the CPU, and the values of
+    /// `states` through it.
+    fn run<G: GameSupport>(
+        model: &ModelConfig,
+        encoder: impl Fn() -> Box<dyn Encoder<G>>,
+        states: &[G],
+        choice: BackendChoice,
+    ) -> (String, Vec<f32>) {
+        let dev = Device::Cpu;
+        let tensors = seeded_tensors(model, &mut seeded_rng(4, 0), &dev).expect("weights");
+        let backend = backend_for(model, &tensors, &dev, choice).expect("a backend");
+        let name = backend.name();
+        let eval = ModelEvaluator::new(encoder(), backend, "net");
+        (name, eval.evaluate(states).expect("values"))
+    }
+
+    fn close(a: &[f32], b: &[f32]) {
+        assert_eq!(a.len(), b.len());
+        for (x, y) in a.iter().zip(b) {
+            assert!((x - y).abs() < 1e-5, "{x} vs {y}");
+        }
+        assert!(a.iter().any(|v| v.abs() > 1e-3), "all values near 0: {a:?}");
+    }
+
+    #[test]
+    fn picks_the_native_mlp_on_the_cpu_and_it_values_as_candle_does() {
+        let model = ModelConfig::Mlp(MlpNetConfig {
+            inputs: 9,
+            hidden: vec![12],
+            activation: Activation::Tanh,
+            init: WeightInit::FanIn,
+            dropout: 0.0,
+            output: OutputActivation::Identity,
+        });
+        let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
+        let states = ttt_positions();
+        let (auto, a) = run(&model, enc, &states, BackendChoice::Auto);
+        let (candle, b) = run(&model, enc, &states, BackendChoice::Candle);
+        assert_eq!(
+            (auto.as_str(), candle.as_str()),
+            ("native-mlp", "candle-cpu")
+        );
+        close(&a, &b);
+    }
+
+    #[test]
+    fn a_sigmoid_or_deeper_mlp_stays_on_candle() {
+        let mut cfg = MlpNetConfig {
+            inputs: 9,
+            hidden: vec![12],
+            activation: Activation::Tanh,
+            init: WeightInit::FanIn,
+            dropout: 0.0,
+            output: OutputActivation::Sigmoid,
+        };
+        let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
+        let states = ttt_positions();
+        let (name, values) = run(
+            &ModelConfig::Mlp(cfg.clone()),
+            enc,
+            &states,
+            BackendChoice::Auto,
+        );
+        assert_eq!(name, "candle-cpu");
+        // Sigmoid outputs mapped to [-1, 1].
+        assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
+        cfg.output = OutputActivation::Identity;
+        cfg.hidden = vec![12, 6];
+        let (name, _) = run(&ModelConfig::Mlp(cfg), enc, &states, BackendChoice::Auto);
+        assert_eq!(name, "candle-cpu");
+    }
+
+    #[test]
+    fn picks_the_native_mdrnn_on_the_cpu_and_it_values_as_candle_does() {
+        let size = 5;
+        let model = ModelConfig::Mdrnn(MdrnnConfig {
+            input: InputShape::new([2, size, size], 0),
+            ..MdrnnConfig::stones(size, 10)
+        });
+        let enc = || AtariGo::encoder("stones-2", size).expect("encoder");
+        let (mut rng, mut scratch) = (seeded_rng(8, 0), Vec::new());
+        let mut states = vec![AtariGo::with_size(size).expect("a 5x5 board")];
+        while states.len() < 12 {
+            let mut next = states[states.len() - 1];
+            match next.random_move(&mut rng, &mut scratch) {
+                Some(mv) => next.play(mv),
+                None => break,
+            }
+            states.push(next);
+        }
+        assert!(states.len() > 4);
+        let (auto, a) = run(&model, enc, &states, BackendChoice::Auto);
+        let (candle, b) = run(&model, enc, &states, BackendChoice::Candle);
+        assert_eq!(
+            (auto.as_str(), candle.as_str()),
+            ("native-mdrnn", "candle-cpu")
+        );
+        close(&a, &b);
+    }
+
+    #[test]
+    fn a_missing_tensor_is_named() {
+        let model = ModelConfig::Mdrnn(MdrnnConfig::stones(5, 4));
+        let dev = Device::Cpu;
+        let mut tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &dev).expect("weights");
+        let gone = tensors.keys().next().expect("a tensor").clone();
+        tensors.remove(&gone);
+        let err = backend_for(&model, &tensors, &dev, BackendChoice::Auto)
+            .err()
+            .expect("an error");
+        assert!(err.to_string().contains(&gone), "{err}");
+    }
 }

@@ -1,25 +1,31 @@
 //! Evaluators: positions in, values out.
 //!
+//! A network is valued by a [`ModelEvaluator`] over a [`Backend`] that
+//! runs it; [`weights_evaluator_on`] is the one place that picks the
+//! backend for a model and device.
+//!
 //! An [`Evaluator`] returns one value per position from the point of view of
 //! that position's side to move (positive is good for the mover), whatever
 //! perspective its encoder was trained in. Evaluators are `Send + Sync`:
 //! search threads share one behind an `Arc`.
 
+pub mod backend;
 pub mod batched;
-mod candle_eval;
 mod error;
 mod from_weights;
 pub mod hand;
+mod model_evaluator;
 mod native_eval;
-mod native_mdrnn_eval;
 mod priors;
 
+pub use backend::{Backend, BackendChoice};
 pub use batched::{BatchOptions, BatchStats, BatchedEvaluator};
-pub use candle_eval::CandleEvaluator;
 pub use error::InferError;
-pub use from_weights::{flat_from_tensors, tensors_from_flat, weights_evaluator};
-pub use native_eval::{native_values, NativeEvaluator};
-pub use native_mdrnn_eval::NativeMdrnnEvaluator;
+pub use from_weights::{
+    flat_from_tensors, mlp_evaluator, tensors_from_flat, weights_evaluator, weights_evaluator_on,
+};
+pub use model_evaluator::ModelEvaluator;
+pub use native_eval::native_values;
 pub use priors::priors;
 
 use crate::encode::Perspective;

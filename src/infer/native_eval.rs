@@ -1,37 +1,11 @@
-//! The plain-Rust MLP behind an encoder. The evaluator's weights are
-//! fixed, so it values positions with the input-major [`FrozenMlp`];
-//! [`native_values`] serves a network that is still learning.
+//! Values from a plain-Rust MLP that is still learning (TD(lambda)'s
+//! learners, between updates); a fixed network is valued through
+//! [`mlp_evaluator`](super::mlp_evaluator).
 
-use super::{to_side_to_move, Evaluator, InferError};
+use super::to_side_to_move;
 use crate::encode::{encode_f32, Encoder};
 use crate::game::Game;
-use crate::model::{FrozenMlp, NativeMlp};
-use std::sync::Arc;
-
-pub struct NativeEvaluator<G: Game> {
-    encoder: Arc<dyn Encoder<G>>,
-    net: FrozenMlp,
-    label: String,
-}
-
-impl<G: Game> NativeEvaluator<G> {
-    pub fn new(encoder: Arc<dyn Encoder<G>>, net: NativeMlp) -> Self {
-        Self::labelled(encoder, net, "native-mlp")
-    }
-
-    /// The same, named `label` in reports (a checkpoint's source).
-    pub fn labelled(
-        encoder: Arc<dyn Encoder<G>>,
-        net: NativeMlp,
-        label: impl Into<String>,
-    ) -> Self {
-        NativeEvaluator {
-            encoder,
-            net: FrozenMlp::from(&net),
-            label: label.into(),
-        }
-    }
-}
+use crate::model::NativeMlp;
 
 /// Side-to-move values of `states` under `net`.
 pub fn native_values<G: Game>(encoder: &dyn Encoder<G>, net: &NativeMlp, states: &[G]) -> Vec<f32> {
@@ -53,20 +27,4 @@ fn side_to_move_values<G: Game>(
             to_side_to_move(s, value(&x), perspective)
         })
         .collect()
-}
-
-impl<G: Game> Evaluator<G> for NativeEvaluator<G> {
-    fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        Ok(side_to_move_values(self.encoder.as_ref(), states, |x| {
-            self.net.value(x)
-        }))
-    }
-
-    fn prefers_batches(&self) -> bool {
-        false
-    }
-
-    fn name(&self) -> String {
-        self.label.clone()
-    }
 }

@@ -3,7 +3,7 @@
 
 use crate::encode::Encoder;
 use crate::game::{Game, Outcome};
-use crate::infer::{Evaluator, NativeEvaluator};
+use crate::infer::{mlp_evaluator, Evaluator, ModelEvaluator};
 use crate::model::NativeMlp;
 use crate::search::{greedy_choice, Player, SearchError};
 use crate::train::{TdConfig, TdGame, TdLearner};
@@ -39,8 +39,8 @@ impl<G: Game> LearningNetwork<G> {
     }
 
     /// An evaluator on a snapshot of the current weights.
-    pub fn evaluator(&self) -> NativeEvaluator<G> {
-        NativeEvaluator::new(self.encoder.clone(), self.net.clone())
+    pub fn evaluator(&self) -> ModelEvaluator<G> {
+        mlp_evaluator(self.encoder.clone(), &self.net)
     }
 
     /// Plays one game against `opponent` (the network moves first if

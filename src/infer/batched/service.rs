@@ -50,7 +50,7 @@ pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 ///
 /// ```
 /// use plies::game::{Game, TicTacToe};
-/// use plies::infer::{BatchOptions, BatchedEvaluator, Evaluator, NativeEvaluator};
+/// use plies::infer::{mlp_evaluator, BatchOptions, BatchedEvaluator, Evaluator};
 /// # use plies::encode::{tictactoe_encoder, Encoder};
 /// # use plies::model::{Activation, MlpConfig, NativeMlp, WeightInit};
 /// # use std::sync::Arc;
@@ -58,7 +58,7 @@ pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 /// #     init: WeightInit::Uniform { a: 0.3 } };
 /// # let net = NativeMlp::new(&cfg, &mut plies::util::seeded_rng(1, 0)).unwrap();
 /// # let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder("tictactoe-9").unwrap());
-/// let inner: Arc<dyn Evaluator<TicTacToe>> = Arc::new(NativeEvaluator::new(enc, net));
+/// let inner: Arc<dyn Evaluator<TicTacToe>> = Arc::new(mlp_evaluator(enc, &net));
 /// let batched = Arc::new(BatchedEvaluator::new(inner.clone(), BatchOptions::default()).unwrap());
 /// let start = [TicTacToe::new()];
 /// assert_eq!(batched.evaluate(&start).unwrap(), inner.evaluate(&start).unwrap());
