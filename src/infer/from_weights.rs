@@ -164,7 +164,7 @@ mod tests {
     /// `states` through it.
     fn run<G: GameSupport>(
         model: &ModelConfig,
-        encoder: impl Fn() -> Box<dyn Encoder<G>>,
+        encoder: &impl Fn() -> Box<dyn Encoder<G>>,
         states: &[G],
         choice: BackendChoice,
     ) -> (String, Vec<f32>) {
@@ -184,52 +184,55 @@ mod tests {
         assert!(a.iter().any(|v| v.abs() > 1e-3), "all values near 0: {a:?}");
     }
 
-    #[test]
-    fn picks_the_native_mlp_on_the_cpu_and_it_values_as_candle_does() {
-        let model = ModelConfig::Mlp(MlpNetConfig {
+    fn mlp(hidden: &[usize], output: OutputActivation) -> ModelConfig {
+        ModelConfig::Mlp(MlpNetConfig {
             inputs: 9,
-            hidden: vec![12],
+            hidden: hidden.to_vec(),
             activation: Activation::Tanh,
             init: WeightInit::FanIn,
             dropout: 0.0,
-            output: OutputActivation::Identity,
-        });
-        let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
-        let states = ttt_positions();
-        let (auto, a) = run(&model, enc, &states, BackendChoice::Auto);
-        let (candle, b) = run(&model, enc, &states, BackendChoice::Candle);
-        assert_eq!(
-            (auto.as_str(), candle.as_str()),
-            ("native-mlp", "candle-cpu")
-        );
+            output,
+        })
+    }
+
+    /// `states` valued by `model` on the backend the CPU picks and on
+    /// candle: the picked backend's name, and the two agree.
+    fn picked_agrees_with_candle<G: GameSupport>(
+        model: &ModelConfig,
+        encoder: impl Fn() -> Box<dyn Encoder<G>>,
+        states: &[G],
+    ) -> String {
+        let (auto, a) = run(model, &encoder, states, BackendChoice::Auto);
+        let (candle, b) = run(model, &encoder, states, BackendChoice::Candle);
+        assert_eq!(candle, "candle-cpu");
         close(&a, &b);
+        auto
+    }
+
+    #[test]
+    fn picks_the_native_mlp_on_the_cpu_and_it_values_as_candle_does() {
+        let model = mlp(&[12], OutputActivation::Identity);
+        let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
+        assert_eq!(
+            picked_agrees_with_candle(&model, enc, &ttt_positions()),
+            "native-mlp"
+        );
     }
 
     #[test]
     fn a_sigmoid_or_deeper_mlp_stays_on_candle() {
-        let mut cfg = MlpNetConfig {
-            inputs: 9,
-            hidden: vec![12],
-            activation: Activation::Tanh,
-            init: WeightInit::FanIn,
-            dropout: 0.0,
-            output: OutputActivation::Sigmoid,
-        };
         let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
         let states = ttt_positions();
-        let (name, values) = run(
-            &ModelConfig::Mlp(cfg.clone()),
-            enc,
-            &states,
-            BackendChoice::Auto,
-        );
+        let sigmoid = mlp(&[12], OutputActivation::Sigmoid);
+        let (name, values) = run(&sigmoid, &enc, &states, BackendChoice::Auto);
         assert_eq!(name, "candle-cpu");
         // Sigmoid outputs mapped to [-1, 1].
         assert!(values.iter().all(|v| (-1.0..=1.0).contains(v)));
-        cfg.output = OutputActivation::Identity;
-        cfg.hidden = vec![12, 6];
-        let (name, _) = run(&ModelConfig::Mlp(cfg), enc, &states, BackendChoice::Auto);
-        assert_eq!(name, "candle-cpu");
+        let deeper = mlp(&[12, 6], OutputActivation::Identity);
+        assert_eq!(
+            run(&deeper, &enc, &states, BackendChoice::Auto).0,
+            "candle-cpu"
+        );
     }
 
     #[test]
@@ -251,13 +254,10 @@ mod tests {
             states.push(next);
         }
         assert!(states.len() > 4);
-        let (auto, a) = run(&model, enc, &states, BackendChoice::Auto);
-        let (candle, b) = run(&model, enc, &states, BackendChoice::Candle);
         assert_eq!(
-            (auto.as_str(), candle.as_str()),
-            ("native-mdrnn", "candle-cpu")
+            picked_agrees_with_candle(&model, enc, &states),
+            "native-mdrnn"
         );
-        close(&a, &b);
     }
 
     #[test]
