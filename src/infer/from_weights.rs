@@ -61,13 +61,7 @@ fn backend_for(
             ModelConfig::Mdrnn(cfg) => {
                 // The native network's flat order is the config's own, not
                 // the sorted order of `ModelConfig::expected_tensors`.
-                let mut flat = Vec::new();
-                for (name, _) in cfg.expected_tensors() {
-                    let t = tensors.get(&name).ok_or_else(|| {
-                        ModelError::Config(format!("mdrnn: no tensor '{name}' among the weights"))
-                    })?;
-                    flat.extend(t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?);
-                }
+                let flat = flat_in_order(model.kind(), cfg.expected_tensors(), tensors)?;
                 let net = NativeMdrnn::new(cfg, flat)?;
                 return Ok(Box::new(NativeMdrnnBackend::new(net)));
             }
@@ -132,11 +126,21 @@ pub fn flat_from_tensors(
     model: &ModelConfig,
     tensors: &HashMap<String, Tensor>,
 ) -> Result<Vec<f32>, InferError> {
+    flat_in_order(model.kind(), model.expected_tensors(), tensors)
+}
+
+/// The values of the tensors `names` names, one after another; a missing
+/// one is named in the error, with the model `kind`.
+fn flat_in_order(
+    kind: &str,
+    names: Vec<(String, Vec<usize>)>,
+    tensors: &HashMap<String, Tensor>,
+) -> Result<Vec<f32>, InferError> {
     let mut flat = Vec::new();
-    for (name, _) in model.expected_tensors() {
+    for (name, _) in names {
         let t = tensors
             .get(&name)
-            .ok_or_else(|| ModelError::Config(format!("{}: no tensor '{name}'", model.kind())))?;
+            .ok_or_else(|| ModelError::Config(format!("{kind}: no tensor '{name}'")))?;
         flat.extend(t.flatten_all()?.to_dtype(DType::F32)?.to_vec1::<f32>()?);
     }
     Ok(flat)
