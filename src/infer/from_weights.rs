@@ -5,6 +5,7 @@
 //! all come through here.
 
 use super::backend::{Backend, BackendChoice, CandleBackend, NativeMdrnnBackend, NativeMlpBackend};
+use super::plan::{NetPlan, PlanBackend};
 use super::{Evaluator, InferError, ModelEvaluator};
 use crate::encode::Encoder;
 use crate::game::Game;
@@ -36,7 +37,8 @@ pub fn weights_evaluator_on<G: Game>(
     choice: BackendChoice,
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
-    let backend = backend_for(model, tensors, device, choice)?;
+    let input = (encoder.shape(), encoder.globals_len());
+    let backend = backend_for(model, tensors, input, device, choice)?;
     Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
 }
 
@@ -49,13 +51,29 @@ pub fn mlp_evaluator<G: Game>(
     ModelEvaluator::new(encoder, Box::new(NativeMlpBackend::new(net)), "native-mlp")
 }
 
-/// The backend that runs `model` with `tensors` on `device`.
+/// Positions per bucket of the plan twin's largest batch.
+const PLAN_TWIN_MAX_BATCH: usize = 256;
+
+/// The backend that runs `model` with `tensors`, for an encoder's
+/// `(planes, globals)`, on `device`.
 fn backend_for(
     model: &ModelConfig,
     tensors: &HashMap<String, Tensor>,
+    (planes, globals): ([usize; 3], usize),
     device: &Device,
     choice: BackendChoice,
 ) -> Result<Box<dyn Backend>, InferError> {
+    if let BackendChoice::PlanTwin(precision) = choice {
+        let plan = NetPlan::build(
+            model,
+            tensors,
+            planes,
+            globals,
+            precision,
+            PLAN_TWIN_MAX_BATCH,
+        )?;
+        return Ok(Box::new(PlanBackend::new(plan)));
+    }
     if choice == BackendChoice::Auto && device.is_cpu() {
         match model {
             ModelConfig::Mdrnn(cfg) => {
@@ -152,6 +170,7 @@ mod tests {
     use crate::encode::tictactoe_encoder;
     use crate::game::{AtariGo, Game, TicTacToe};
     use crate::games::GameSupport;
+    use crate::infer::plan::Precision;
     use crate::model::{
         seeded_tensors, Activation, InputShape, MdrnnConfig, MlpNetConfig, WeightInit,
     };
@@ -174,9 +193,11 @@ mod tests {
     ) -> (String, Vec<f32>) {
         let dev = Device::Cpu;
         let tensors = seeded_tensors(model, &mut seeded_rng(4, 0), &dev).expect("weights");
-        let backend = backend_for(model, &tensors, &dev, choice).expect("a backend");
+        let enc = encoder();
+        let input = (enc.shape(), enc.globals_len());
+        let backend = backend_for(model, &tensors, input, &dev, choice).expect("a backend");
         let name = backend.name();
-        let eval = ModelEvaluator::new(encoder(), backend, "net");
+        let eval = ModelEvaluator::new(enc, backend, "net");
         (name, eval.evaluate(states).expect("values"))
     }
 
@@ -265,13 +286,29 @@ mod tests {
     }
 
     #[test]
+    fn the_plan_twin_values_as_candle_does_through_the_evaluator() {
+        let model = mlp(&[12, 6], OutputActivation::Sigmoid);
+        let enc = || tictactoe_encoder("tictactoe-9").expect("encoder");
+        let states = ttt_positions();
+        let (name, twin) = run(
+            &model,
+            &enc,
+            &states,
+            BackendChoice::PlanTwin(Precision::F32),
+        );
+        assert_eq!(name, "plan-cpu-f32");
+        let (_, candle) = run(&model, &enc, &states, BackendChoice::Candle);
+        close(&twin, &candle);
+    }
+
+    #[test]
     fn a_missing_tensor_is_named() {
         let model = ModelConfig::Mdrnn(MdrnnConfig::stones(5, 4));
         let dev = Device::Cpu;
         let mut tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &dev).expect("weights");
         let gone = tensors.keys().next().expect("a tensor").clone();
         tensors.remove(&gone);
-        let err = backend_for(&model, &tensors, &dev, BackendChoice::Auto)
+        let err = backend_for(&model, &tensors, ([2, 5, 5], 0), &dev, BackendChoice::Auto)
             .err()
             .expect("an error");
         assert!(err.to_string().contains(&gone), "{err}");

@@ -16,6 +16,7 @@ mod from_weights;
 pub mod hand;
 mod model_evaluator;
 mod native_eval;
+pub mod plan;
 mod priors;
 
 pub use backend::{Backend, BackendChoice};

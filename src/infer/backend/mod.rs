@@ -68,4 +68,7 @@ pub enum BackendChoice {
     Auto,
     /// candle's model on the device, whatever the model.
     Candle,
+    /// The CPU twin of a device plan ([`crate::infer::plan`]) in a
+    /// precision: what a native GPU backend computes, computed slowly.
+    PlanTwin(crate::infer::plan::Precision),
 }
