@@ -11,7 +11,7 @@ use super::{BenchError, Notes, Result};
 use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::{GameKind, GameSupport};
-use crate::infer::batched::{BatchOptions, BatchStats, BatchedEvaluator};
+use crate::infer::batched::{BatchOptions, BatchSplit, BatchStats, BatchedEvaluator};
 use crate::infer::{weights_evaluator, Evaluator};
 use crate::model::{seeded_tensors, InputShape};
 use crate::search::mcts::{run_search, MctsConfig, Node, Rollout};
@@ -49,6 +49,30 @@ pub struct MctsRow {
     pub mean_batch: f64,
     pub latency_p50_us: f64,
     pub latency_p99_us: f64,
+    /// The same search with an evaluator that costs nothing (value 0, no
+    /// policy): the ceiling the search itself sets.
+    pub zero_cost_sims_per_s: f64,
+    /// Batched over zero-cost: the share of the ceiling the network leaves.
+    pub of_zero_cost: f64,
+    /// Where the service's batches spent their time.
+    pub split: BatchSplit,
+}
+
+/// Value 0 for every position, at no cost.
+struct ZeroCost;
+
+impl<G: Game> Evaluator<G> for ZeroCost {
+    fn evaluate(&self, states: &[G]) -> std::result::Result<Vec<f32>, crate::infer::InferError> {
+        Ok(vec![0.0; states.len()])
+    }
+
+    fn prefers_batches(&self) -> bool {
+        false
+    }
+
+    fn name(&self) -> String {
+        "zero-cost".into()
+    }
 }
 
 pub struct MctsReport {
@@ -164,9 +188,11 @@ fn run_game<G: GameSupport>(
             Ok((took, batched.stats()))
         };
         let mut plain = search_all(inner.as_ref())?;
+        let mut zero = search_all(&ZeroCost)?;
         let (mut with_batches, mut stats) = batched_round()?;
         for _ in 1..opts.rounds.max(1) {
             plain = plain.min(search_all(inner.as_ref())?);
+            zero = zero.min(search_all(&ZeroCost)?);
             let (took, s) = batched_round()?;
             if took < with_batches {
                 (with_batches, stats) = (took, s);
@@ -181,12 +207,21 @@ fn run_game<G: GameSupport>(
             mean_batch: stats.mean_batch,
             latency_p50_us: stats.latency.p50_us,
             latency_p99_us: stats.latency.p99_us,
+            zero_cost_sims_per_s: total / zero.as_secs_f64(),
+            of_zero_cost: zero.as_secs_f64() / with_batches.as_secs_f64(),
+            split: stats.split.clone(),
         };
+        let phases: Vec<String> = stats
+            .split
+            .phases()
+            .iter()
+            .map(|(name, us)| format!("{name} {us:.0}"))
+            .collect();
         notes(&format!(
-            "  service: {} batches, {:.0} us in the model per batch, queue wait p50 {:.0} us",
+            "  service: {} batches, queue wait p50 {:.0} us; per batch, us: {}",
             stats.batches,
-            stats.inner_seconds * 1e6 / stats.batches.max(1) as f64,
-            stats.queue_wait.p50_us
+            stats.queue_wait.p50_us,
+            phases.join(", ")
         ));
         notes(&format!(
             "threads {:>3}: unbatched {:>8.0}/s, batched {:>8.0}/s ({:.2}x)",
@@ -198,18 +233,26 @@ fn run_game<G: GameSupport>(
 }
 
 /// The CSV columns after `threads`, with their decimals.
-const CSV_COLUMNS: [(&str, usize); 6] = [
+const CSV_COLUMNS: [(&str, usize); 13] = [
     ("unbatched_sims_per_s", 1),
     ("batched_sims_per_s", 1),
     ("ratio", 3),
     ("mean_batch", 2),
     ("latency_p50_us", 1),
     ("latency_p99_us", 1),
+    ("zero_cost_sims_per_s", 1),
+    ("of_zero_cost", 3),
+    ("form_us", 1),
+    ("encode_us", 1),
+    ("network_us", 1),
+    ("finish_us", 1),
+    ("reply_us", 1),
 ];
 
 impl MctsRow {
     /// The values of [`CSV_COLUMNS`], in order.
-    fn values(&self) -> [f64; 6] {
+    fn values(&self) -> [f64; 13] {
+        let s = &self.split;
         [
             self.unbatched_sims_per_s,
             self.batched_sims_per_s,
@@ -217,6 +260,13 @@ impl MctsRow {
             self.mean_batch,
             self.latency_p50_us,
             self.latency_p99_us,
+            self.zero_cost_sims_per_s,
+            self.of_zero_cost,
+            s.form_us,
+            s.encode_us,
+            s.network_us,
+            s.finish_us,
+            s.reply_us,
         ]
     }
 }
@@ -244,25 +294,29 @@ impl fmt::Display for MctsReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(
             f,
-            "{:>7}  {:>16}  {:>14}  {:>6}  {:>10}  {:>14}",
+            "{:>7}  {:>16}  {:>14}  {:>6}  {:>10}  {:>14}  {:>15}  {:>9}",
             "threads",
             "unbatched sims/s",
             "batched sims/s",
             "ratio",
             "mean batch",
-            "latency p50/p99"
+            "latency p50/p99",
+            "zero-cost sims/s",
+            "of it"
         )?;
         for r in &self.rows {
             writeln!(
                 f,
-                "{:>7}  {:>16.0}  {:>14.0}  {:>5.2}x  {:>10.1}  {:>7.0}/{:<6.0}us",
+                "{:>7}  {:>16.0}  {:>14.0}  {:>5.2}x  {:>10.1}  {:>7.0}/{:<6.0}us  {:>15.0}  {:>8.0}%",
                 r.threads,
                 r.unbatched_sims_per_s,
                 r.batched_sims_per_s,
                 r.ratio,
                 r.mean_batch,
                 r.latency_p50_us,
-                r.latency_p99_us
+                r.latency_p99_us,
+                r.zero_cost_sims_per_s,
+                100.0 * r.of_zero_cost
             )?;
         }
         Ok(())

@@ -97,12 +97,22 @@ fn mcts_csv_has_a_header_and_a_line_per_row() {
         mean_batch: 1.25,
         latency_p50_us: 10.0,
         latency_p99_us: 20.0,
+        zero_cost_sims_per_s: 200.0,
+        of_zero_cost: 0.75,
+        split: crate::infer::BatchSplit {
+            form_us: 1.0,
+            encode_us: 2.0,
+            network_us: 30.0,
+            finish_us: 0.5,
+            reply_us: 1.5,
+        },
     };
     let csv = MctsReport { rows: vec![row] }.csv();
     assert_eq!(
         csv,
-        "threads,unbatched_sims_per_s,batched_sims_per_s,ratio,mean_batch,latency_p50_us,latency_p99_us\n\
-         2,100.0,150.0,1.500,1.25,10.0,20.0\n"
+        "threads,unbatched_sims_per_s,batched_sims_per_s,ratio,mean_batch,latency_p50_us,latency_p99_us,\
+         zero_cost_sims_per_s,of_zero_cost,form_us,encode_us,network_us,finish_us,reply_us\n\
+         2,100.0,150.0,1.500,1.25,10.0,20.0,200.0,0.750,1.0,2.0,30.0,0.5,1.5\n"
     );
 }
 

@@ -18,9 +18,10 @@ mod model_evaluator;
 mod native_eval;
 pub mod plan;
 mod priors;
+mod split;
 
 pub use backend::{Backend, BackendChoice};
-pub use batched::{BatchOptions, BatchStats, BatchedEvaluator};
+pub use batched::{BatchOptions, BatchSplit, BatchStats, BatchedEvaluator};
 pub use error::InferError;
 pub use from_weights::{
     flat_from_tensors, mlp_evaluator, tensors_from_flat, weights_evaluator, weights_evaluator_on,
@@ -28,6 +29,7 @@ pub use from_weights::{
 pub use model_evaluator::ModelEvaluator;
 pub use native_eval::native_values;
 pub use priors::priors;
+pub use split::EvalSplit;
 
 use crate::encode::Perspective;
 use crate::game::Game;
@@ -66,6 +68,16 @@ pub trait Evaluator<G: Game>: Send + Sync {
                 policy: None,
             })
             .collect())
+    }
+
+    /// [`Evaluator::evaluate_full`], with where its time went added to
+    /// `split`. By default the whole call counts as the network's.
+    fn evaluate_full_split(
+        &self,
+        states: &[G],
+        split: &mut EvalSplit,
+    ) -> Result<Vec<Evaluation>, InferError> {
+        split.time(|s| &mut s.network, || self.evaluate_full(states))
     }
 
     /// Whether [`Evaluator::evaluate_full`] gives policies.

@@ -2,7 +2,7 @@
 //! activation, once, over any [`Backend`].
 
 use super::backend::{Backend, Encoded};
-use super::{to_side_to_move, Evaluation, Evaluator, InferError};
+use super::{to_side_to_move, EvalSplit, Evaluation, Evaluator, InferError};
 use crate::encode::{Encoder, Perspective};
 use crate::game::Game;
 use std::sync::Arc;
@@ -36,12 +36,20 @@ impl<G: Game> ModelEvaluator<G> {
         self.backend.name()
     }
 
-    fn run(&self, states: &[G], policy: bool) -> Result<Vec<Evaluation>, InferError> {
+    fn run(
+        &self,
+        states: &[G],
+        policy: bool,
+        split: &mut EvalSplit,
+    ) -> Result<Vec<Evaluation>, InferError> {
         if states.is_empty() {
             return Ok(Vec::new());
         }
-        let batch = Encoded::new(self.encoder.as_ref(), states);
-        let out = self.backend.run(&batch, policy)?;
+        let batch = split.time(
+            |s| &mut s.encode,
+            || Encoded::new(self.encoder.as_ref(), states),
+        );
+        let out = split.time(|s| &mut s.network, || self.backend.run(&batch, policy))?;
         if out.values.len() != states.len() {
             return Err(InferError::Other(format!(
                 "{} returned {} values for {} positions",
@@ -51,25 +59,39 @@ impl<G: Game> ModelEvaluator<G> {
             )));
         }
         let output = self.backend.output();
-        let mut policies = out.policy.map(Vec::into_iter);
-        Ok(states
-            .iter()
-            .zip(out.values)
-            .map(|(s, v)| Evaluation {
-                value: to_side_to_move(s, output.to_symmetric(v), self.perspective),
-                policy: policies.as_mut().and_then(Iterator::next),
-            })
-            .collect())
+        split.time(
+            |s| &mut s.finish,
+            || {
+                let mut policies = out.policy.map(Vec::into_iter);
+                Ok(states
+                    .iter()
+                    .zip(out.values)
+                    .map(|(s, v)| Evaluation {
+                        value: to_side_to_move(s, output.to_symmetric(v), self.perspective),
+                        policy: policies.as_mut().and_then(Iterator::next),
+                    })
+                    .collect())
+            },
+        )
     }
 }
 
 impl<G: Game> Evaluator<G> for ModelEvaluator<G> {
     fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        self.run(states, false).map(Evaluation::values)
+        self.run(states, false, &mut EvalSplit::default())
+            .map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
-        self.run(states, self.backend.has_policy())
+        self.evaluate_full_split(states, &mut EvalSplit::default())
+    }
+
+    fn evaluate_full_split(
+        &self,
+        states: &[G],
+        split: &mut EvalSplit,
+    ) -> Result<Vec<Evaluation>, InferError> {
+        self.run(states, self.backend.has_policy(), split)
     }
 
     fn has_policy(&self) -> bool {

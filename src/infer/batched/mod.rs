@@ -39,7 +39,7 @@ mod worker;
 pub use cache::EvalCache;
 pub use options::{BatchError, BatchOptions, CACHE_ENTRIES_LIMIT, MAX_BATCH_LIMIT, MAX_WAIT_LIMIT};
 pub use service::BatchedEvaluator;
-pub use stats::{BatchBucket, BatchStats, LatencyHistogram, Percentiles};
+pub use stats::{BatchBucket, BatchSplit, BatchStats, LatencyHistogram, Percentiles};
 
 #[cfg(test)]
 mod tests;

@@ -163,6 +163,47 @@ pub struct Stats {
     pub latency: LatencyHistogram,
     /// Time spent inside the inner evaluator, nanoseconds.
     pub inner_ns: AtomicU64,
+    /// Nanoseconds by [`Phase`].
+    pub phase_ns: [AtomicU64; 5],
+}
+
+/// The service's phases of a batch, in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Gathering the pieces: duplicates merged, the cache asked again.
+    Form = 0,
+    /// The inner evaluator encoding the positions.
+    Encode,
+    /// The network, host-device copies included.
+    Network,
+    /// Raw outputs to side-to-move values.
+    Finish,
+    /// Answers handed to every caller and stored in the cache.
+    Reply,
+}
+
+/// Mean microseconds per batch in each [`Phase`] (queue wait is per
+/// request, in [`BatchStats::queue_wait`]).
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BatchSplit {
+    pub form_us: f64,
+    pub encode_us: f64,
+    pub network_us: f64,
+    pub finish_us: f64,
+    pub reply_us: f64,
+}
+
+impl BatchSplit {
+    /// The phases' mean times with their names, in order.
+    pub fn phases(&self) -> [(&'static str, f64); 5] {
+        [
+            ("form", self.form_us),
+            ("encode", self.encode_us),
+            ("network", self.network_us),
+            ("finish", self.finish_us),
+            ("reply", self.reply_us),
+        ]
+    }
 }
 
 impl Stats {
@@ -182,7 +223,15 @@ impl Stats {
             queue_wait: LatencyHistogram::default(),
             latency: LatencyHistogram::default(),
             inner_ns: z(),
+            phase_ns: std::array::from_fn(|_| z()),
         }
+    }
+
+    pub fn add_phase(&self, phase: Phase, took: Duration) {
+        self.phase_ns[phase as usize].fetch_add(
+            u64::try_from(took.as_nanos()).unwrap_or(u64::MAX),
+            Ordering::Relaxed,
+        );
     }
 
     pub fn add(counter: &AtomicU64, n: usize) {
@@ -259,6 +308,18 @@ impl Stats {
             largest_batch,
             batch_sizes,
             inner_seconds: get(&self.inner_ns) as f64 * 1e-9,
+            split: {
+                let per_batch = |p: Phase| {
+                    get(&self.phase_ns[p as usize]) as f64 * 1e-3 / batches.max(1) as f64
+                };
+                BatchSplit {
+                    form_us: per_batch(Phase::Form),
+                    encode_us: per_batch(Phase::Encode),
+                    network_us: per_batch(Phase::Network),
+                    finish_us: per_batch(Phase::Finish),
+                    reply_us: per_batch(Phase::Reply),
+                }
+            },
             queue_wait: self.queue_wait.snapshot(),
             latency: self.latency.snapshot(),
         }
@@ -314,6 +375,8 @@ pub struct BatchStats {
     pub batch_sizes: Vec<BatchBucket>,
     /// Seconds inside the inner evaluator.
     pub inner_seconds: f64,
+    /// Where a batch's time goes, by phase.
+    pub split: BatchSplit,
     /// From a request (or a `max_batch` piece of one) entering the queue to
     /// the start of its batch.
     pub queue_wait: Percentiles,
@@ -385,6 +448,11 @@ impl fmt::Display for BatchStats {
                 p.p50_us, p.p99_us, p.mean_us, p.max_us
             )?;
         }
+        write!(f, "{:<22}", "per batch, us")?;
+        for (name, us) in self.split.phases() {
+            write!(f, " {name} {us:.0}")?;
+        }
+        writeln!(f)?;
         write!(f, "{:<22} {:>12.3}", "inner seconds", self.inner_seconds)
     }
 }

@@ -447,3 +447,79 @@ fn options_are_validated_before_the_thread_starts() {
     .unwrap();
     assert_eq!(e.field(), Some("max_batch"));
 }
+
+/// Sleeps a known time in each phase an evaluator reports.
+struct Phased;
+
+const PHASE_MS: [u64; 3] = [3, 6, 1];
+
+impl Evaluator<TicTacToe> for Phased {
+    fn evaluate(&self, states: &[TicTacToe]) -> Result<Vec<f32>, InferError> {
+        Ok(states.iter().map(value_of).collect())
+    }
+
+    fn evaluate_full_split(
+        &self,
+        states: &[TicTacToe],
+        split: &mut crate::infer::EvalSplit,
+    ) -> Result<Vec<Evaluation>, InferError> {
+        let nap = |ms| move || std::thread::sleep(Duration::from_millis(ms));
+        split.time(|s| &mut s.encode, nap(PHASE_MS[0]));
+        split.time(|s| &mut s.network, nap(PHASE_MS[1]));
+        split.time(|s| &mut s.finish, nap(PHASE_MS[2]));
+        Ok(states.iter().map(eval_of).collect())
+    }
+
+    fn name(&self) -> String {
+        "phased".into()
+    }
+}
+
+#[test]
+fn a_batch_s_time_is_split_by_phase() {
+    let svc = BatchedEvaluator::new(
+        Arc::new(Phased),
+        BatchOptions {
+            max_batch: 4,
+            max_wait: Duration::ZERO,
+            cache_entries: 0,
+        },
+    )
+    .unwrap();
+    for chunk in positions(12).chunks(3) {
+        svc.evaluate_full(chunk).unwrap();
+    }
+    let s = checked_stats(&svc);
+    assert_eq!(s.batches, 4);
+    let got = [s.split.encode_us, s.split.network_us, s.split.finish_us];
+    for (us, ms) in got.iter().zip(PHASE_MS) {
+        let want = ms as f64 * 1000.0;
+        // Sleeps overrun, never underrun; a loaded machine adds a little.
+        assert!(
+            *us >= want && *us < want + 4000.0,
+            "{got:?} for {PHASE_MS:?} ms"
+        );
+    }
+    // The service's own phases are small next to the evaluator's.
+    assert!(
+        s.split.form_us < 2000.0 && s.split.reply_us < 2000.0,
+        "{:?}",
+        s.split
+    );
+    let shown = s.to_string();
+    assert!(shown.contains("network 6"), "{shown}");
+
+    // An evaluator that does not split its time is all network.
+    let inner = Arc::new(Scripted {
+        delay: Duration::from_millis(2),
+        ..Scripted::default()
+    });
+    let svc = service(inner, 4, Duration::ZERO, 0);
+    svc.evaluate_full(&positions(3)).unwrap();
+    let s = checked_stats(&svc);
+    assert!(
+        s.split.network_us >= 2000.0 && s.split.encode_us == 0.0,
+        "{:?}",
+        s.split
+    );
+}

@@ -3,9 +3,9 @@
 
 use super::queue::Job;
 use super::service::{Reply, Shared};
-use super::stats::Stats;
+use super::stats::{Phase, Stats};
 use crate::game::Game;
-use crate::infer::{Evaluation, InferError};
+use crate::infer::{EvalSplit, Evaluation, InferError};
 use std::collections::hash_map::Entry;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
@@ -17,11 +17,12 @@ use std::time::Instant;
 pub(super) fn run<G: Game>(shared: &Shared<G>) {
     tight_timers();
     while let Some(jobs) = shared.queue.next_batch() {
+        let formed = Instant::now();
         let mut batch = Batch::default();
         for job in jobs {
             batch.add(job);
         }
-        batch.run(shared);
+        batch.run(shared, formed);
     }
 }
 
@@ -68,8 +69,9 @@ impl<G: Game> Batch<G> {
     }
 
     /// Evaluates the distinct positions the cache does not know (one call
-    /// of the inner evaluator) and answers every piece.
-    fn run(self, shared: &Shared<G>) {
+    /// of the inner evaluator) and answers every piece; the batch began
+    /// forming at `formed`.
+    fn run(self, shared: &Shared<G>, formed: Instant) {
         let start = Instant::now();
         let stats = &shared.stats;
         for (job, _) in &self.jobs {
@@ -99,10 +101,19 @@ impl<G: Game> Batch<G> {
             None => ((0..n).collect(), self.states),
         };
         let mut failure: Option<Arc<str>> = None;
+        let mut replied = Instant::now();
+        stats.add_phase(Phase::Form, replied.saturating_duration_since(formed));
         if !states.is_empty() {
             let t = Instant::now();
-            let result = catch_unwind(AssertUnwindSafe(|| shared.inner.evaluate_full(&states)));
+            let mut split = EvalSplit::default();
+            let result = catch_unwind(AssertUnwindSafe(|| {
+                shared.inner.evaluate_full_split(&states, &mut split)
+            }));
             let took = t.elapsed();
+            stats.add_phase(Phase::Encode, split.encode);
+            stats.add_phase(Phase::Network, split.network);
+            stats.add_phase(Phase::Finish, split.finish);
+            replied = Instant::now();
             let what = || {
                 format!(
                     "{} on a batch of {} positions",
@@ -167,6 +178,7 @@ impl<G: Game> Batch<G> {
                 cache.insert(key, e);
             }
         }
+        stats.add_phase(Phase::Reply, replied.elapsed());
     }
 }
 
