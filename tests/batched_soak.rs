@@ -289,14 +289,16 @@ fn resnet_policies_through_the_service_equal_the_unbatched_ones() {
 
 /// The soak: 32 client threads x 1,500 requests of 1 to 4 random positions
 /// against a cnn3, with a small cache (so that answers come from the
-/// cache, from batches, and from batches after an eviction) and without.
+/// cache, from batches, and from batches after an eviction) and without
+/// (with two workers).
 #[test]
 fn soak_32_clients_every_answer_is_the_unbatched_one() {
     within(300, || {
         let inner = cnn3_evaluator();
         let pool = Arc::new(tictactoe(3000, 3));
         let want = Arc::new(unbatched(&*inner, &pool));
-        for cache_entries in [512, 0] {
+        // The second run has two workers, two batches in flight.
+        for (cache_entries, workers) in [(512, 1), (0, 2)] {
             let t = Instant::now();
             let svc = Arc::new(
                 BatchedEvaluator::new(
@@ -305,6 +307,7 @@ fn soak_32_clients_every_answer_is_the_unbatched_one() {
                         max_batch: 64,
                         max_wait: Duration::from_micros(200),
                         cache_entries,
+                        workers,
                     },
                 )
                 .unwrap(),

@@ -296,6 +296,7 @@ pub fn run(o: &EvaluatorOptions) -> Result<EvaluatorReport> {
         max_batch,
         max_wait: Duration::from_micros(o.max_wait_us),
         cache_entries: o.cache_entries,
+        workers: 1,
     };
     for &b in &o.max_batch {
         opts(b).validate()?;

@@ -182,6 +182,7 @@ fn run_game<G: GameSupport>(
                         .max(1),
                     max_wait: Duration::from_micros(opts.max_wait_us),
                     cache_entries: 0,
+                    workers: BatchOptions::workers_on(!device.is_cpu()),
                 },
             )?;
             let took = search_all(&batched)?;

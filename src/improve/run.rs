@@ -375,6 +375,7 @@ pub fn run_loop<G: GameSupport>(
                 (Some(e), b) if b > 0 => {
                     let opts = crate::infer::BatchOptions {
                         max_batch: b,
+                        workers: crate::infer::BatchOptions::workers_on(!ctx.eval.device.is_cpu()),
                         ..Default::default()
                     };
                     Some(Arc::new(

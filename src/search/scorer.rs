@@ -185,6 +185,7 @@ pub fn mcts_evaluator<G: GameSupport>(
         Some(max_batch) if name.starts_with("ckpt:") => {
             let opts = BatchOptions {
                 max_batch,
+                workers: BatchOptions::workers_on(gpu),
                 ..BatchOptions::default()
             };
             let service =

@@ -5,17 +5,19 @@
 //! network evaluates a batch of hundreds in little more time than one.
 //! [`BatchedEvaluator`] sits between them: it is itself an
 //! [`Evaluator`](super::Evaluator), so search code is unchanged, and behind
-//! it one worker thread per service (one per device) gathers the callers'
+//! it a worker thread per service (one per device) gathers the callers'
 //! positions into batches of at most [`BatchOptions::max_batch`], waiting at
 //! most [`BatchOptions::max_wait`] after the first, calls the inner
-//! evaluator once and hands each caller its own answers.
+//! evaluator once and hands each caller its own answers. With
+//! [`BatchOptions::workers`] at 2, workers take turns forming batches, so
+//! one batch is formed while another is in the network.
 //!
 //! | file | concept |
 //! | --- | --- |
 //! | `options.rs` | [`BatchOptions`], [`BatchError`] |
 //! | `service.rs` | [`BatchedEvaluator`]: the callers' side |
-//! | `queue.rs` | the queue of pieces of requests; when the worker wakes |
-//! | `worker.rs` | the worker thread: deduplication, the inner call, replies |
+//! | `queue.rs` | the queue of pieces of requests; when a worker wakes, whose turn it is to form a batch |
+//! | `worker.rs` | a worker thread: deduplication, the inner call, replies |
 //! | `cache.rs` | [`EvalCache`]: answers by position key, bounded |
 //! | `stats.rs` | [`BatchStats`]: counters, batch sizes, latency percentiles |
 //!
@@ -37,7 +39,9 @@ mod stats;
 mod worker;
 
 pub use cache::EvalCache;
-pub use options::{BatchError, BatchOptions, CACHE_ENTRIES_LIMIT, MAX_BATCH_LIMIT, MAX_WAIT_LIMIT};
+pub use options::{
+    BatchError, BatchOptions, CACHE_ENTRIES_LIMIT, MAX_BATCH_LIMIT, MAX_WAIT_LIMIT, WORKERS_LIMIT,
+};
 pub use service::BatchedEvaluator;
 pub use stats::{BatchBucket, BatchSplit, BatchStats, LatencyHistogram, Percentiles};
 

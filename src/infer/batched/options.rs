@@ -8,6 +8,8 @@ use thiserror::Error;
 pub const MAX_BATCH_LIMIT: usize = 1 << 16;
 /// The longest `max_wait` accepted.
 pub const MAX_WAIT_LIMIT: Duration = Duration::from_secs(1);
+/// The most worker threads (batches in flight) accepted.
+pub const WORKERS_LIMIT: usize = 8;
 /// The largest `cache_entries` accepted.
 pub const CACHE_ENTRIES_LIMIT: usize = 1 << 28;
 
@@ -24,6 +26,11 @@ pub struct BatchOptions {
     /// Answers kept by the cache, keyed by [`crate::game::Game::hash_key`]
     /// (default 65,536; 0 turns the cache off).
     pub cache_entries: usize,
+    /// Worker threads, so batches in flight (default 1). With 2, one
+    /// batch is formed and encoded while the previous one is in the
+    /// network: a GPU never waits for the CPU. On the CPU one is best, the
+    /// network already uses every core.
+    pub workers: usize,
 }
 
 impl Default for BatchOptions {
@@ -32,11 +39,23 @@ impl Default for BatchOptions {
             max_batch: 256,
             max_wait: Duration::from_micros(200),
             cache_entries: 1 << 16,
+            workers: 1,
         }
     }
 }
 
 impl BatchOptions {
+    /// The workers for a network on a GPU (`gpu`) or on the CPU: two
+    /// batches in flight on a GPU, one on the CPU (whose network already
+    /// uses every core).
+    pub fn workers_on(gpu: bool) -> usize {
+        if gpu {
+            2
+        } else {
+            1
+        }
+    }
+
     /// Refuses options the service cannot honour; the error names the field.
     pub fn validate(&self) -> Result<(), BatchError> {
         if self.max_batch == 0 {
@@ -56,6 +75,12 @@ impl BatchOptions {
                     MAX_WAIT_LIMIT.as_millis(),
                     self.max_wait.as_millis()
                 ),
+            ));
+        }
+        if !(1..=WORKERS_LIMIT).contains(&self.workers) {
+            return Err(BatchError::option(
+                "workers",
+                format!("must be 1 to {WORKERS_LIMIT}, got {}", self.workers),
             ));
         }
         if self.cache_entries > CACHE_ENTRIES_LIMIT {
@@ -115,7 +140,9 @@ mod tests {
     fn errors_name_the_field() {
         /// Sets one field of the defaults out of range.
         type Break = fn(&mut BatchOptions);
-        let cases: [(Break, &str); 4] = [
+        let cases: [(Break, &str); 6] = [
+            (|o| o.workers = 0, "workers"),
+            (|o| o.workers = WORKERS_LIMIT + 1, "workers"),
             (|o| o.max_batch = 0, "max_batch"),
             (|o| o.max_batch = MAX_BATCH_LIMIT + 1, "max_batch"),
             (|o| o.max_wait = Duration::from_secs(2), "max_wait"),
@@ -140,11 +167,13 @@ mod tests {
                 max_batch: 1,
                 max_wait: Duration::ZERO,
                 cache_entries: 0,
+                workers: 1,
             },
             BatchOptions {
                 max_batch: MAX_BATCH_LIMIT,
                 max_wait: MAX_WAIT_LIMIT,
                 cache_entries: CACHE_ENTRIES_LIMIT,
+                workers: WORKERS_LIMIT,
             },
         ] {
             o.validate().unwrap();

@@ -1,9 +1,14 @@
-//! The queue between callers and the worker: pieces of requests in a deque
-//! behind a mutex, and a condition variable the worker sleeps on.
+//! The queue between callers and the workers: pieces of requests in a
+//! deque behind a mutex, and a condition variable the forming worker sleeps
+//! on.
 //!
-//! Callers wake the worker only when it needs waking: when it waits for a
-//! first piece, or when it waits for a batch to fill and the queue now
-//! holds `max_batch` positions. A worker busy evaluating is never woken
+//! One worker at a time forms a batch (it holds the turn); the others
+//! evaluate theirs or wait for the turn. With two workers, one batch is
+//! formed while the previous one is in the network: two batches in flight.
+//!
+//! Callers wake the forming worker only when it needs waking: when it waits
+//! for a first piece, or when it waits for a batch to fill and the queue
+//! now holds `max_batch` positions. A worker busy evaluating is never woken
 //! (it takes what has queued up when it is done), so a caller's piece costs
 //! a lock and a push, not a thread switch.
 
@@ -22,9 +27,10 @@ pub(super) struct Job<G> {
     pub reply: SyncSender<Reply>,
 }
 
+/// What the worker holding the turn is doing.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum Worker {
-    /// Evaluating, or already woken.
+    /// Evaluating, or already woken (or no worker holds the turn).
     Busy,
     /// Waiting for a first piece.
     Idle,
@@ -37,12 +43,16 @@ struct State<G> {
     /// Positions in `jobs`.
     positions: usize,
     worker: Worker,
+    /// A worker is forming a batch.
+    forming: bool,
     stopped: bool,
 }
 
 pub(super) struct Queue<G> {
     state: Mutex<State<G>>,
     wake: Condvar,
+    /// Workers waiting for the turn to form a batch.
+    turn: Condvar,
     max_batch: usize,
     max_wait: Duration,
 }
@@ -54,9 +64,11 @@ impl<G> Queue<G> {
                 jobs: VecDeque::new(),
                 positions: 0,
                 worker: Worker::Busy,
+                forming: false,
                 stopped: false,
             }),
             wake: Condvar::new(),
+            turn: Condvar::new(),
             max_batch,
             max_wait,
         }
@@ -94,12 +106,30 @@ impl<G> Queue<G> {
     /// Waits for the next batch: the oldest pieces, at most `max_batch`
     /// positions together (at least one piece), once `max_batch` positions
     /// are queued or `max_wait` has passed since the oldest was queued.
-    /// `None` once the queue has stopped.
+    /// `None` once the queue has stopped. Workers take turns: one forms a
+    /// batch while the others evaluate.
     pub fn next_batch(&self) -> Option<Vec<Job<G>>> {
         let mut s = self.lock();
+        while s.forming && !s.stopped {
+            s = self.turn.wait(s).unwrap_or_else(|p| p.into_inner());
+        }
+        s.forming = true;
+        let (mut s, batch) = self.form(s);
+        s.forming = false;
+        s.worker = Worker::Busy;
+        drop(s);
+        self.turn.notify_one();
+        batch
+    }
+
+    /// [`Queue::next_batch`] for the worker holding the turn.
+    fn form<'a>(
+        &'a self,
+        mut s: MutexGuard<'a, State<G>>,
+    ) -> (MutexGuard<'a, State<G>>, Option<Vec<Job<G>>>) {
         loop {
             if s.stopped {
-                return None;
+                return (s, None);
             }
             if !s.jobs.is_empty() {
                 break;
@@ -109,7 +139,9 @@ impl<G> Queue<G> {
         }
         // Counted from when the oldest piece was queued: one that waited
         // behind the previous batch goes at once.
-        let deadline = s.jobs.front().map(|j| j.queued + self.max_wait)?;
+        let Some(deadline) = s.jobs.front().map(|j| j.queued + self.max_wait) else {
+            return (s, None);
+        };
         while !s.stopped && s.positions < self.max_batch {
             let now = Instant::now();
             if now >= deadline {
@@ -124,7 +156,7 @@ impl<G> Queue<G> {
         }
         s.worker = Worker::Busy;
         if s.stopped {
-            return None;
+            return (s, None);
         }
         let mut taken = 0;
         let mut batch = Vec::new();
@@ -137,7 +169,7 @@ impl<G> Queue<G> {
             batch.extend(s.jobs.pop_front());
         }
         s.positions -= taken;
-        Some(batch)
+        (s, Some(batch))
     }
 
     /// Refuses new pieces, drops the queued ones (their callers see their
@@ -149,6 +181,7 @@ impl<G> Queue<G> {
         let dropped = std::mem::take(&mut s.jobs);
         drop(s);
         self.wake.notify_all();
+        self.turn.notify_all();
         drop(dropped);
     }
 

@@ -31,7 +31,8 @@ pub(super) struct Shared<G: Game> {
 pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 
 /// An [`Evaluator`] that gathers the positions of concurrent callers into
-/// batches for an inner evaluator, on one worker thread.
+/// batches for an inner evaluator, on [`BatchOptions::workers`] worker
+/// threads.
 ///
 /// Any number of threads call [`Evaluator::evaluate`] or
 /// [`Evaluator::evaluate_full`] on a shared `Arc<BatchedEvaluator<G>>`.
@@ -66,13 +67,13 @@ pub(super) const STOPPED: &str = "the batched evaluator has stopped";
 /// ```
 pub struct BatchedEvaluator<G: Game> {
     shared: Arc<Shared<G>>,
-    worker: Mutex<Option<JoinHandle<()>>>,
+    workers: Mutex<Vec<JoinHandle<()>>>,
     name: String,
     has_policy: bool,
 }
 
 impl<G: Game> BatchedEvaluator<G> {
-    /// Starts the worker thread over `inner`.
+    /// Starts the worker threads over `inner`.
     pub fn new(inner: Arc<dyn Evaluator<G>>, opts: BatchOptions) -> Result<Self, BatchError> {
         opts.validate()?;
         let name = format!("batched({})", inner.name());
@@ -84,13 +85,27 @@ impl<G: Game> BatchedEvaluator<G> {
             inner,
             opts,
         });
-        let worker_shared = shared.clone();
-        let handle = std::thread::Builder::new()
-            .name("plies-batcher".into())
-            .spawn(move || worker::run(&worker_shared))?;
+        let mut workers = Vec::with_capacity(shared.opts.workers);
+        for i in 0..shared.opts.workers {
+            let worker_shared = shared.clone();
+            let spawned = std::thread::Builder::new()
+                .name(format!("plies-batcher-{i}"))
+                .spawn(move || worker::run(&worker_shared));
+            match spawned {
+                Ok(h) => workers.push(h),
+                Err(e) => {
+                    // The ones started end with the queue.
+                    shared.queue.stop();
+                    for h in workers {
+                        let _ = h.join();
+                    }
+                    return Err(e.into());
+                }
+            }
+        }
         Ok(BatchedEvaluator {
             shared,
-            worker: Mutex::new(Some(handle)),
+            workers: Mutex::new(workers),
             name,
             has_policy,
         })
@@ -129,8 +144,8 @@ impl<G: Game> BatchedEvaluator<G> {
     /// thread has ended. Dropping the service does the same.
     pub fn shutdown(&self) {
         self.shared.queue.stop();
-        let handle = self.worker.lock().unwrap_or_else(|p| p.into_inner()).take();
-        if let Some(h) = handle {
+        let handles = std::mem::take(&mut *self.workers.lock().unwrap_or_else(|p| p.into_inner()));
+        for h in handles {
             // An inner evaluator that owns this service and drops it on the
             // worker thread must not wait for itself.
             if h.thread().id() != std::thread::current().id() {

@@ -126,6 +126,7 @@ fn service(
             max_batch,
             max_wait,
             cache_entries,
+            workers: 1,
         },
     )
     .unwrap()
@@ -483,6 +484,7 @@ fn a_batch_s_time_is_split_by_phase() {
             max_batch: 4,
             max_wait: Duration::ZERO,
             cache_entries: 0,
+            workers: 1,
         },
     )
     .unwrap();
@@ -522,4 +524,52 @@ fn a_batch_s_time_is_split_by_phase() {
         "{:?}",
         s.split
     );
+}
+
+#[test]
+fn with_two_workers_a_second_batch_is_in_flight_while_the_first_waits() {
+    for workers in [1, 2] {
+        within(30, move || {
+            let inner = Arc::new(Scripted {
+                gate: Some((Mutex::new(false), Condvar::new())),
+                ..Default::default()
+            });
+            let svc = Arc::new(
+                BatchedEvaluator::new(
+                    inner.clone(),
+                    BatchOptions {
+                        max_batch: 1,
+                        max_wait: Duration::ZERO,
+                        cache_entries: 0,
+                        workers,
+                    },
+                )
+                .unwrap(),
+            );
+            let p = positions(5);
+            let callers: Vec<_> = p
+                .iter()
+                .map(|&g| {
+                    let svc = svc.clone();
+                    std::thread::spawn(move || svc.evaluate(&[g]))
+                })
+                .collect();
+            // Every worker enters the inner evaluator (which waits at its
+            // gate), and no more batches than workers are ever in flight.
+            while inner.batches().len() < workers {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            std::thread::sleep(Duration::from_millis(30));
+            assert_eq!(inner.batches().len(), workers);
+            inner.open();
+            for (h, g) in callers.into_iter().zip(&p) {
+                assert_eq!(h.join().unwrap().unwrap(), vec![value_of(g)]);
+            }
+            assert_eq!(inner.batches(), vec![1; 5]);
+            let s = checked_stats(&svc);
+            assert_eq!((s.batches, s.evaluated), (5, 5));
+            svc.shutdown();
+            assert!(!svc.is_running());
+        });
+    }
 }
