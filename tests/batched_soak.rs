@@ -5,7 +5,7 @@
 //! load. Every test runs under a time limit, so a hang fails instead of
 //! blocking.
 
-use candle_core::Device;
+use candle_core::{DType, Device};
 use candle_nn::{VarBuilder, VarMap};
 use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use plies::encode::{amazons_encoder, tictactoe_encoder};
@@ -100,7 +100,8 @@ fn cnn3_evaluator() -> Arc<dyn Evaluator<TicTacToe>> {
     let ck = CheckpointConfig::new("tictactoe", enc.spec(), cfg, TrainingInfo::default());
     checkpoint::save(&dir, &ck, &tensors).unwrap();
     let ck = checkpoint::load(&dir, Some("tictactoe"), None).unwrap();
-    let backend = CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu).unwrap();
+    let backend =
+        CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu, DType::F32).unwrap();
     Arc::new(ModelEvaluator::new(enc, Box::new(backend), "cnn3"))
 }
 
@@ -121,7 +122,7 @@ fn resnet_policy_evaluator() -> Arc<dyn Evaluator<Amazons>> {
     )
     .unwrap();
     seeded_init(&vm, &cfg, &mut seeded_rng(6, 0), &dev).unwrap();
-    let backend = CandleBackend::new(net, dev).unwrap();
+    let backend = CandleBackend::new(net, dev, DType::F32).unwrap();
     let ev = ModelEvaluator::new(enc, Box::new(backend), "resnet-tiny+policy");
     assert!(ev.has_policy());
     Arc::new(ev)

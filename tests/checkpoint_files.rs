@@ -1,7 +1,7 @@
 //! Checkpoints: round trip through safetensors + config.json, and clear
 //! refusals for every way a checkpoint can disagree with what is asked.
 
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Tensor};
 use plies::checkpoint::{self, CheckpointConfig, CheckpointError, TrainingInfo};
 use plies::encode::{tictactoe_encoder, Encoder};
 use plies::game::{Game, TicTacToe};
@@ -58,7 +58,8 @@ fn round_trip_gives_the_same_values_on_candle_and_native() {
     assert_eq!(ck.config, cfg);
     let enc: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder("tictactoe-9").unwrap());
     let native = mlp_evaluator(enc.clone(), &net);
-    let backend = CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu).unwrap();
+    let backend =
+        CandleBackend::new(ck.model(&Device::Cpu).unwrap(), Device::Cpu, DType::F32).unwrap();
     let candle = ModelEvaluator::new(enc, Box::new(backend), "ck");
     let ps = positions();
     assert!(ps.len() >= 3);

@@ -11,6 +11,7 @@ use plies::arena::{
     RoundRobin, RoundRobinConfig, StartConfig,
 };
 use plies::games::{GameKind, GameSupport};
+use plies::infer::plan::Precision;
 use plies::report::{write_atomic, write_json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -31,6 +32,9 @@ pub struct ArenaArgs {
     /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Precision of `ckpt:` evaluators: f32, or tf32 / bf16 on a GPU.
+    #[arg(long, default_value = "f32")]
+    precision: Precision,
     /// Games between every two players (colours alternate); at most, with
     /// --stop-decided.
     #[arg(long, default_value_t = 100)]
@@ -87,7 +91,7 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
     }
     let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?
         .with_random_opening(a.random_opening);
-    let ctx = super::matches::player_context(start.size, &a.device)?;
+    let ctx = super::matches::player_context(start.size, &a.device, a.precision)?;
     let players = build_players::<G>(&a.players, &ctx, |i| {
         format!("player {} of --players", i + 1)
     })?;

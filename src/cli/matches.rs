@@ -5,6 +5,7 @@ use clap::Args;
 use plies::arena::{build_players, play_game_from, play_match_from, result_text, StartConfig};
 
 use plies::games::{GameKind, GameSupport};
+use plies::infer::plan::Precision;
 use plies::search::evaluators::EvalContext;
 use plies::search::game_player::PlayerContext;
 use plies::search::Player;
@@ -35,6 +36,9 @@ pub struct Pairing {
     /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Precision of `ckpt:` evaluators: f32, or tf32 / bf16 on a GPU.
+    #[arg(long, default_value = "f32")]
+    precision: Precision,
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Arimaa setups: a JSONL file of imported records, `random` or
@@ -78,17 +82,22 @@ fn start_and_players<G: GameSupport>(p: &Pairing) -> anyhow::Result<(StartConfig
     let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?
         .with_random_opening(p.random_opening);
     let specs = [p.a.clone(), p.b.clone()];
-    let ctx = player_context(start.size, &p.device)?;
+    let ctx = player_context(start.size, &p.device, p.precision)?;
     let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
     Ok((start, players))
 }
 
-/// Where players are built: the board size and `--device`.
-pub fn player_context(size: usize, device: &str) -> anyhow::Result<PlayerContext> {
+/// Where players are built: the board size, `--device` and `--precision`.
+pub fn player_context(
+    size: usize,
+    device: &str,
+    precision: Precision,
+) -> anyhow::Result<PlayerContext> {
     Ok(PlayerContext {
         size,
         eval: EvalContext {
             device: plies::util::parse_device(device)?,
+            precision,
         },
     })
 }

@@ -317,6 +317,7 @@ pub fn run_loop<G: GameSupport>(
         size,
         eval: EvalContext {
             device: device.clone(),
+            ..EvalContext::default()
         },
     };
     let encoder: Arc<dyn crate::encode::Encoder<G>> = Arc::from(G::encoder(&cfg.encoder, size)?);

@@ -5,7 +5,7 @@
 //! all come through here.
 
 use super::backend::{Backend, BackendChoice, CandleBackend, NativeMdrnnBackend, NativeMlpBackend};
-use super::plan::{NetPlan, PlanBackend};
+use super::plan::{NetPlan, PlanBackend, Precision};
 use super::{Evaluator, InferError, ModelEvaluator};
 use crate::encode::Encoder;
 use crate::game::Game;
@@ -25,7 +25,29 @@ pub fn weights_evaluator<G: Game>(
     device: &Device,
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
-    weights_evaluator_on(encoder, model, tensors, device, BackendChoice::Auto, label)
+    weights_evaluator_at(encoder, model, tensors, device, Precision::F32, label)
+}
+
+/// [`weights_evaluator`] in `precision`: f32 on every device; TF32 and
+/// bf16 on a GPU (the CPU's backends refuse them).
+pub fn weights_evaluator_at<G: Game>(
+    encoder: Box<dyn Encoder<G>>,
+    model: &ModelConfig,
+    tensors: &HashMap<String, Tensor>,
+    device: &Device,
+    precision: Precision,
+    label: impl Into<String>,
+) -> Result<Arc<dyn Evaluator<G>>, InferError> {
+    let input = (encoder.shape(), encoder.globals_len());
+    let backend = backend_for(
+        model,
+        tensors,
+        input,
+        device,
+        BackendChoice::Auto,
+        precision,
+    )?;
+    Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
 }
 
 /// [`weights_evaluator`] on the backend `choice` names.
@@ -38,7 +60,7 @@ pub fn weights_evaluator_on<G: Game>(
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
     let input = (encoder.shape(), encoder.globals_len());
-    let backend = backend_for(model, tensors, input, device, choice)?;
+    let backend = backend_for(model, tensors, input, device, choice, Precision::F32)?;
     Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
 }
 
@@ -55,13 +77,14 @@ pub fn mlp_evaluator<G: Game>(
 const PLAN_TWIN_MAX_BATCH: usize = 256;
 
 /// The backend that runs `model` with `tensors`, for an encoder's
-/// `(planes, globals)`, on `device`.
+/// `(planes, globals)`, on `device`, in `precision`.
 fn backend_for(
     model: &ModelConfig,
     tensors: &HashMap<String, Tensor>,
     (planes, globals): ([usize; 3], usize),
     device: &Device,
     choice: BackendChoice,
+    precision: Precision,
 ) -> Result<Box<dyn Backend>, InferError> {
     if let BackendChoice::PlanTwin(precision) = choice {
         let plan = NetPlan::build(
@@ -73,6 +96,12 @@ fn backend_for(
             PLAN_TWIN_MAX_BATCH,
         )?;
         return Ok(Box::new(PlanBackend::new(plan)));
+    }
+    if precision != Precision::F32 && device.is_cpu() {
+        return Err(InferError::Other(format!(
+            "precision {precision} runs on a GPU; the CPU's backends run f32 \
+             (use --precision f32, or --device cuda)"
+        )));
     }
     if choice == BackendChoice::Auto && device.is_cpu() {
         match model {
@@ -101,11 +130,27 @@ fn backend_for(
         .iter()
         .map(|(k, t)| Ok((k.clone(), t.to_device(device)?)))
         .collect::<Result<HashMap<_, _>, candle_core::Error>>()?;
-    let vb = VarBuilder::from_tensors(on_device, DType::F32, device);
+    let dtype = match precision {
+        Precision::F32 | Precision::Tf32 => DType::F32,
+        Precision::Bf16 => DType::BF16,
+    };
+    if precision == Precision::Tf32 {
+        reduced_precision_products();
+    }
+    let vb = VarBuilder::from_tensors(on_device, dtype, device);
     Ok(Box::new(CandleBackend::new(
         build(model, vb)?,
         device.clone(),
+        dtype,
     )?))
+}
+
+/// TF32 matrix products for f32 on CUDA. candle keeps it as one setting of
+/// the process: once one network asks for TF32, every f32 product on a GPU
+/// uses it.
+fn reduced_precision_products() {
+    #[cfg(feature = "cuda")]
+    candle_core::cuda::set_gemm_reduced_precision_f32(true);
 }
 
 /// `flat` split into the tensors `model` expects, in
@@ -195,7 +240,8 @@ mod tests {
         let tensors = seeded_tensors(model, &mut seeded_rng(4, 0), &dev).expect("weights");
         let enc = encoder();
         let input = (enc.shape(), enc.globals_len());
-        let backend = backend_for(model, &tensors, input, &dev, choice).expect("a backend");
+        let backend =
+            backend_for(model, &tensors, input, &dev, choice, Precision::F32).expect("a backend");
         let name = backend.name();
         let eval = ModelEvaluator::new(enc, backend, "net");
         (name, eval.evaluate(states).expect("values"))
@@ -302,15 +348,39 @@ mod tests {
     }
 
     #[test]
+    fn reduced_precision_is_refused_on_the_cpu_by_name() {
+        let model = mlp(&[12], OutputActivation::Identity);
+        let tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &Device::Cpu).expect("weights");
+        for p in [Precision::Tf32, Precision::Bf16] {
+            let enc = tictactoe_encoder("tictactoe-9").expect("encoder");
+            let err = weights_evaluator_at(enc, &model, &tensors, &Device::Cpu, p, "net")
+                .err()
+                .expect("refused");
+            let msg = err.to_string();
+            assert!(msg.contains(p.name()) && msg.contains("GPU"), "{msg}");
+        }
+        let enc = tictactoe_encoder("tictactoe-9").expect("encoder");
+        weights_evaluator_at(enc, &model, &tensors, &Device::Cpu, Precision::F32, "net")
+            .expect("f32 runs on the CPU");
+    }
+
+    #[test]
     fn a_missing_tensor_is_named() {
         let model = ModelConfig::Mdrnn(MdrnnConfig::stones(5, 4));
         let dev = Device::Cpu;
         let mut tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &dev).expect("weights");
         let gone = tensors.keys().next().expect("a tensor").clone();
         tensors.remove(&gone);
-        let err = backend_for(&model, &tensors, ([2, 5, 5], 0), &dev, BackendChoice::Auto)
-            .err()
-            .expect("an error");
+        let err = backend_for(
+            &model,
+            &tensors,
+            ([2, 5, 5], 0),
+            &dev,
+            BackendChoice::Auto,
+            Precision::F32,
+        )
+        .err()
+        .expect("an error");
         assert!(err.to_string().contains(&gone), "{err}");
     }
 }

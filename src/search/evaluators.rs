@@ -15,7 +15,8 @@ use crate::encode::EncoderSpec;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
 use crate::infer::hand::{HandEval, WeightsFile};
-use crate::infer::{weights_evaluator, Evaluator, InferError};
+use crate::infer::plan::Precision;
+use crate::infer::{weights_evaluator_at, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
 use std::sync::Arc;
@@ -24,12 +25,15 @@ use std::sync::Arc;
 #[derive(Clone, Debug)]
 pub struct EvalContext {
     pub device: Device,
+    /// The precision `ckpt:` networks run in (f32 unless asked).
+    pub precision: Precision,
 }
 
 impl Default for EvalContext {
     fn default() -> Self {
         EvalContext {
             device: Device::Cpu,
+            precision: Precision::F32,
         }
     }
 }
@@ -49,7 +53,7 @@ pub fn evaluator_by_name<G: GameSupport>(
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
     if name.starts_with("ckpt:") {
         let source = CheckpointSource::parse(name)?;
-        return checkpoint_evaluator::<G>(&source, size, &ctx.device);
+        return checkpoint_evaluator::<G>(&source, size, ctx);
     }
     if name == "random" {
         return Ok(Arc::new(RandomValue));
@@ -93,11 +97,11 @@ pub fn hand_eval_by_name<G: GameSupport>(name: &str) -> Result<Option<HandEval<G
 /// directory or a hub repository, checked alike); refuses a checkpoint of
 /// another game, and one whose model reads boards of a fixed size other
 /// than `size`, naming the field (a size-free model such as the MDRNN plays
-/// any board the game allows).
+/// any board the game allows). It runs on `ctx`'s device in its precision.
 pub fn checkpoint_evaluator<G: GameSupport>(
     source: &CheckpointSource,
     size: usize,
-    device: &Device,
+    ctx: &EvalContext,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
     let ck = source.open(Some(G::NAME), None)?;
     let spec = &ck.config.encoder;
@@ -134,11 +138,12 @@ pub fn checkpoint_evaluator<G: GameSupport>(
         ));
     }
     let label = source.label();
-    Ok(weights_evaluator(
+    Ok(weights_evaluator_at(
         encoder,
         &ck.config.model,
         &ck.tensors,
-        device,
+        &ctx.device,
+        ctx.precision,
         label,
     )?)
 }

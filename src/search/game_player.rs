@@ -525,8 +525,8 @@ pub fn build_player_in<G: GameSupport>(
         } => {
             let source = CheckpointSource::parse(&checkpoint.to_string_lossy())
                 .map_err(|e| in_spec(spec)(e.into()))?;
-            let eval = checkpoint_evaluator::<G>(&source, ctx.size, &ctx.eval.device)
-                .map_err(in_spec(spec))?;
+            let eval =
+                checkpoint_evaluator::<G>(&source, ctx.size, &ctx.eval).map_err(in_spec(spec))?;
             Arc::new(GreedyPlayer::new(eval, *exact_terminal))
         }
         GamePlayerSpec::Policy {
@@ -536,7 +536,7 @@ pub fn build_player_in<G: GameSupport>(
             let eval = checkpoint_evaluator::<G>(
                 &crate::checkpoint::CheckpointSource::Dir(checkpoint.clone()),
                 ctx.size,
-                &ctx.eval.device,
+                &ctx.eval,
             )
             .map_err(in_spec(spec))?;
             Arc::new(PolicyPlayer::new(eval, *temperature, spec.to_string())?)

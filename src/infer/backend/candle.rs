@@ -3,19 +3,25 @@
 use super::{Backend, Encoded, Outputs};
 use crate::infer::InferError;
 use crate::model::{OutputActivation, ValueNet};
-use candle_core::{Device, Tensor};
+use candle_core::{DType, Device, Tensor};
 
 pub struct CandleBackend {
     model: Box<dyn ValueNet>,
     device: Device,
+    /// The dtype of the model's weights, and so of its inputs.
+    dtype: DType,
 }
 
 impl CandleBackend {
-    /// `model` with fixed weights on `device` (frozen here: folded batch
-    /// norms and kernel layouts are prepared once).
-    pub fn new(model: Box<dyn ValueNet>, device: Device) -> Result<Self, InferError> {
+    /// `model` with fixed weights of `dtype` on `device` (frozen here:
+    /// folded batch norms and kernel layouts are prepared once).
+    pub fn new(model: Box<dyn ValueNet>, device: Device, dtype: DType) -> Result<Self, InferError> {
         model.freeze()?;
-        Ok(CandleBackend { model, device })
+        Ok(CandleBackend {
+            model,
+            device,
+            dtype,
+        })
     }
 }
 
@@ -25,23 +31,25 @@ impl Backend for CandleBackend {
             return Ok(Outputs::default());
         }
         let [c, h, w] = batch.shape;
-        let x = Tensor::from_vec(batch.planes_f32(), (batch.rows, c, h, w), &self.device)?;
+        let x = Tensor::from_vec(batch.planes_f32(), (batch.rows, c, h, w), &self.device)?
+            .to_dtype(self.dtype)?;
         let g = (batch.globals_len > 0)
             .then(|| {
                 Tensor::from_slice(
                     &batch.globals,
                     (batch.rows, batch.globals_len),
                     &self.device,
-                )
+                )?
+                .to_dtype(self.dtype)
             })
             .transpose()?;
         let out = self.model.forward(&x, g.as_ref(), false)?;
         let policy = match (policy, out.policy) {
-            (true, Some(p)) => Some(p.to_vec2::<f32>()?),
+            (true, Some(p)) => Some(p.to_dtype(DType::F32)?.to_vec2::<f32>()?),
             _ => None,
         };
         Ok(Outputs {
-            values: out.value.to_vec1::<f32>()?,
+            values: out.value.to_dtype(DType::F32)?.to_vec1::<f32>()?,
             policy,
         })
     }
@@ -60,6 +68,9 @@ impl Backend for CandleBackend {
             Device::Cuda(_) => "cuda".to_string(),
             Device::Metal(_) => "metal".to_string(),
         };
-        format!("candle-{device}")
+        match self.dtype {
+            DType::F32 => format!("candle-{device}"),
+            other => format!("candle-{device}-{}", other.as_str()),
+        }
     }
 }
