@@ -13,6 +13,7 @@ use crate::encode::Encoder;
 use crate::evolve::fitness::scores_against;
 use crate::game::{AtariGo, Game};
 use crate::games::GameSupport;
+use crate::infer::plan::Precision;
 use crate::infer::{weights_evaluator, weights_evaluator_on, BackendChoice};
 use crate::model::{seeded_tensors, MdrnnConfig, ModelConfig};
 use crate::search::{NaivePlayer, Player, PolicyPlayer};
@@ -117,6 +118,7 @@ pub fn run(opts: &PolicyBenchOptions) -> Result<PolicyBenchReport> {
             &tensors,
             &device,
             BackendChoice::Candle,
+            Precision::F32,
             "candle",
         )?;
         let states = positions(size, opts.moves);

@@ -25,42 +25,31 @@ pub fn weights_evaluator<G: Game>(
     device: &Device,
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
-    weights_evaluator_at(encoder, model, tensors, device, Precision::F32, label)
-}
-
-/// [`weights_evaluator`] in `precision`: f32 on every device; TF32 and
-/// bf16 on a GPU (the CPU's backends refuse them).
-pub fn weights_evaluator_at<G: Game>(
-    encoder: Box<dyn Encoder<G>>,
-    model: &ModelConfig,
-    tensors: &HashMap<String, Tensor>,
-    device: &Device,
-    precision: Precision,
-    label: impl Into<String>,
-) -> Result<Arc<dyn Evaluator<G>>, InferError> {
-    let input = (encoder.shape(), encoder.globals_len());
-    let backend = backend_for(
+    weights_evaluator_on(
+        encoder,
         model,
         tensors,
-        input,
         device,
         BackendChoice::Auto,
-        precision,
-    )?;
-    Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
+        Precision::F32,
+        label,
+    )
 }
 
-/// [`weights_evaluator`] on the backend `choice` names.
+/// [`weights_evaluator`] on the backend `choice` names, in `precision`:
+/// f32 on every device; TF32 and bf16 on a GPU (the CPU's backends refuse
+/// them).
 pub fn weights_evaluator_on<G: Game>(
     encoder: Box<dyn Encoder<G>>,
     model: &ModelConfig,
     tensors: &HashMap<String, Tensor>,
     device: &Device,
     choice: BackendChoice,
+    precision: Precision,
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
     let input = (encoder.shape(), encoder.globals_len());
-    let backend = backend_for(model, tensors, input, device, choice, Precision::F32)?;
+    let backend = backend_for(model, tensors, input, device, choice, precision)?;
     Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
 }
 
@@ -349,18 +338,19 @@ mod tests {
 
     #[test]
     fn reduced_precision_is_refused_on_the_cpu_by_name() {
+        use {BackendChoice::Auto, Precision::F32};
         let model = mlp(&[12], OutputActivation::Identity);
         let tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &Device::Cpu).expect("weights");
         for p in [Precision::Tf32, Precision::Bf16] {
             let enc = tictactoe_encoder("tictactoe-9").expect("encoder");
-            let err = weights_evaluator_at(enc, &model, &tensors, &Device::Cpu, p, "net")
+            let err = weights_evaluator_on(enc, &model, &tensors, &Device::Cpu, Auto, p, "net")
                 .err()
                 .expect("refused");
             let msg = err.to_string();
             assert!(msg.contains(p.name()) && msg.contains("GPU"), "{msg}");
         }
         let enc = tictactoe_encoder("tictactoe-9").expect("encoder");
-        weights_evaluator_at(enc, &model, &tensors, &Device::Cpu, Precision::F32, "net")
+        weights_evaluator_on(enc, &model, &tensors, &Device::Cpu, Auto, F32, "net")
             .expect("f32 runs on the CPU");
     }
 

@@ -16,7 +16,7 @@ use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
 use crate::infer::hand::{HandEval, WeightsFile};
 use crate::infer::plan::Precision;
-use crate::infer::{weights_evaluator_at, Evaluator, InferError};
+use crate::infer::{weights_evaluator_on, BackendChoice, Evaluator, InferError};
 use candle_core::Device;
 use std::path::Path;
 use std::sync::Arc;
@@ -138,11 +138,12 @@ pub fn checkpoint_evaluator<G: GameSupport>(
         ));
     }
     let label = source.label();
-    Ok(weights_evaluator_at(
+    Ok(weights_evaluator_on(
         encoder,
         &ck.config.model,
         &ck.tensors,
         &ctx.device,
+        BackendChoice::Auto,
         ctx.precision,
         label,
     )?)
