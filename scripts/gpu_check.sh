@@ -2,8 +2,16 @@
 # The GPU check, in two halves, for GPU machines that have no Rust
 # toolchain and no network (docs/gpu.md):
 #
-#   bash scripts/gpu_check.sh bundle [DIR]   # on a CPU machine: build with CUDA, gather into DIR
-#   bash scripts/gpu_check.sh run [DIR]      # on the GPU machine, in a copy of the repository
+#   bash scripts/gpu_check.sh bundle [DIR]      # on a CPU machine: build with CUDA, gather into DIR
+#   bash scripts/gpu_check.sh run [DIR] [PART]  # on the GPU machine, in a copy of the repository
+#
+# `bundle` also strips the binaries' debug information and packs DIR into
+# DIR.tar.xz (refused over 30 MB): carry that one file to the GPU machine
+# (the repository's tracked files and carried paths travel under 64 MiB),
+# and `run` unpacks it when DIR is missing. PART 1 runs the device tests
+# and the small networks' benchmarks (cnn3, resnet 6x64), PART 2 the large
+# ones (resnet 20x256, the MDRNNs) and the MCTS rows: each is meant to fit
+# one command of 8 minutes on an H100; without PART, both run.
 #
 # DIR defaults to target/gpu-check. `bundle` builds `--features cuda`
 # (scripts/cuda_toolkit.sh sets the toolkit up) into target/cuda and copies
@@ -20,6 +28,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
 dir="${2:-target/gpu-check}"
+part="${3:-}"
 
 bundle() {
   env_file="$(bash scripts/cuda_toolkit.sh)"
@@ -42,8 +51,27 @@ for line in sys.stdin:
   # The PyTorch peer of `plies bench device`, found as scripts/ beside the binary.
   mkdir -p "$dir/scripts"
   cp scripts/bench_torch_device.py scripts/torch_models.py "$dir/scripts/"
-  ls -l "$dir" "$dir/tests" "$dir/scripts"
-  echo "bundle ready in $dir: copy the repository with it to the GPU machine, then: bash scripts/gpu_check.sh run $dir"
+  # Debug line tables make the binaries ten times larger; the GPU check
+  # needs none of them.
+  strip --strip-debug "$dir/plies" "$dir"/tests/*
+  tar -C "$dir" -cf - plies tests scripts | xz -6 -T0 > "$dir.tar.xz.tmp"
+  mv "$dir.tar.xz.tmp" "$dir.tar.xz"
+  ls -l "$dir" "$dir/tests" "$dir/scripts" "$dir.tar.xz"
+  local bytes
+  bytes=$(stat -c %s "$dir.tar.xz")
+  if [ "$bytes" -gt $((30 * 1000 * 1000)) ]; then
+    echo "bundle: $dir.tar.xz is $bytes bytes, over the 30 MB that travel with the repository" >&2
+    exit 1
+  fi
+  echo "bundle ready: $dir.tar.xz ($bytes bytes). Carry it to the GPU machine, then: bash scripts/gpu_check.sh run $dir 1; bash scripts/gpu_check.sh run $dir 2"
+}
+
+# DIR from DIR.tar.xz when only the archive travelled.
+unpack() {
+  if [ ! -x "$dir/plies" ] && [ -f "$dir.tar.xz" ]; then
+    mkdir -p "$dir"
+    xz -dc "$dir.tar.xz" | tar -C "$dir" -xf -
+  fi
 }
 
 # LD_LIBRARY_PATH with PyTorch's CUDA libraries (cuBLAS, cuRAND, the
@@ -63,19 +91,30 @@ EOF
 }
 
 run() {
+  unpack
   [ -x "$dir/plies" ] || { echo "no bundle in $dir: run 'bash scripts/gpu_check.sh bundle $dir' on a CPU machine first" >&2; exit 1; }
+  # Which half: the device tests and the small networks, or the large
+  # networks and MCTS.
+  local nets="" tests=1 mcts="" suffix=""
+  case "$part" in
+    "") ;;
+    1) nets="--nets cnn3,resnet-6x64"; mcts="--no-mcts"; suffix="-1" ;;
+    2) nets="--nets resnet-20x256,mdrnn-k10-9x9,mdrnn-k64-9x9,mdrnn-k10-19x19,mdrnn-k64-19x19"; tests=""; suffix="-2" ;;
+    *) echo "PART is 1 or 2, got $part" >&2; exit 2 ;;
+  esac
   local libs
   libs="$(torch_cuda_libs)"
   export LD_LIBRARY_PATH="${libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   export PLIES_TEST_DEVICE="${PLIES_TEST_DEVICE:-cuda}"
-  local report="$dir/gpu-check.txt"
+  local report="$dir/gpu-check$suffix.txt" bench="bench$suffix"
   {
-    echo "# plies GPU check, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    echo "# plies GPU check${part:+, part $part}, $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null || echo "nvidia-smi: not found"
     echo "PLIES_TEST_DEVICE=$PLIES_TEST_DEVICE"
   } > "$report"
   local status=0 results=()
   for t in "$dir"/tests/*; do
+    [ -n "$tests" ] || break
     local name
     name="$(basename "$t")"
     echo "== tests: $name" | tee -a "$report"
@@ -93,18 +132,18 @@ run() {
   # (a relative interpreter path is made absolute first).
   local py="${PLIES_TORCH_PYTHON:-python3}"
   case "$py" in */*) py="$(cd "$(dirname "$py")" && pwd)/$(basename "$py")" ;; esac
-  echo "== benchmarks: plies bench device --device $PLIES_TEST_DEVICE ${PLIES_BENCH_ARGS:-}" | tee -a "$report"
-  rm -rf "$dir/bench"
+  echo "== benchmarks: plies bench device --device $PLIES_TEST_DEVICE $nets $mcts ${PLIES_BENCH_ARGS:-}" | tee -a "$report"
+  rm -rf "${dir:?}/$bench"
   # shellcheck disable=SC2086
-  if ! (cd "$dir" && ./plies bench device --device "$PLIES_TEST_DEVICE" --out bench \
-      --python "$py" ${PLIES_BENCH_ARGS:-}) >> "$report" 2> >(tee "$dir/bench-progress.log" >&2); then
-    echo "plies bench device failed: see $dir/bench-progress.log" | tee -a "$report"
+  if ! (cd "$dir" && ./plies bench device --device "$PLIES_TEST_DEVICE" --out "$bench" \
+      --python "$py" $nets $mcts ${PLIES_BENCH_ARGS:-}) >> "$report" 2> >(tee "$dir/$bench-progress.log" >&2); then
+    echo "plies bench device failed: see $dir/$bench-progress.log" | tee -a "$report"
     status=1
   fi
-  "$py" - "$dir" "$tests_json" "$PLIES_TEST_DEVICE" <<'EOF'
+  "$py" - "$dir" "$tests_json" "$PLIES_TEST_DEVICE" "$bench" "$suffix" <<'EOF'
 import json, os, sys
-folder, tests, device = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
-path = os.path.join(folder, "bench", "device-bench.json")
+folder, tests, device, bench_dir, suffix = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
+path = os.path.join(folder, bench_dir, "device-bench.json")
 bench = None
 if os.path.exists(path):
     with open(path) as f:
@@ -113,9 +152,9 @@ report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "
 tmp = os.path.join(folder, ".gpu-check.json.tmp")
 with open(tmp, "w") as f:
     json.dump(report, f, indent=1)
-os.replace(tmp, os.path.join(folder, "gpu-check.json"))
+os.replace(tmp, os.path.join(folder, f"gpu-check{suffix}.json"))
 EOF
-  echo "report: $report, $dir/gpu-check.json"
+  echo "report: $report, $dir/gpu-check$suffix.json"
   return $status
 }
 
