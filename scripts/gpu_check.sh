@@ -102,6 +102,8 @@ run() {
     2) nets="--nets resnet-20x256,mdrnn-k10-9x9,mdrnn-k64-9x9,mdrnn-k10-19x19,mdrnn-k64-19x19"; tests=""; suffix="-2" ;;
     *) echo "PART is 1 or 2, got $part" >&2; exit 2 ;;
   esac
+  # --quick has its own tiny networks: a rehearsal splits by MCTS only.
+  case " ${PLIES_BENCH_ARGS:-} " in *" --quick "*) nets="" ;; esac
   local libs
   libs="$(torch_cuda_libs)"
   export LD_LIBRARY_PATH="${libs}${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
