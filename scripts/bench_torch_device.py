@@ -19,10 +19,18 @@ every call; TF32 is off (full f32 products, as plies'). The MDRNN runs its anti-
 the same function in H + W - 1 steps). A compile that fails leaves its
 figures empty with the reason.
 
+On CUDA it also runs PyTorch the way its users tune it, beside eager f32:
+cudnn.benchmark on throughout; TF32 products; bf16 autocast; CUDA-graph
+replay (f32 and bf16 autocast) at batch <= 64; torch.compile at batch >=
+1024 only (below that its launches are what a graph removes).
+
 Prints one JSON object: {"torch", "device_name", "nets": [{"name",
-"max_abs_diff", "infer": [[batch, eager, compiled]...], "train": [batch,
-eager, compiled], "compile_note"}]}; progress goes to stderr.
+"max_abs_diff", "infer": [[batch, eager, compiled]...], "tuned": [[batch,
+{"tf32", "bf16", "graph", "graph_bf16"}]...], "train": [batch, eager,
+compiled], "compile_note", "tuned_note"}]}; progress goes to stderr.
 """
+
+import contextlib
 
 import copy
 import json
@@ -75,6 +83,8 @@ def main(argv):
         # otherwise run in TF32 on Ampere and later.
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cuda.matmul.allow_tf32 = False
+        # Each shape's fastest convolution, as a tuned user runs.
+        torch.backends.cudnn.benchmark = True
         sync = lambda: torch.cuda.synchronize(device)  # noqa: E731
         device_name = torch.cuda.get_device_name(device)
     elif device.type == "mps":
@@ -112,17 +122,78 @@ def main(argv):
             sync()
             return timed(fwd, sync, seconds, rounds) * batch
 
+        def tuned_rates(batch):
+            """TF32, bf16 autocast and CUDA-graph replay at `batch`; the
+            reason for each that fails goes to the note."""
+            x = planes[:batch]
+            out, notes = {}, []
+
+            def precision(tf32, bf16):
+                torch.backends.cudnn.allow_tf32 = tf32
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                if bf16:
+                    return torch.autocast("cuda", dtype=torch.bfloat16)
+                return contextlib.nullcontext()
+
+            def eager(tf32, bf16):
+                def fwd():
+                    with torch.inference_mode(), precision(tf32, bf16):
+                        model(x)
+
+                for _ in range(3):
+                    fwd()
+                sync()
+                return timed(fwd, sync, seconds, rounds) * batch
+
+            def graph(bf16):
+                static_x = x.clone()
+                side = torch.cuda.Stream(device)
+                side.wait_stream(torch.cuda.current_stream(device))
+                with torch.cuda.stream(side):
+                    for _ in range(3):
+                        with torch.inference_mode(), precision(False, bf16):
+                            model(static_x)
+                torch.cuda.current_stream(device).wait_stream(side)
+                g = torch.cuda.CUDAGraph()
+                with torch.inference_mode(), precision(False, bf16):
+                    with torch.cuda.graph(g):
+                        model(static_x)
+                for _ in range(3):
+                    g.replay()
+                sync()
+                return timed(g.replay, sync, seconds, rounds) * batch
+
+            runs = [("tf32", lambda: eager(True, False)), ("bf16", lambda: eager(False, True))]
+            if batch <= 64:
+                runs += [("graph", lambda: graph(False)), ("graph_bf16", lambda: graph(True))]
+            for key, run in runs:
+                try:
+                    out[key] = run()
+                except Exception as e:  # the reason goes into the report
+                    out[key] = None
+                    notes.append(f"{key} at {batch}: {short(e)}")
+                finally:
+                    precision(False, False)
+            return out, notes
+
         compiled = None
         if net["compile"]:
             try:
                 compiled = torch.compile(model, dynamic=False)
             except Exception as e:  # the reason goes into the report
                 compile_note = short(e)
-        infer = []
+        infer, tuned, tuned_notes = [], [], []
+        # On a GPU torch.compile is timed at large batches only.
+        compile_from = 1024 if device.type == "cuda" else 0
         for batch in net["batches"]:
             eager = infer_rate(model, batch)
             fast = None
-            if compiled is not None:
+            if device.type == "cuda":
+                rates, notes = tuned_rates(batch)
+                tuned.append([batch, rates])
+                tuned_notes += notes
+                log(f"{net['name']} batch {batch}: tuned {rates}")
+            if compiled is not None and batch >= compile_from:
                 try:
                     fast = infer_rate(compiled, batch)
                 except Exception as e:
@@ -166,6 +237,8 @@ def main(argv):
                 "infer": infer,
                 "train": [batch, train_eager, train_fast],
                 "compile_note": compile_note,
+                "tuned": tuned,
+                "tuned_note": "; ".join(tuned_notes) or None,
             }
         )
         del model, compiled, trained, planes

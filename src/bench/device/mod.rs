@@ -146,12 +146,18 @@ fn assemble(
         if let Some(t) = theirs {
             info.torch_max_abs_diff = t.max_abs_diff;
             info.compile_note = t.compile_note.clone();
+            info.tuned_note = t.tuned_note.clone();
         }
         for mut row in m.infer {
             if let Some(&(_, eager, compiled)) =
                 theirs.and_then(|t| t.infer.iter().find(|r| r.0 == row.batch))
             {
                 (row.torch_eager, row.torch_compile) = (eager, compiled);
+            }
+            if let Some(&(_, tuned)) =
+                theirs.and_then(|t| t.tuned.iter().find(|r| r.0 == row.batch))
+            {
+                row.torch_tuned = tuned;
             }
             infer.push(row);
         }
@@ -257,6 +263,7 @@ fn measure_net(
             plies_bf16,
             torch_eager: None,
             torch_compile: None,
+            torch_tuned: Default::default(),
         });
     }
     drop((net, bf16));
@@ -277,6 +284,7 @@ fn measure_net(
             bf16_note,
             torch_max_abs_diff: None,
             compile_note: None,
+            tuned_note: None,
         },
         infer,
         train: TrainRow {

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::super::mcts::MctsRow;
 use super::super::peer::PeerError;
 use super::super::report::{num, ratio};
+use super::torch::TunedRates;
 
 /// Positions/s of one forward pass at one batch size.
 #[derive(Serialize, Clone, Debug)]
@@ -20,6 +21,8 @@ pub struct InferRow {
     pub plies_bf16: Option<f64>,
     pub torch_eager: Option<f64>,
     pub torch_compile: Option<f64>,
+    /// PyTorch as its users tune it (CUDA only).
+    pub torch_tuned: TunedRates,
 }
 
 /// Positions/s of training steps.
@@ -48,6 +51,8 @@ pub struct NetInfo {
     pub torch_max_abs_diff: Option<f64>,
     /// Why torch.compile gave no figure.
     pub compile_note: Option<String>,
+    /// Why a tuned PyTorch figure is missing.
+    pub tuned_note: Option<String>,
 }
 
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -307,6 +312,47 @@ impl fmt::Display for DeviceReport {
                 num(ratio(r.plies_bf16, Some(r.plies)), 2),
             )?;
         }
+        if self.infer.iter().any(|r| r.torch_tuned.any()) {
+            writeln!(
+                f,
+                "\ninference against PyTorch tuned (cudnn.benchmark; TF32; bf16 autocast; CUDA-graph replay at batch <= 64), equal precisions side by side"
+            )?;
+            writeln!(
+                f,
+                "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}",
+                "net",
+                "batch",
+                "plies f32",
+                "graph f32",
+                "torch tf32",
+                "plies bf16",
+                "torch bf16",
+                "graph bf16",
+                "f32/graph",
+                "bf16/bf16"
+            )?;
+            for r in &self.infer {
+                let t = &r.torch_tuned;
+                let best_bf16 = match (t.bf16, t.graph_bf16) {
+                    (Some(a), Some(b)) => Some(a.max(b)),
+                    (a, b) => a.or(b),
+                };
+                writeln!(
+                    f,
+                    "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}",
+                    r.net,
+                    r.batch,
+                    num(Some(r.plies), 0),
+                    num(t.graph, 0),
+                    num(t.tf32, 0),
+                    num(r.plies_bf16, 0),
+                    num(t.bf16, 0),
+                    num(t.graph_bf16, 0),
+                    num(ratio(Some(r.plies), t.graph), 2),
+                    num(ratio(r.plies_bf16, best_bf16), 2),
+                )?;
+            }
+        }
         writeln!(
             f,
             "\ntraining (forward + MSE + backward + SGD Nesterov step)"
@@ -425,5 +471,64 @@ mod tests {
         // 19x unbatched is short of 20x.
         let mcts = judge("t", &[row("512 threads", 19.0, Some(1.0))], 20.0, "none");
         assert_eq!(mcts.status, Status::Unmet);
+    }
+}
+
+#[cfg(test)]
+mod tuned_tests {
+    use super::*;
+
+    fn report(rows: Vec<InferRow>) -> DeviceReport {
+        DeviceReport {
+            device: "cuda".into(),
+            gpu: Some("a GPU".into()),
+            quick: false,
+            seconds: 0.5,
+            rounds: 2,
+            torch: Ok("2.11".into()),
+            nets: Vec::new(),
+            infer: rows,
+            train: Vec::new(),
+            mcts_model: "resnet-small".into(),
+            mcts_sims: 1,
+            mcts_positions: 1,
+            mcts: Vec::new(),
+        }
+    }
+
+    fn row(batch: usize, tuned: TunedRates) -> InferRow {
+        InferRow {
+            net: "cnn3".into(),
+            batch,
+            plies: 1000.0,
+            plies_bf16: Some(3000.0),
+            torch_eager: Some(500.0),
+            torch_compile: None,
+            torch_tuned: tuned,
+        }
+    }
+
+    #[test]
+    fn tuned_peer_rows_compare_equal_precisions() {
+        let tuned = TunedRates {
+            tf32: Some(800.0),
+            bf16: Some(1000.0),
+            graph: Some(4000.0),
+            graph_bf16: Some(6000.0),
+        };
+        let text = report(vec![row(64, tuned)]).to_string();
+        let line = text
+            .lines()
+            .skip_while(|l| !l.starts_with("inference against PyTorch tuned"))
+            .nth(2)
+            .unwrap_or_else(|| panic!("no tuned table:\n{text}"));
+        // f32 against f32 graph replay; bf16 against the faster bf16 mode.
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[cells.len() - 2..], ["0.25", "0.50"], "{line}");
+        let json = report(vec![row(64, tuned)]).to_json();
+        assert_eq!(json["infer"][0]["torch_tuned"]["graph_bf16"], 6000.0);
+        // Without tuned figures (a CPU run) there is no such table.
+        let text = report(vec![row(64, TunedRates::default())]).to_string();
+        assert!(!text.contains("PyTorch tuned"), "{text}");
     }
 }

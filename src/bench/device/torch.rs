@@ -49,6 +49,35 @@ pub struct PeerNetResult {
     pub train: Option<(usize, Option<f64>, Option<f64>)>,
     /// Why torch.compile gave no figure for this network.
     pub compile_note: Option<String>,
+    /// `(batch, rates)` of PyTorch as its users tune it (CUDA only).
+    #[serde(default)]
+    pub tuned: Vec<(usize, TunedRates)>,
+    /// Why a tuned figure is missing.
+    #[serde(default)]
+    pub tuned_note: Option<String>,
+}
+
+/// PyTorch's forward pass, positions/s, tuned as its users run it on a GPU
+/// (cudnn.benchmark on in every mode).
+#[derive(Deserialize, Serialize, Debug, Default, Clone, Copy, PartialEq)]
+#[serde(default)]
+pub struct TunedRates {
+    /// f32 with TF32 products.
+    pub tf32: Option<f64>,
+    /// bf16 autocast.
+    pub bf16: Option<f64>,
+    /// CUDA-graph replay, f32 (batch <= 64).
+    pub graph: Option<f64>,
+    /// CUDA-graph replay under bf16 autocast (batch <= 64).
+    pub graph_bf16: Option<f64>,
+}
+
+impl TunedRates {
+    pub fn any(&self) -> bool {
+        [self.tf32, self.bf16, self.graph, self.graph_bf16]
+            .iter()
+            .any(Option::is_some)
+    }
 }
 
 #[derive(Deserialize, Debug)]
@@ -91,4 +120,30 @@ fn run_plan(
         what: "the PyTorch device benchmark",
         why: format!("{e}: {}", String::from_utf8_lossy(&out.stdout)),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_peer_s_tuned_rates_are_read_and_may_be_absent() {
+        let with = r#"{"torch": "2.11", "device_name": "H100", "nets": [{"name": "cnn3",
+            "max_abs_diff": 1e-7, "infer": [[64, 10.0, null]], "train": [256, 5.0, null],
+            "compile_note": null, "tuned": [[64, {"tf32": 11.0, "bf16": 12.0,
+            "graph": 40.0, "graph_bf16": null}]], "tuned_note": "graph_bf16 at 64: no"}]}"#;
+        let r: PeerResult = serde_json::from_str(with).expect("parses");
+        let net = &r.nets[0];
+        assert_eq!(net.tuned[0].0, 64);
+        assert_eq!(net.tuned[0].1.graph, Some(40.0));
+        assert_eq!(net.tuned[0].1.graph_bf16, None);
+        assert!(net.tuned[0].1.any());
+        assert_eq!(net.tuned_note.as_deref(), Some("graph_bf16 at 64: no"));
+        // A peer on a CPU writes no tuned rates.
+        let without = r#"{"torch": "2.11", "device_name": null, "nets": [{"name": "cnn3",
+            "max_abs_diff": null, "infer": [], "train": null, "compile_note": null}]}"#;
+        let r: PeerResult = serde_json::from_str(without).expect("parses");
+        assert!(r.nets[0].tuned.is_empty() && r.nets[0].tuned_note.is_none());
+        assert!(!TunedRates::default().any());
+    }
 }
