@@ -59,6 +59,14 @@ def timed(fn, sync, seconds, rounds):
     return best
 
 
+def rate(fn, sync, seconds, rounds, batch):
+    """Positions/s of `fn` on `batch` positions, after 3 warm-up calls."""
+    for _ in range(3):
+        fn()
+    sync()
+    return timed(fn, sync, seconds, rounds) * batch
+
+
 def short(e):
     text = f"{type(e).__name__}: {e}".strip().splitlines()
     return text[0][:300] if text else type(e).__name__
@@ -117,10 +125,7 @@ def main(argv):
                 with torch.inference_mode():
                     m(x)
 
-            for _ in range(3):
-                fwd()
-            sync()
-            return timed(fwd, sync, seconds, rounds) * batch
+            return rate(fwd, sync, seconds, rounds, batch)
 
         def tuned_rates(batch):
             """TF32, bf16 autocast and CUDA-graph replay at `batch`; the
@@ -140,10 +145,7 @@ def main(argv):
                     with torch.inference_mode(), precision(tf32, bf16):
                         model(x)
 
-                for _ in range(3):
-                    fwd()
-                sync()
-                return timed(fwd, sync, seconds, rounds) * batch
+                return rate(fwd, sync, seconds, rounds, batch)
 
             def graph(bf16):
                 static_x = x.clone()
@@ -158,10 +160,7 @@ def main(argv):
                 with torch.inference_mode(), precision(False, bf16):
                     with torch.cuda.graph(g):
                         model(static_x)
-                for _ in range(3):
-                    g.replay()
-                sync()
-                return timed(g.replay, sync, seconds, rounds) * batch
+                return rate(g.replay, sync, seconds, rounds, batch)
 
             runs = [("tf32", lambda: eager(True, False)), ("bf16", lambda: eager(False, True))]
             if batch <= 64:
@@ -215,10 +214,7 @@ def main(argv):
                 loss.backward()
                 opt.step()
 
-            for _ in range(3):
-                step()
-            sync()
-            return timed(step, sync, seconds, rounds) * batch
+            return rate(step, sync, seconds, rounds, batch)
 
         trained = copy.deepcopy(model).train()
         train_eager = train_rate(trained, trained.parameters())
