@@ -40,16 +40,21 @@ impl<G: Game> ModelEvaluator<G> {
         &self,
         states: &[G],
         policy: bool,
-        split: &mut EvalSplit,
+        mut split: Option<&mut EvalSplit>,
     ) -> Result<Vec<Evaluation>, InferError> {
         if states.is_empty() {
             return Ok(Vec::new());
         }
-        let batch = split.time(
+        let batch = EvalSplit::time_into(
+            split.as_deref_mut(),
             |s| &mut s.encode,
             || Encoded::new(self.encoder.as_ref(), states),
         );
-        let out = split.time(|s| &mut s.network, || self.backend.run(&batch, policy))?;
+        let out = EvalSplit::time_into(
+            split.as_deref_mut(),
+            |s| &mut s.network,
+            || self.backend.run(&batch, policy),
+        )?;
         if out.values.len() != states.len() {
             return Err(InferError::Other(format!(
                 "{} returned {} values for {} positions",
@@ -59,7 +64,8 @@ impl<G: Game> ModelEvaluator<G> {
             )));
         }
         let output = self.backend.output();
-        split.time(
+        EvalSplit::time_into(
+            split,
             |s| &mut s.finish,
             || {
                 let mut policies = out.policy.map(Vec::into_iter);
@@ -78,12 +84,11 @@ impl<G: Game> ModelEvaluator<G> {
 
 impl<G: Game> Evaluator<G> for ModelEvaluator<G> {
     fn evaluate(&self, states: &[G]) -> Result<Vec<f32>, InferError> {
-        self.run(states, false, &mut EvalSplit::default())
-            .map(Evaluation::values)
+        self.run(states, false, None).map(Evaluation::values)
     }
 
     fn evaluate_full(&self, states: &[G]) -> Result<Vec<Evaluation>, InferError> {
-        self.evaluate_full_split(states, &mut EvalSplit::default())
+        self.run(states, self.backend.has_policy(), None)
     }
 
     fn evaluate_full_split(
@@ -91,7 +96,7 @@ impl<G: Game> Evaluator<G> for ModelEvaluator<G> {
         states: &[G],
         split: &mut EvalSplit,
     ) -> Result<Vec<Evaluation>, InferError> {
-        self.run(states, self.backend.has_policy(), split)
+        self.run(states, self.backend.has_policy(), Some(split))
     }
 
     fn has_policy(&self) -> bool {

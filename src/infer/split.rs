@@ -21,4 +21,17 @@ impl EvalSplit {
         *phase(self) += t.elapsed();
         r
     }
+
+    /// [`EvalSplit::time`] when a split is asked for; `f` alone (no clock
+    /// read) when not, so that unsplit calls cost nothing extra.
+    pub fn time_into<R>(
+        split: Option<&mut Self>,
+        phase: fn(&mut Self) -> &mut Duration,
+        f: impl FnOnce() -> R,
+    ) -> R {
+        match split {
+            Some(s) => s.time(phase, f),
+            None => f(),
+        }
+    }
 }
