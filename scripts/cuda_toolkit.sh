@@ -12,7 +12,8 @@
 #   the driver 580 of the GPU machines JIT-compiles PTX only up to 13.0's.
 # - Unversioned symlinks (libcublas.so, ...) that the linker looks for: the
 #   wheels ship only versioned libraries.
-# - A link-time stub libcuda.so.1 defining every driver symbol cudarc names.
+# - A link-time stub libcuda.so.1 defining every driver symbol cudarc names,
+#   and one of libcudnn.so.9 (cuDNN, for the native inference backend).
 #   No wheel ships the driver library; the stub only lets the linker resolve
 #   the names. It is never used at run time: on a GPU machine the driver's
 #   own libcuda.so.1 is found first (the binary has no rpath), and the stub
@@ -50,6 +51,18 @@ if [ ! -f "$stub/libcuda.so.1" ]; then
     | awk '{ print "void " $1 "(void) {}" }' > "$stub/libcuda_stub.c"
   gcc -shared -fPIC -Wl,-soname,libcuda.so.1 -o "$stub/libcuda.so.1" "$stub/libcuda_stub.c"
   ln -sf libcuda.so.1 "$stub/libcuda.so"
+fi
+# The same for cuDNN (the native inference backend links it; on a GPU
+# machine the real libcudnn.so.9 of PyPI's nvidia-cudnn wheel is found).
+if [ ! -f "$stub/libcudnn.so.9" ]; then
+  version="$(awk '/^name = "cudarc"$/ { getline; gsub(/[^0-9.]/, ""); print; exit }' Cargo.lock)"
+  cargo fetch --locked >/dev/null 2>&1 || true
+  sys="$(ls -d "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/cudarc-"$version"/src/cudnn/sys/mod.rs | head -1)"
+  [ -f "$sys" ] || { echo "cudarc $version cuDNN sources not found (cargo fetch)" >&2; exit 1; }
+  grep -o 'fn cudnn[A-Za-z0-9_]*(' "$sys" | sed 's/^fn //; s/($//' | sort -u \
+    | awk '{ print "void " $1 "(void) {}" }' > "$stub/libcudnn_stub.c"
+  gcc -shared -fPIC -Wl,-soname,libcudnn.so.9 -o "$stub/libcudnn.so.9" "$stub/libcudnn_stub.c"
+  ln -sf libcudnn.so.9 "$stub/libcudnn.so"
 fi
 
 cat > "$venv/env.sh" <<EOF

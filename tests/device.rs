@@ -160,8 +160,11 @@ fn the_mdrnn_sweep_kernel_matches_its_twin() {
         .unwrap()
         .to_device(&Device::Cpu)
         .unwrap();
+        // The twin runs the kernel's loops in its order, but the GPU fuses
+        // multiply-adds and its tanhf differs by an ulp or two: over the
+        // 37 diagonals of a 19x19 board that reaches 2.3e-5 (H100).
         let d = max_rel_diff(&want, &got);
-        assert!(d < 1e-5, "{c}x{h}x{w}, k = {k}: differs by {d} (relative)");
+        assert!(d < 1e-4, "{c}x{h}x{w}, k = {k}: differs by {d} (relative)");
     }
 }
 
@@ -178,4 +181,170 @@ fn the_plane_widening_kernel_matches_its_twin() {
         .unwrap();
     let bytes: Vec<u8> = values.iter().map(|&v| v as u8).collect();
     assert_eq!(got, planes::widen_host(&bytes));
+}
+
+/// The models an inference plan covers, for the native backend.
+#[cfg(feature = "cuda")]
+fn plan_models() -> Vec<ModelConfig> {
+    vec![
+        ModelConfig::Cnn3(Cnn3NetConfig::new(
+            InputShape::new([6, 8, 8], 0),
+            Cnn3Config::default(),
+        )),
+        ModelConfig::Resnet(ResNetConfig {
+            channels: 16,
+            value_hidden: 32,
+            policy: true,
+            value_linear: Some(plies::model::LinearInit::FanIn),
+            ..ResNetConfig::tiny(InputShape::new([3, 7, 6], 2))
+        }),
+        ModelConfig::Mlp(plies::model::MlpNetConfig {
+            inputs: 4 * 5 * 5 + 3,
+            hidden: vec![40, 20],
+            activation: plies::model::Activation::Elliott { beta: 5.0 },
+            init: WeightInit::FanIn,
+            dropout: 0.0,
+            output: plies::model::OutputActivation::Tanh,
+        }),
+        ModelConfig::Linear(LinearConfig::new(InputShape::new([6, 8, 8], 3))),
+    ]
+}
+
+/// `rows` seeded positions: planes in {-1, 0, 1}, globals in [-1, 1).
+#[cfg(feature = "cuda")]
+fn encoded(
+    planes: [usize; 3],
+    globals: usize,
+    rows: usize,
+    seed: u64,
+) -> plies::infer::backend::Encoded {
+    use rand::RngExt;
+    let mut rng = seeded_rng(seed, 0xe1);
+    let n: usize = planes.iter().product();
+    plies::infer::backend::Encoded {
+        rows,
+        shape: planes,
+        globals_len: globals,
+        planes: (0..rows * n).map(|_| rng.random_range(-1i8..=1)).collect(),
+        globals: (0..rows * globals)
+            .map(|_| rng.random_range(-1.0f32..1.0))
+            .collect(),
+    }
+}
+
+#[cfg(feature = "cuda")]
+fn assert_near(what: &str, got: &[f32], want: &[f32], tol: f32) {
+    assert_eq!(got.len(), want.len(), "{what}: length");
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * (1.0 + w.abs()),
+            "{what}[{i}]: native {g}, twin {w}"
+        );
+    }
+}
+
+/// The native CUDA backend (cuDNN, cuBLAS, graphs) gives its plan's CPU
+/// twin's values and policy logits, in every precision, with graphs and
+/// without, fused and not, in padded buckets, full ones and chunks, and
+/// from several threads at once.
+#[cfg(feature = "cuda")]
+#[test]
+fn the_native_backend_matches_the_plan_twin() {
+    use plies::infer::backend::{cuda_plan_backend, CudaPlanOptions};
+    use plies::infer::plan::{NetPlan, PlanTwin, Precision};
+    let Some(dev) = device() else { return };
+    let Device::Cuda(cuda) = &dev else {
+        eprintln!("{dev:?} is not CUDA: the native backend is not tested");
+        return;
+    };
+    let ordinal = cuda.cuda_stream().context().ordinal();
+    for (m, model) in plan_models().iter().enumerate() {
+        let vm = VarMap::new();
+        build(
+            model,
+            VarBuilder::from_varmap(&vm, DType::F32, &Device::Cpu),
+        )
+        .unwrap();
+        seeded_init(&vm, model, &mut seeded_rng(40 + m as u64, 0), &Device::Cpu).unwrap();
+        let tensors: std::collections::HashMap<String, Tensor> = vm
+            .data()
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_tensor().detach()))
+            .collect();
+        let (planes, globals) = match model.input() {
+            Some(i) => (i.planes, i.globals),
+            None => ([4, 5, 5], 3),
+        };
+        // What each precision's rounding allows, relative to 1 + |value|.
+        for (precision, tol) in [
+            (Precision::F32, 1e-4),
+            (Precision::Tf32, 5e-3),
+            (Precision::Bf16, 3e-2),
+        ] {
+            let plan = NetPlan::build(model, &tensors, planes, globals, precision, 64).unwrap();
+            let twin = PlanTwin::new(plan.clone());
+            let mut variants = vec![CudaPlanOptions::default()];
+            if precision == Precision::F32 {
+                variants.push(CudaPlanOptions {
+                    graphs: false,
+                    ..Default::default()
+                });
+                variants.push(CudaPlanOptions {
+                    fused: false,
+                    ..Default::default()
+                });
+            }
+            for options in variants {
+                let native = cuda_plan_backend(plan.clone(), ordinal, options)
+                    .unwrap_or_else(|e| panic!("{} {precision}: {e}", model.kind()));
+                let name = native.name();
+                if options.graphs {
+                    assert!(!name.contains("eager"), "{name}: graphs were not captured");
+                }
+                for rows in [1, 3, 64, 100] {
+                    let b = encoded(planes, globals, rows, 7 + rows as u64);
+                    let got = native.run(&b, true).unwrap();
+                    let want = twin.run(&b).unwrap();
+                    let what = format!("{} #{m} {name} {options:?} at {rows} rows", model.kind());
+                    assert_near(&format!("{what}: values"), &got.values, &want.values, tol);
+                    assert_eq!(
+                        got.policy.is_some(),
+                        want.policy.is_some(),
+                        "{what}: policy"
+                    );
+                    if let (Some(g), Some(w)) = (&got.policy, &want.policy) {
+                        assert_eq!(g.len(), rows, "{what}: policy rows");
+                        for (r, (g, w)) in g.iter().zip(w).enumerate() {
+                            assert_near(&format!("{what}: policy row {r}"), g, w, tol);
+                        }
+                    }
+                }
+                // Four threads at once through two lanes: each gets its own
+                // batch's values.
+                let batches: Vec<_> = (0..4)
+                    .map(|t| encoded(planes, globals, 5 + t, 90 + t as u64))
+                    .collect();
+                let alone: Vec<Vec<f32>> = batches
+                    .iter()
+                    .map(|b| native.run(b, false).unwrap().values)
+                    .collect();
+                std::thread::scope(|s| {
+                    for (b, want) in batches.iter().zip(&alone) {
+                        let (native, name) = (&native, &name);
+                        s.spawn(move || {
+                            for _ in 0..20 {
+                                assert_eq!(
+                                    &native.run(b, false).unwrap().values,
+                                    want,
+                                    "{name}: concurrent runs"
+                                );
+                            }
+                        });
+                    }
+                });
+            }
+        }
+    }
 }

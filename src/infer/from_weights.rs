@@ -49,7 +49,7 @@ pub fn weights_evaluator_on<G: Game>(
     label: impl Into<String>,
 ) -> Result<Arc<dyn Evaluator<G>>, InferError> {
     let input = (encoder.shape(), encoder.globals_len());
-    let backend = backend_for(model, tensors, input, device, choice, precision)?;
+    let backend = weights_backend(model, tensors, input, device, choice, precision)?;
     Ok(Arc::new(ModelEvaluator::new(encoder, backend, label)))
 }
 
@@ -65,9 +65,23 @@ pub fn mlp_evaluator<G: Game>(
 /// Positions per bucket of the plan twin's largest batch.
 const PLAN_TWIN_MAX_BATCH: usize = 256;
 
+/// The native backend's largest bucket: larger batches run in chunks of
+/// it (a residual net of 20 blocks of 256 channels on 19x19 holds about
+/// 0.4 GB a buffer at this size).
+#[cfg(feature = "cuda")]
+const NATIVE_MAX_BATCH: usize = 1024;
+
+/// Whether [`BackendChoice::Auto`] takes the native backend on a GPU:
+/// `PLIES_BACKEND=native` asks for it until its speed and agreement with
+/// candle are measured on every model (docs/gpu.md).
+fn native_by_default(device: &Device) -> bool {
+    device.is_cuda() && std::env::var("PLIES_BACKEND").is_ok_and(|v| v == "native")
+}
+
 /// The backend that runs `model` with `tensors`, for an encoder's
-/// `(planes, globals)`, on `device`, in `precision`.
-fn backend_for(
+/// `(planes, globals)`, on `device`, in `precision`: the one place a
+/// backend is chosen.
+pub fn weights_backend(
     model: &ModelConfig,
     tensors: &HashMap<String, Tensor>,
     (planes, globals): ([usize; 3], usize),
@@ -85,6 +99,17 @@ fn backend_for(
             PLAN_TWIN_MAX_BATCH,
         )?;
         return Ok(Box::new(PlanBackend::new(plan)));
+    }
+    if choice == BackendChoice::Native {
+        return native_backend(model, tensors, (planes, globals), device, precision);
+    }
+    if choice == BackendChoice::Auto && native_by_default(device) {
+        match native_backend(model, tensors, (planes, globals), device, precision) {
+            Ok(native) => return Ok(native),
+            // A model without a plan (the MDRNNs) stays on candle.
+            Err(InferError::Plan(why)) => tracing::debug!("no inference plan ({why})"),
+            Err(e) => return Err(e),
+        }
     }
     if precision != Precision::F32 && device.is_cpu() {
         return Err(InferError::Other(format!(
@@ -132,6 +157,31 @@ fn backend_for(
         device.clone(),
         dtype,
     )?))
+}
+
+/// The model's inference plan on the native backend of `device`.
+fn native_backend(
+    model: &ModelConfig,
+    tensors: &HashMap<String, Tensor>,
+    (planes, globals): ([usize; 3], usize),
+    device: &Device,
+    precision: Precision,
+) -> Result<Box<dyn Backend>, InferError> {
+    #[cfg(feature = "cuda")]
+    if let Device::Cuda(d) = device {
+        let plan = NetPlan::build(model, tensors, planes, globals, precision, NATIVE_MAX_BATCH)?;
+        let ordinal = d.cuda_stream().context().ordinal();
+        return super::backend::cuda_plan_backend(
+            plan,
+            ordinal,
+            super::backend::CudaPlanOptions::from_env(),
+        );
+    }
+    let _ = (model, tensors, planes, globals, precision);
+    Err(InferError::Other(format!(
+        "the native backend runs on CUDA (a build with --features cuda and --device cuda); \
+         this is {device:?}"
+    )))
 }
 
 /// TF32 matrix products for f32 on CUDA. candle keeps it as one setting of
@@ -229,8 +279,8 @@ mod tests {
         let tensors = seeded_tensors(model, &mut seeded_rng(4, 0), &dev).expect("weights");
         let enc = encoder();
         let input = (enc.shape(), enc.globals_len());
-        let backend =
-            backend_for(model, &tensors, input, &dev, choice, Precision::F32).expect("a backend");
+        let backend = weights_backend(model, &tensors, input, &dev, choice, Precision::F32)
+            .expect("a backend");
         let name = backend.name();
         let eval = ModelEvaluator::new(enc, backend, "net");
         (name, eval.evaluate(states).expect("values"))
@@ -361,7 +411,7 @@ mod tests {
         let mut tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &dev).expect("weights");
         let gone = tensors.keys().next().expect("a tensor").clone();
         tensors.remove(&gone);
-        let err = backend_for(
+        let err = weights_backend(
             &model,
             &tensors,
             ([2, 5, 5], 0),
@@ -372,5 +422,27 @@ mod tests {
         .err()
         .expect("an error");
         assert!(err.to_string().contains(&gone), "{err}");
+    }
+
+    #[test]
+    fn the_native_backend_is_refused_off_cuda_by_name() {
+        let model = ModelConfig::Linear(crate::model::LinearConfig::new(
+            crate::model::InputShape::new([2, 3, 3], 0),
+        ));
+        let dev = Device::Cpu;
+        let tensors = seeded_tensors(&model, &mut seeded_rng(4, 0), &dev).expect("weights");
+        let err = weights_backend(
+            &model,
+            &tensors,
+            ([2, 3, 3], 0),
+            &dev,
+            BackendChoice::Native,
+            Precision::F32,
+        )
+        .err()
+        .expect("no native backend on the CPU");
+        assert!(err.to_string().contains("runs on CUDA"), "{err}");
+        // Auto on the CPU never takes it, whatever the environment says.
+        assert!(!native_by_default(&dev));
     }
 }

@@ -24,7 +24,8 @@ pub use backend::{Backend, BackendChoice};
 pub use batched::{BatchOptions, BatchSplit, BatchStats, BatchedEvaluator};
 pub use error::InferError;
 pub use from_weights::{
-    flat_from_tensors, mlp_evaluator, tensors_from_flat, weights_evaluator, weights_evaluator_on,
+    flat_from_tensors, mlp_evaluator, tensors_from_flat, weights_backend, weights_evaluator,
+    weights_evaluator_on,
 };
 pub use model_evaluator::ModelEvaluator;
 pub use native_eval::native_values;

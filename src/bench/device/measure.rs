@@ -11,6 +11,9 @@ use rand::RngExt;
 
 use super::super::models::timed;
 use super::super::{mse_step, nesterov_sgd, Result};
+use crate::infer::backend::{Backend, BackendChoice, Encoded};
+use crate::infer::plan::Precision;
+use crate::infer::weights_backend;
 use crate::model::{build, seeded_init, trainable_vars, ModelConfig, ValueNet};
 use crate::util::seeded_rng;
 
@@ -105,6 +108,54 @@ pub fn infer_rate(net: &dyn ValueNet, x: &Tensor, t: Timing) -> Result<f64> {
         fwd()?;
     }
     Ok(timed(fwd, t.seconds, 3, t.rounds)? * x.dim(0)? as f64)
+}
+
+/// The native backend of `cfg` with `weights` (its inference plan on
+/// cuDNN and cuBLAS) in `precision` on `device`, for planes of `shape`
+/// without globals.
+pub fn native_backend(
+    cfg: &ModelConfig,
+    weights: &HashMap<String, Tensor>,
+    shape: [usize; 3],
+    device: &Device,
+    precision: Precision,
+) -> Result<Box<dyn Backend>> {
+    let globals = cfg.input().map_or(0, |i| i.globals);
+    Ok(weights_backend(
+        cfg,
+        weights,
+        (shape, globals),
+        device,
+        BackendChoice::Native,
+        precision,
+    )?)
+}
+
+/// The first `rows` of `planes` (0/1 `U8`) as the int8 batch a backend
+/// reads, with `globals` zero globals a row.
+pub fn encoded(planes: &Tensor, rows: usize, globals: usize) -> Result<Encoded> {
+    let (_, c, h, w) = planes.dims4()?;
+    let bytes: Vec<u8> = planes.narrow(0, 0, rows)?.flatten_all()?.to_vec1()?;
+    Ok(Encoded {
+        rows,
+        shape: [c, h, w],
+        globals_len: globals,
+        planes: bytes.into_iter().map(|b| b as i8).collect(),
+        globals: vec![0.0; rows * globals],
+    })
+}
+
+/// Positions/s of `backend` on `batch`: the planes copied to the device
+/// and the values back in every call, as a search's evaluator pays them.
+pub fn backend_rate(backend: &dyn Backend, batch: &Encoded, t: Timing) -> Result<f64> {
+    let run = || -> Result<()> {
+        drop(backend.run(batch, false)?);
+        Ok(())
+    };
+    for _ in 0..3 {
+        run()?;
+    }
+    Ok(timed(run, t.seconds, 3, t.rounds)? * batch.rows as f64)
 }
 
 /// The values `[B]` as f32 on the CPU.

@@ -27,11 +27,14 @@ use super::{BenchError, Notes, Result, StepContext};
 use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
 use crate::encode::{EncoderSpec, Perspective};
 use crate::games::GameKind;
+use crate::infer::backend::Backend;
+use crate::infer::plan::Precision;
 use crate::model::ModelConfig;
 use crate::util::atomic::write_atomic_with;
 use crate::util::parse_device;
 use measure::{
-    abs_diff, build_seeded, infer_rate, on_device, train_rate, values, with_weights, Timing,
+    abs_diff, backend_rate, build_seeded, infer_rate, on_device, train_rate, values, with_weights,
+    Timing,
 };
 use plan::{BenchNet, Plan};
 use report::{DeviceReport, InferRow, NetInfo, TrainRow};
@@ -236,6 +239,34 @@ fn measure_net(
         }
     };
 
+    // The native backend (its plan on cuDNN, CUDA only), f32 and bf16,
+    // each checked against candle's f32 values first.
+    let globals = cfg.input().map_or(0, |i| i.globals);
+    let mut native_note = None;
+    let mut native_diff = [None, None];
+    let mut native_name = None;
+    let mut natives: Vec<(Precision, Box<dyn Backend>)> = Vec::new();
+    if device.is_cuda() {
+        let probe = measure::encoded(&planes, check, globals)?;
+        for (k, precision) in [Precision::F32, Precision::Bf16].into_iter().enumerate() {
+            let built =
+                measure::native_backend(cfg, &weights, shape, device, precision).and_then(|b| {
+                    let v = b.run(&probe, false)?.values;
+                    Ok((b, v))
+                });
+            match built {
+                Ok((b, v)) => {
+                    native_diff[k] = Some(abs_diff(&v, &expected).0);
+                    native_name.get_or_insert_with(|| b.name());
+                    natives.push((precision, b));
+                }
+                Err(e) => {
+                    native_note.get_or_insert(format!("{precision}: {}", first_line(&e)));
+                }
+            }
+        }
+    }
+
     let mut infer = Vec::new();
     for &batch in &plan.batches {
         let x = on_device(&planes, batch, DType::F32, device)?;
@@ -251,22 +282,41 @@ fn measure_net(
             },
             None => None,
         };
+        let mut native = [None, None];
+        if !natives.is_empty() {
+            let enc = measure::encoded(&planes, batch, globals)?;
+            for (precision, backend) in &natives {
+                let k = usize::from(*precision == Precision::Bf16);
+                match backend_rate(backend.as_ref(), &enc, timing) {
+                    Ok(r) => native[k] = Some(r),
+                    Err(e) => {
+                        native_note.get_or_insert(format!(
+                            "{precision} at batch {batch}: {}",
+                            first_line(&e)
+                        ));
+                    }
+                }
+            }
+        }
         notes(&format!(
-            "{} batch {batch}: {plies:.0} positions/s{}",
+            "{} batch {batch}: {plies:.0} positions/s{}{}",
             bench.name,
-            plies_bf16.map_or(String::new(), |b| format!(", bf16 {b:.0}"))
+            plies_bf16.map_or(String::new(), |b| format!(", bf16 {b:.0}")),
+            native[0].map_or(String::new(), |n| format!(", native {n:.0}"))
         ));
         infer.push(InferRow {
             net: bench.name.clone(),
             batch,
             plies,
             plies_bf16,
+            native: native[0],
+            native_bf16: native[1],
             torch_eager: None,
             torch_compile: None,
             torch_tuned: Default::default(),
         });
     }
-    drop((net, bf16));
+    drop((net, bf16, natives));
     let x = on_device(&planes, plan.train_batch, DType::F32, device)?;
     let plies = train_rate(cfg, seed, &x, timing).step(|| "training".into())?;
     notes(&format!(
@@ -282,6 +332,10 @@ fn measure_net(
             bf16_max_abs_diff: bf16_diff.map(|d| d.0),
             bf16_mean_abs_diff: bf16_diff.map(|d| d.1),
             bf16_note,
+            native_backend: native_name,
+            native_max_abs_diff: native_diff[0],
+            native_bf16_max_abs_diff: native_diff[1],
+            native_note,
             torch_max_abs_diff: None,
             compile_note: None,
             tuned_note: None,

@@ -19,10 +19,21 @@ pub struct InferRow {
     pub plies: f64,
     /// plies with bf16 weights and inputs.
     pub plies_bf16: Option<f64>,
+    /// The native backend (the inference plan on cuDNN; CUDA only), f32
+    /// and bf16, copies to and from the device included.
+    pub native: Option<f64>,
+    pub native_bf16: Option<f64>,
     pub torch_eager: Option<f64>,
     pub torch_compile: Option<f64>,
     /// PyTorch as its users tune it (CUDA only).
     pub torch_tuned: TunedRates,
+}
+
+impl InferRow {
+    /// plies' faster f32 backend: candle's model or the native plan.
+    pub fn best_f32(&self) -> f64 {
+        self.native.map_or(self.plies, |n| n.max(self.plies))
+    }
 }
 
 /// Positions/s of training steps.
@@ -46,6 +57,13 @@ pub struct NetInfo {
     pub bf16_mean_abs_diff: Option<f64>,
     /// Why there is no bf16 figure.
     pub bf16_note: Option<String>,
+    /// The native backend's name (`cuda-native-f32`, `-eager` when graphs
+    /// could not be captured), its values' max |native - candle f32| in
+    /// f32 and bf16, and why a native figure is missing.
+    pub native_backend: Option<String>,
+    pub native_max_abs_diff: Option<f64>,
+    pub native_bf16_max_abs_diff: Option<f64>,
+    pub native_note: Option<String>,
     /// Max |PyTorch - plies| of the values on the checked rows (f32): the
     /// peer computes the same function.
     pub torch_max_abs_diff: Option<f64>,
@@ -141,7 +159,7 @@ impl DeviceReport {
             .map(|r| {
                 (
                     format!("infer {} @{}", r.net, r.batch),
-                    r.plies,
+                    r.best_f32(),
                     r.torch_eager,
                 )
             })
@@ -160,7 +178,7 @@ impl DeviceReport {
             .map(|r| {
                 (
                     format!("infer {} @{}", r.net, r.batch),
-                    r.plies,
+                    r.best_f32(),
                     r.torch_compile,
                 )
             })
@@ -208,6 +226,8 @@ impl DeviceReport {
                 v["plies_over_eager"] = serde_json::json!(ratio(Some(r.plies), r.torch_eager));
                 v["plies_over_compile"] = serde_json::json!(ratio(Some(r.plies), r.torch_compile));
                 v["bf16_over_f32"] = serde_json::json!(ratio(r.plies_bf16, Some(r.plies)));
+                v["native_over_candle"] = serde_json::json!(ratio(r.native, Some(r.plies)));
+                v["native_over_eager"] = serde_json::json!(ratio(r.native, r.torch_eager));
                 v
             })
             .collect();
@@ -353,6 +373,13 @@ impl fmt::Display for DeviceReport {
                 )?;
             }
         }
+        if self
+            .infer
+            .iter()
+            .any(|r| r.native.is_some() || r.native_bf16.is_some())
+        {
+            self.native_table(f)?;
+        }
         writeln!(
             f,
             "\ntraining (forward + MSE + backward + SGD Nesterov step)"
@@ -411,6 +438,9 @@ impl fmt::Display for DeviceReport {
                     n.compile_note
                         .as_ref()
                         .map(|s| format!("{}: no torch.compile: {s}", n.net)),
+                    n.native_note
+                        .as_ref()
+                        .map(|s| format!("{}: native backend: {s}", n.net)),
                 ]
             })
             .flatten()
@@ -420,6 +450,65 @@ impl fmt::Display for DeviceReport {
             for n in notes {
                 writeln!(f, "  {n}")?;
             }
+        }
+        Ok(())
+    }
+}
+
+impl DeviceReport {
+    /// The native backend beside candle's model and PyTorch at equal
+    /// precisions: f32 against PyTorch's f32 graph replay where it has
+    /// one (else eager), bf16 against its faster bf16 mode.
+    fn native_table(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "\nnative backend (inference plan on cuDNN + cuBLAS, CUDA graphs; copies to and from the device included)"
+        )?;
+        for n in self.nets.iter().filter(|n| n.native_backend.is_some()) {
+            writeln!(
+                f,
+                "  {}: {}, max |native - candle f32| {} (f32), {} (bf16)",
+                n.net,
+                n.native_backend.as_deref().unwrap_or("-"),
+                sci(n.native_max_abs_diff),
+                sci(n.native_bf16_max_abs_diff),
+            )?;
+        }
+        writeln!(
+            f,
+            "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+            "net",
+            "batch",
+            "candle f32",
+            "native f32",
+            "native bf16",
+            "torch f32",
+            "torch bf16",
+            "/candle",
+            "f32/torch",
+            "bf16/torch"
+        )?;
+        for r in &self.infer {
+            let t = &r.torch_tuned;
+            let torch_f32 = t.graph.or(r.torch_eager);
+            let torch_bf16 = match (t.bf16, t.graph_bf16) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
+            writeln!(
+                f,
+                "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",
+                r.net,
+                r.batch,
+                num(Some(r.plies), 0),
+                num(r.native, 0),
+                num(r.native_bf16, 0),
+                num(torch_f32, 0),
+                num(torch_bf16, 0),
+                num(ratio(r.native, Some(r.plies)), 2),
+                num(ratio(r.native, torch_f32), 2),
+                num(ratio(r.native_bf16, torch_bf16), 2),
+            )?;
         }
         Ok(())
     }
@@ -502,6 +591,8 @@ mod tuned_tests {
             batch,
             plies: 1000.0,
             plies_bf16: Some(3000.0),
+            native: None,
+            native_bf16: None,
             torch_eager: Some(500.0),
             torch_compile: None,
             torch_tuned: tuned,
@@ -530,5 +621,40 @@ mod tuned_tests {
         // Without tuned figures (a CPU run) there is no such table.
         let text = report(vec![row(64, TunedRates::default())]).to_string();
         assert!(!text.contains("PyTorch tuned"), "{text}");
+    }
+
+    #[test]
+    fn native_rows_are_judged_with_plies_best_backend_and_tabled_at_equal_precisions() {
+        let tuned = TunedRates {
+            tf32: None,
+            bf16: Some(1000.0),
+            graph: Some(4000.0),
+            graph_bf16: Some(6000.0),
+        };
+        let mut r = row(64, tuned);
+        r.native = Some(2000.0);
+        r.native_bf16 = Some(3000.0);
+        let rep = report(vec![r.clone()]);
+        let text = rep.to_string();
+        let line = text
+            .lines()
+            .skip_while(|l| !l.starts_with("native backend"))
+            .nth(2)
+            .unwrap_or_else(|| panic!("no native table:\n{text}"));
+        // native/candle 2.00; f32 against the f32 graph 0.50; bf16 against
+        // the faster bf16 mode 0.50.
+        let cells: Vec<&str> = line.split_whitespace().collect();
+        assert_eq!(cells[cells.len() - 3..], ["2.00", "0.50", "0.50"], "{line}");
+        // The eager target takes the native figure (2000 over 500).
+        let eager = &rep.targets()[0];
+        assert_eq!(eager.status, Status::Met, "{}", eager.detail);
+        r.native = Some(400.0);
+        r.plies = 300.0;
+        let eager = &report(vec![r]).targets()[0];
+        assert_eq!(eager.status, Status::Unmet, "{}", eager.detail);
+        assert!(eager.detail.contains("0.80x"), "{}", eager.detail);
+        // Without native figures (a CPU run) there is no such table.
+        let text = report(vec![row(64, tuned)]).to_string();
+        assert!(!text.contains("native backend"), "{text}");
     }
 }

@@ -12,13 +12,18 @@
 //! | `candle.rs` | any [`ValueNet`](crate::model::ValueNet) on any candle device (the CPU's fused kernels included) |
 //! | `native_mlp.rs` | the plain-Rust one-hidden-layer MLP (TD(lambda)'s networks) |
 //! | `native_mdrnn.rs` | the plain-Rust MDRNN, values and per-point policies |
+//! | `cuda_plan/` | an inference plan on CUDA: cuDNN, cuBLAS, one CUDA graph per bucket (`--features cuda`) |
 
 mod candle;
+#[cfg(feature = "cuda")]
+mod cuda_plan;
 mod encoded;
 mod native_mdrnn;
 mod native_mlp;
 
 pub use self::candle::CandleBackend;
+#[cfg(feature = "cuda")]
+pub use cuda_plan::{cuda_plan_backend, CudaPlanOptions};
 pub use encoded::Encoded;
 pub use native_mdrnn::NativeMdrnnBackend;
 pub use native_mlp::NativeMlpBackend;
@@ -68,6 +73,9 @@ pub enum BackendChoice {
     Auto,
     /// candle's model on the device, whatever the model.
     Candle,
+    /// The native device backend: the model's inference plan with cuDNN
+    /// and cuBLAS on CUDA (builds with the `cuda` feature).
+    Native,
     /// The CPU twin of a device plan ([`crate::infer::plan`]) in a
     /// precision: what a native GPU backend computes, computed slowly.
     PlanTwin(crate::infer::plan::Precision),

@@ -189,7 +189,7 @@ fn error_text(e: &InferError) -> String {
         InferError::Candle(c) => c.to_string(),
         InferError::Model(m) => m.to_string(),
         InferError::Other(s) => s.clone(),
-        InferError::Plan(_) => e.to_string(),
+        InferError::Plan(_) | InferError::Device(_) => e.to_string(),
     }
 }
 
