@@ -3,6 +3,7 @@
 //! thread counts, in one run.
 
 use std::fmt;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -11,8 +12,10 @@ use super::{BenchError, Notes, Result};
 use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::{GameKind, GameSupport};
+use crate::infer::backend::BackendChoice;
 use crate::infer::batched::{BatchOptions, BatchSplit, BatchStats, BatchedEvaluator};
-use crate::infer::{weights_evaluator, Evaluator};
+use crate::infer::plan::Precision;
+use crate::infer::{weights_backend, Evaluator, ModelEvaluator};
 use crate::model::{seeded_tensors, InputShape};
 use crate::search::mcts::{run_search, MctsConfig, Node, Rollout};
 use crate::util::{parse_device, seeded_rng};
@@ -134,10 +137,22 @@ fn run_game<G: GameSupport>(
         )
     })?;
     let tensors = seeded_tensors(&cfg, &mut seeded_rng(opts.seed, 0), &device)?;
-    let inner = weights_evaluator(enc, &cfg, &tensors, &device, opts.model.clone())?;
+    // The backend weights_evaluator would pick, named in the notes
+    // (PLIES_BACKEND=native takes the native one on CUDA).
+    let backend = weights_backend(
+        &cfg,
+        &tensors,
+        (enc.shape(), enc.globals_len()),
+        &device,
+        BackendChoice::Auto,
+        Precision::F32,
+    )?;
+    let backend_name = backend.name();
+    let inner: Arc<dyn Evaluator<G>> =
+        Arc::new(ModelEvaluator::new(enc, backend, opts.model.clone()));
     let positions = roots(&start, opts.positions, opts.seed);
     notes(&format!(
-        "{} {} ({} positions, {} simulations each), device {}",
+        "{} {} ({} positions, {} simulations each), device {}, backend {backend_name}",
         G::NAME,
         opts.model,
         positions.len(),
