@@ -6,7 +6,7 @@
 use super::raw::Raw;
 use super::storage::{blas_compute, cudnn_math, Storage};
 use super::{device_error, OpWeights, Shared};
-use crate::infer::backend::Encoded;
+use crate::infer::backend::{Encoded, Outputs};
 use crate::infer::plan::{Conv, Dense, NetPlan, Op, PlanAct, SlotPlan};
 use crate::infer::InferError;
 use cudarc::cublas::sys::{cublasOperation_t, cudaDataType};
@@ -268,7 +268,7 @@ impl<T: Storage> Lane<T> {
         batch: &Encoded,
         start: usize,
         rows: usize,
-    ) -> Result<(Vec<f32>, Option<Vec<Vec<f32>>>), InferError> {
+    ) -> Result<Outputs, InferError> {
         let plan = self.shared.plan.clone();
         let bucket = plan.buckets.for_rows(rows);
         let b = plan
@@ -321,7 +321,7 @@ impl<T: Storage> Lane<T> {
             }
             None => None,
         };
-        Ok((values, policy))
+        Ok(Outputs { values, policy })
     }
 
     /// Every op of bucket `b` onto the lane's stream.

@@ -268,7 +268,10 @@ impl<T: Storage> Backend for CudaPlanBackend<T> {
         while start < batch.rows {
             let rows = (batch.rows - start).min(largest);
             match lane.run(batch, start, rows) {
-                Ok((v, p)) => {
+                Ok(Outputs {
+                    values: v,
+                    policy: p,
+                }) => {
                     values.extend(v);
                     if let (Some(out), Some(p)) = (logits.as_mut(), p) {
                         out.extend(p);
