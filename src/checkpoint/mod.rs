@@ -11,6 +11,8 @@ mod config;
 mod error;
 mod load;
 mod save;
+#[cfg(feature = "hub")]
+mod share;
 mod source;
 
 pub use card::model_card;
@@ -18,6 +20,8 @@ pub use config::{CheckpointConfig, TrainingInfo, FORMAT_VERSION};
 pub use error::CheckpointError;
 pub use load::{load, Checkpoint};
 pub use save::save;
+#[cfg(feature = "hub")]
+pub use share::{download_checked, upload_checked, ShareError, ShareReport};
 pub use source::{open, CheckpointSource};
 
 pub const WEIGHTS_FILE: &str = "model.safetensors";

@@ -2,7 +2,8 @@
 //! datasets (`--repo-type dataset`) to and from a Hugging Face-style hub.
 
 use clap::{Args, Subcommand, ValueEnum};
-use plies::hub::{RepoKind, RepoRef, ShareReport};
+use plies::checkpoint::ShareReport;
+use plies::hub::{RepoKind, RepoRef};
 use plies::report::Table;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -110,7 +111,7 @@ pub fn run(cmd: HubCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         HubCmd::Download(a) => {
             let repo = repo_ref(a.repo_type, &a.repo, a.revision)?;
-            let report = plies::hub::download_checked(&repo, a.out.as_deref())?;
+            let report = plies::checkpoint::download_checked(&repo, a.out.as_deref())?;
             print(&report, a.json)
         }
         HubCmd::Upload(a) => {
@@ -118,7 +119,7 @@ pub fn run(cmd: HubCmd) -> anyhow::Result<ExitCode> {
             let message = a
                 .message
                 .unwrap_or_else(|| format!("Upload {} with plies", a.dir.display()));
-            let report = plies::hub::upload_checked(&a.dir, &repo, a.private, &message)?;
+            let report = plies::checkpoint::upload_checked(&a.dir, &repo, a.private, &message)?;
             print(&report, a.json)
         }
     }

@@ -21,8 +21,8 @@
 
 use super::{AmazonsEncoder, AmazonsRepr, Encoder, Perspective, Symmetries};
 use crate::game::amazons::{Cell, Reach};
+use crate::game::amazons_features::{AmazonsDistances, LieberumFeatures};
 use crate::game::Amazons;
-use crate::infer::hand::{AmazonsDistances, AmazonsLieberum, LieberumFeatures};
 
 /// Squares that make one unit of the territory and closeness globals.
 pub const SQUARES_PER_UNIT: f32 = 10.0;
@@ -117,7 +117,7 @@ impl Encoder<Amazons> for AmazonsTerritoryEncoder {
                 0
             };
         }
-        let f = AmazonsLieberum.features_from(state, &d);
+        let f = LieberumFeatures::from_distances(state, &d);
         globals[THESIS_GLOBALS..].copy_from_slice(&lieberum_globals(&f));
     }
 }
@@ -126,7 +126,7 @@ impl Encoder<Amazons> for AmazonsTerritoryEncoder {
 mod tests {
     use super::*;
     use crate::game::{Game, Side};
-    use crate::infer::hand::{AmazonsMinDist, HandEvaluator};
+    use crate::infer::hand::{AmazonsLieberum, AmazonsMinDist, HandEvaluator};
     use crate::util::SeededRng;
     use rand::SeedableRng;
 

@@ -17,6 +17,7 @@
 //! ```
 
 pub mod amazons;
+pub mod amazons_features;
 pub mod arimaa;
 pub mod atari_go;
 pub mod connect_four;

@@ -159,17 +159,6 @@ impl GameSupport for Arimaa {
         crate::record::arimaa_oracle::replay_oracle_games(path)
     }
 
-    fn step_search_player(
-        spec: &crate::search::steps::StepsSpec,
-        ctx: &crate::search::game_player::PlayerContext,
-    ) -> Option<Result<std::sync::Arc<dyn crate::search::Player<Self>>, crate::search::SearchError>>
-    {
-        Some(
-            crate::search::steps::StepSearchPlayer::new(spec, ctx)
-                .map(|p| std::sync::Arc::new(p) as std::sync::Arc<dyn crate::search::Player<Self>>),
-        )
-    }
-
     const RANDOM_STEPS: bool = true;
 
     fn random_steps_move(

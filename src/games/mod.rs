@@ -274,16 +274,6 @@ pub trait GameSupport: Game {
         self.random_move(rng, scratch)
     }
 
-    /// The `steps:` player (a search over single steps) for games whose
-    /// turns are made of steps; `None` for the others.
-    fn step_search_player(
-        _spec: &crate::search::steps::StepsSpec,
-        _ctx: &crate::search::game_player::PlayerContext,
-    ) -> Option<Result<std::sync::Arc<dyn crate::search::Player<Self>>, crate::search::SearchError>>
-    {
-        None
-    }
-
     /// The moves with which `side` would win at once, for games where
     /// that point is also the one that blocks it (the EXPERT player);
     /// `None` for other games.

@@ -10,19 +10,18 @@
 //! What is cached is used without asking the network; what comes from the
 //! network is checked before it is used: LFS files against their sha256,
 //! checkpoints as local ones are, datasets against their manifest. The
-//! client itself (hf-hub) needs the `hub` cargo feature.
+//! client itself (hf-hub) needs the `hub` cargo feature. The checked
+//! transfers of checkpoint and dataset repositories
+//! (`checkpoint::{download_checked, upload_checked}`) sit above this
+//! module, beside the checks they run.
 
 mod error;
 mod repo_ref;
-#[cfg(feature = "hub")]
-mod share;
 #[cfg(feature = "hub")]
 mod transfer;
 
 pub use error::{At, HubError, Mismatch};
 pub use repo_ref::{RepoKind, RepoRef, DEFAULT_REVISION};
-#[cfg(feature = "hub")]
-pub use share::{download_checked, upload_checked, ShareError, ShareReport};
 #[cfg(feature = "hub")]
 pub use transfer::{cache_dir, download, fetch_files, upload, Downloaded, Uploaded};
 

@@ -502,14 +502,16 @@ pub fn build_player_in<G: GameSupport>(
                 format!("random-steps is an Arimaa player, not one for {}", G::NAME),
             ))
         }
-        GamePlayerSpec::Steps(steps) => G::step_search_player(steps, ctx)
-            .unwrap_or_else(|| {
-                Err(bad(
-                    &spec.to_string(),
-                    format!("steps is an Arimaa player, not one for {}", G::NAME),
-                ))
-            })
-            .map_err(in_spec(spec))?,
+        GamePlayerSpec::Steps(steps) => {
+            super::steps::player::step_search_player_for::<G>(steps, ctx)
+                .unwrap_or_else(|| {
+                    Err(bad(
+                        &spec.to_string(),
+                        format!("steps is an Arimaa player, not one for {}", G::NAME),
+                    ))
+                })
+                .map_err(in_spec(spec))?
+        }
         GamePlayerSpec::Expert => {
             if G::new().immediate_wins(Side::First).is_none() {
                 return Err(bad(

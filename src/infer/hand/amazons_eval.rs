@@ -36,7 +36,8 @@
 //!   closeness terms, which judge influence, matter most in the opening.
 
 use super::HandEvaluator;
-use crate::game::amazons::{Cell, Reach, UNREACHABLE};
+use crate::game::amazons::Reach;
+use crate::game::amazons_features::{delta, empty_cells, LieberumFeatures};
 use crate::game::{Amazons, Game, Side};
 
 /// Minimal-distance (queen-move territory) evaluator.
@@ -47,27 +48,6 @@ pub struct AmazonsMinDist;
 /// weighted by the phase of the game.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct AmazonsLieberum;
-
-fn empty_cells(g: &Amazons) -> impl Iterator<Item = usize> + '_ {
-    let n = g.size();
-    (0..n * n).filter(move |&c| g.cell(c) == Cell::Empty)
-}
-
-fn delta(own: u8, opp: u8) -> f32 {
-    match own.cmp(&opp) {
-        std::cmp::Ordering::Less => 1.0,
-        std::cmp::Ordering::Greater => -1.0,
-        std::cmp::Ordering::Equal => 0.0,
-    }
-}
-
-fn pow2neg(d: u8) -> f32 {
-    if d == UNREACHABLE {
-        0.0
-    } else {
-        (-(d as f32)).exp2()
-    }
-}
 
 impl AmazonsMinDist {
     /// White's territory minus Black's.
@@ -88,96 +68,9 @@ impl HandEvaluator<Amazons> for AmazonsMinDist {
     }
 }
 
-/// The features of [`AmazonsLieberum`], from White's point of view.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct LieberumFeatures {
-    pub phase: f32,
-    pub t1: f32,
-    pub t2: f32,
-    pub c1: f32,
-    pub c2: f32,
-    pub mobility: f32,
-    pub distribution: f32,
-}
-
-/// Penalty for an amazon that cannot move.
-pub const IMMOBILE_PENALTY: f32 = 10.0;
-
-/// Queen and king distances of both sides to every square (see
-/// [`Amazons::distances`]), computed once for whoever needs several of them.
-pub struct AmazonsDistances {
-    pub queen: [Vec<u8>; 2],
-    pub king: [Vec<u8>; 2],
-}
-
-impl AmazonsDistances {
-    pub fn of(g: &Amazons) -> AmazonsDistances {
-        let both = |reach| {
-            [
-                g.distances(Side::First, reach),
-                g.distances(Side::Second, reach),
-            ]
-        };
-        AmazonsDistances {
-            queen: both(Reach::Queen),
-            king: both(Reach::King),
-        }
-    }
-
-    /// +1 where White reaches the square first by `reach` moves, -1 where
-    /// Black does, 0 on a tie or where neither does.
-    pub fn owner(&self, reach: Reach, cell: usize) -> f32 {
-        let [w, b] = match reach {
-            Reach::Queen => &self.queen,
-            Reach::King => &self.king,
-        };
-        delta(w[cell], b[cell])
-    }
-}
-
 impl AmazonsLieberum {
     pub fn features(&self, g: &Amazons) -> LieberumFeatures {
-        self.features_from(g, &AmazonsDistances::of(g))
-    }
-
-    /// [`Self::features`] from distances already computed.
-    pub fn features_from(&self, g: &Amazons, d: &AmazonsDistances) -> LieberumFeatures {
-        let n = g.size();
-        let [qw, qb] = &d.queen;
-        let [kw, kb] = &d.king;
-        let mut f = LieberumFeatures {
-            phase: (g.arrow_count() as f32 / (n * n - 8) as f32).min(1.0),
-            ..Default::default()
-        };
-        for c in empty_cells(g) {
-            f.t1 += delta(qw[c], qb[c]);
-            f.t2 += delta(kw[c], kb[c]);
-            f.c1 += 2.0 * (pow2neg(qw[c]) - pow2neg(qb[c]));
-            f.c2 += ((kb[c] as f32 - kw[c] as f32) / 6.0).clamp(-1.0, 1.0);
-        }
-        let phi = |m: u32| {
-            if m == 0 {
-                -IMMOBILE_PENALTY
-            } else {
-                (m as f32).sqrt()
-            }
-        };
-        for side in [Side::First, Side::Second] {
-            let cells = g.amazon_cells(side);
-            let mob: f32 = cells.iter().map(|&c| phi(g.mobility(c))).sum();
-            let mut spread = 0.0;
-            for (i, &a) in cells.iter().enumerate() {
-                for &b in &cells[i + 1..] {
-                    let (ra, ca) = (a as usize / n, a as usize % n);
-                    let (rb, cb) = (b as usize / n, b as usize % n);
-                    spread += ra.abs_diff(rb).max(ca.abs_diff(cb)) as f32 / n as f32;
-                }
-            }
-            let s = side.sign();
-            f.mobility += s * mob;
-            f.distribution += s * spread;
-        }
-        f
+        LieberumFeatures::of(g)
     }
 
     /// The weighted sum for White.

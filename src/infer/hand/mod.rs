@@ -89,7 +89,7 @@ impl<G: Game> Evaluator<G> for HandEval<G> {
 
 pub mod amazons_eval;
 pub mod arimaa_material;
-pub use amazons_eval::{AmazonsDistances, AmazonsLieberum, AmazonsMinDist, LieberumFeatures};
+pub use amazons_eval::{AmazonsLieberum, AmazonsMinDist};
 pub mod linear;
 pub use linear::{FeatureSet, LinearEval};
 pub mod pentago_eval;

@@ -75,6 +75,28 @@ pub struct StepSearchPlayer {
     label: String,
 }
 
+/// The `steps:` player as a player of `G`: `None` unless `G` is Arimaa,
+/// the one game whose turns are made of steps. The search layer builds it,
+/// so the game list names no search type.
+pub fn step_search_player_for<G: Game + 'static>(
+    spec: &StepsSpec,
+    ctx: &PlayerContext,
+) -> Option<Result<std::sync::Arc<dyn Player<G>>, SearchError>> {
+    use std::any::{Any, TypeId};
+    if TypeId::of::<G>() != TypeId::of::<Arimaa>() {
+        return None;
+    }
+    let player = match StepSearchPlayer::new(spec, ctx) {
+        Ok(p) => std::sync::Arc::new(p) as std::sync::Arc<dyn Player<Arimaa>>,
+        Err(e) => return Some(Err(e)),
+    };
+    // G is Arimaa: the same type, so the downcast holds.
+    let any: Box<dyn Any> = Box::new(player);
+    any.downcast::<std::sync::Arc<dyn Player<G>>>()
+        .ok()
+        .map(|p| Ok(*p))
+}
+
 impl StepSearchPlayer {
     /// The player `spec` describes, its evaluator loaded for `ctx`.
     pub fn new(spec: &StepsSpec, ctx: &PlayerContext) -> Result<StepSearchPlayer, SearchError> {

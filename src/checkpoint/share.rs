@@ -4,9 +4,9 @@
 //! `Dataset::verify` does: every shard's size and sha256 against the
 //! manifest).
 
-use super::{download, upload, At, HubError, RepoKind, RepoRef};
 use crate::checkpoint::{self, CheckpointError};
 use crate::dataset::{Dataset, DatasetError};
+use crate::hub::{download, upload, At, HubError, RepoKind, RepoRef};
 use crate::util::replace::{remove_if_there, staging_path, swap_in};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
