@@ -38,6 +38,24 @@ impl Default for EvalContext {
     }
 }
 
+/// Where players are built: the board size and the evaluators' context
+/// (the device and precision of `ckpt:` networks).
+#[derive(Clone, Debug)]
+pub struct PlayerContext {
+    pub size: usize,
+    pub eval: EvalContext,
+}
+
+impl PlayerContext {
+    /// The game's standard board on the CPU.
+    pub fn default_for<G: Game>() -> Self {
+        PlayerContext {
+            size: G::DEFAULT_SIZE,
+            eval: EvalContext::default(),
+        }
+    }
+}
+
 fn bad(name: &str, why: impl Into<String>) -> SearchError {
     SearchError::BadSpec {
         spec: format!("eval={name}"),

@@ -34,7 +34,10 @@
 //! ```
 
 use super::alphabeta::{search_with_progress, terminal_score, SearchLimits, SearchResult};
-use super::evaluators::{checkpoint_evaluator, EvalContext};
+use super::evaluators::checkpoint_evaluator;
+/// Players are built in a [`PlayerContext`] (defined beside the
+/// evaluators it carries).
+pub use super::evaluators::PlayerContext;
 use super::mcts::{MctsConfig, MctsPlayer};
 use super::mdp::MdpPlayer;
 use super::scorer::{mcts_evaluator, value_score, Scorer};
@@ -402,24 +405,6 @@ impl fmt::Display for GamePlayerSpec {
                 let parts: Vec<String> = opts.iter().map(|(k, v)| format!("{k}={v}")).collect();
                 write!(f, "spiel-mcts:{}", parts.join(","))
             }
-        }
-    }
-}
-
-/// Where players are built: the board size and the device of `ckpt:`
-/// evaluators.
-#[derive(Clone, Debug)]
-pub struct PlayerContext {
-    pub size: usize,
-    pub eval: EvalContext,
-}
-
-impl PlayerContext {
-    /// The game's standard board on the CPU.
-    pub fn default_for<G: Game>() -> Self {
-        PlayerContext {
-            size: G::DEFAULT_SIZE,
-            eval: EvalContext::default(),
         }
     }
 }

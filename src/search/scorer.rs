@@ -4,8 +4,8 @@
 //! into something to search with.
 
 use super::alphabeta::{PositionEval, WIN_THRESHOLD};
+use super::evaluators::PlayerContext;
 use super::evaluators::{evaluator_by_name, hand_eval_by_name};
-use super::game_player::PlayerContext;
 use super::mcts::MctsConfig;
 use super::{Score, SearchError};
 use crate::game::Game;

@@ -13,7 +13,7 @@ use super::psq_eval::{PieceSquareEval, StepScorer};
 use super::search::{step_search, StepLimits, StepSearchResult};
 use crate::game::arimaa::Arimaa;
 use crate::game::Game;
-use crate::search::game_player::PlayerContext;
+use crate::search::evaluators::PlayerContext;
 use crate::search::scorer::Scorer;
 use crate::search::{
     legal_or_none, pick, tighter, Budget, Chosen, Found, Player, SearchError, SearchInfo, Searched,
