@@ -353,10 +353,7 @@ impl fmt::Display for DeviceReport {
             )?;
             for r in &self.infer {
                 let t = &r.torch_tuned;
-                let best_bf16 = match (t.bf16, t.graph_bf16) {
-                    (Some(a), Some(b)) => Some(a.max(b)),
-                    (a, b) => a.or(b),
-                };
+                let best_bf16 = t.best_bf16();
                 writeln!(
                     f,
                     "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9}",
@@ -491,10 +488,7 @@ impl DeviceReport {
         for r in &self.infer {
             let t = &r.torch_tuned;
             let torch_f32 = t.graph.or(r.torch_eager);
-            let torch_bf16 = match (t.bf16, t.graph_bf16) {
-                (Some(a), Some(b)) => Some(a.max(b)),
-                (a, b) => a.or(b),
-            };
+            let torch_bf16 = t.best_bf16();
             writeln!(
                 f,
                 "{:<16} {:>6} {:>12} {:>12} {:>12} {:>12} {:>12} {:>9} {:>9} {:>9}",

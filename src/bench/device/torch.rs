@@ -78,6 +78,15 @@ impl TunedRates {
             .iter()
             .any(Option::is_some)
     }
+
+    /// PyTorch's faster bf16 mode (autocast or its graph replay): what
+    /// plies' bf16 is compared with.
+    pub fn best_bf16(&self) -> Option<f64> {
+        match (self.bf16, self.graph_bf16) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        }
+    }
 }
 
 #[derive(Deserialize, Debug)]

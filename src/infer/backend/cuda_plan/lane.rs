@@ -586,30 +586,17 @@ fn conv_io<T: Storage>(
     d: &ConvDescs<T>,
     rows: usize,
 ) -> Result<ConvIo<T>, InferError> {
-    let what = device_error("cuDNN tensor descriptors");
-    let nhwc = cudnnTensorFormat_t::CUDNN_TENSOR_NHWC;
-    let x = cudnn
-        .create_4d_tensor::<T>(
-            nhwc,
-            [
-                rows as i32,
-                c.in_channels as i32,
-                c.in_hw[0] as i32,
-                c.in_hw[1] as i32,
-            ],
-        )
-        .map_err(&what)?;
-    let y = cudnn
-        .create_4d_tensor::<T>(
-            nhwc,
-            [
-                rows as i32,
-                c.out_channels as i32,
-                c.out_hw[0] as i32,
-                c.out_hw[1] as i32,
-            ],
-        )
-        .map_err(&what)?;
+    // `rows` maps of `channels` x `[h, w]`, channels last.
+    let nhwc = |channels: usize, [h, w]: [usize; 2]| {
+        cudnn
+            .create_4d_tensor::<T>(
+                cudnnTensorFormat_t::CUDNN_TENSOR_NHWC,
+                [rows as i32, channels as i32, h as i32, w as i32],
+            )
+            .map_err(device_error("cuDNN tensor descriptors"))
+    };
+    let x = nhwc(c.in_channels, c.in_hw)?;
+    let y = nhwc(c.out_channels, c.out_hw)?;
     let algo = ConvForward {
         conv: &d.conv,
         x: &x,
