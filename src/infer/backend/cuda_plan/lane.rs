@@ -262,12 +262,14 @@ impl<T: Storage> Lane<T> {
 
     /// Rows `start..start + rows` of `batch` (at most the largest bucket),
     /// padded to their bucket: the values, and the policy logits when the
-    /// plan has a policy head.
+    /// plan has a policy head and `policy` asks for them (else they are
+    /// not copied back).
     pub fn run(
         &mut self,
         batch: &Encoded,
         start: usize,
         rows: usize,
+        policy: bool,
     ) -> Result<Outputs, InferError> {
         let plan = self.shared.plan.clone();
         let bucket = plan.buckets.for_rows(rows);
@@ -314,7 +316,7 @@ impl<T: Storage> Lane<T> {
             Ok(host.into_iter().map(T::to_f32).collect())
         };
         let values = read(plan.value)?;
-        let policy = match plan.policy {
+        let policy = match plan.policy.filter(|_| policy) {
             Some(p) => {
                 let per = plan.per_row[p.0];
                 Some(read(p)?.chunks_exact(per).map(<[f32]>::to_vec).collect())

@@ -267,7 +267,7 @@ impl<T: Storage> Backend for CudaPlanBackend<T> {
         let mut outcome = Ok(());
         while start < batch.rows {
             let rows = (batch.rows - start).min(largest);
-            match lane.run(batch, start, rows) {
+            match lane.run(batch, start, rows, logits.is_some()) {
                 Ok(Outputs {
                     values: v,
                     policy: p,
