@@ -33,31 +33,53 @@
 //! assert!(legal.contains(&mv));
 //! ```
 
+//! Each kind of player owns its file: its spec type (written back by its
+//! `Display`), its names, its options and its construction, through
+//! [`PlayerKind`]. The list below is the one place that names every kind;
+//! adding a player is its file and one line in it.
 //!
 //! | file | what |
 //! | --- | --- |
-//! | `spec.rs` | the grammar: [`GamePlayerSpec`], parsed and written back |
-//! | `build.rs` | a spec to a player ([`build_player_in`]), evaluators resolved |
-//! | `alphabeta_player.rs` | [`AlphaBetaPlayer`] |
-//! | `greedy_player.rs` | [`EvalGreedyPlayer`] |
-//! | `random_steps_player.rs` | [`RandomStepsPlayer`] |
-//!
-//! The other players live beside their searches (`mcts`, `steps`,
-//! `spiel_bot`, `mdp`, `policy`) or in `search`'s own files.
+//! | `registry.rs` | [`PlayerKind`], and the macro that makes [`GamePlayerSpec`] from the list |
+//! | `grammar.rs` | [`Options`]: `key=value` options read and refused alike for every kind |
+//! | `build.rs` | a spec to a player ([`build_player_in`]); evaluators resolved by name |
+//! | `plain.rs` | `random`, `naive`, `expert` |
+//! | `alphabeta.rs` | `alphabeta`: [`AlphaBetaSpec`], [`AlphaBetaPlayer`] |
+//! | `greedy.rs` | `greedy`, `greedy+`: [`GreedySpec`], [`EvalGreedyPlayer`] |
+//! | `random_steps.rs` | `random-steps`: [`RandomStepsSpec`], [`RandomStepsPlayer`] |
+//! | `steps.rs` | `steps` (the player lives in [`crate::search::steps::player`]) |
+//! | `mcts.rs` | `mcts` ([`crate::search::mcts`]) |
+//! | `spiel_mcts.rs` | `spiel-mcts` ([`crate::search::spiel_bot`]) |
+//! | `mdp.rs` | `mdp` ([`crate::search::mdp`]) |
+//! | `policy.rs` | `policy` ([`crate::search::PolicyPlayer`]) |
 
-mod alphabeta_player;
+#[macro_use]
+mod registry;
 mod build;
-mod greedy_player;
-mod random_steps_player;
-mod spec;
+mod grammar;
 #[cfg(test)]
 mod tests;
+
+// The kinds of players, in the order help and errors list their names.
+player_kinds! {
+    plain: Plain(PlainSpec),
+    alphabeta: AlphaBeta(AlphaBetaSpec),
+    greedy: Greedy(GreedySpec),
+    random_steps: RandomSteps(RandomStepsSpec),
+    steps: Steps(StepsSpec),
+    mcts: Mcts(MctsConfig),
+    spiel_mcts: SpielMcts(SpielMctsSpec),
+    mdp: Mdp(MdpSpec),
+    policy: Policy(PolicySpec),
+}
 
 /// Players are built in a [`PlayerContext`] (defined beside the
 /// evaluators it carries).
 pub use super::evaluators::PlayerContext;
-pub use alphabeta_player::AlphaBetaPlayer;
+pub use alphabeta::{AlphaBetaPlayer, DEFAULT_DEPTH};
 pub use build::{build_player, build_player_in, player_from_spec, player_from_spec_in};
-pub use greedy_player::EvalGreedyPlayer;
-pub use random_steps_player::RandomStepsPlayer;
-pub use spec::{GamePlayerSpec, DEFAULT_DEPTH, DEFAULT_END_PROB};
+pub(crate) use grammar::{bad, SearchOptions};
+pub use grammar::Options;
+pub use greedy::EvalGreedyPlayer;
+pub use random_steps::{RandomStepsPlayer, DEFAULT_END_PROB};
+pub use registry::PlayerKind;

@@ -14,6 +14,7 @@ use super::search::{step_search, StepLimits, StepSearchResult};
 use crate::game::arimaa::Arimaa;
 use crate::game::Game;
 use crate::search::evaluators::PlayerContext;
+use crate::search::game_player::SearchOptions;
 use crate::search::scorer::Scorer;
 use crate::search::{
     legal_or_none, pick, tighter, Budget, Chosen, Found, Player, SearchError, SearchInfo, Searched,
@@ -46,25 +47,14 @@ pub struct StepsSpec {
 
 impl fmt::Display for StepsSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut args = Vec::new();
-        if let Some(d) = self.depth {
-            args.push(format!("depth={d}"));
-        }
-        if let Some(t) = self.time {
-            args.push(format!("time={}", t.as_secs_f64()));
-        }
-        if let Some(n) = self.nodes {
-            args.push(format!("nodes={n}"));
-        }
-        if let Some(e) = &self.eval {
-            args.push(format!("eval={e}"));
-        }
-        f.write_str("steps")?;
-        if args.is_empty() {
-            Ok(())
-        } else {
-            write!(f, ":{}", args.join(","))
-        }
+        SearchOptions::write(
+            f,
+            "steps",
+            self.depth,
+            self.time,
+            self.nodes,
+            self.eval.as_deref(),
+        )
     }
 }
 
