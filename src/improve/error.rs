@@ -21,6 +21,9 @@ pub enum LoopError {
         was: String,
         now: String,
     },
+    /// Another loop writes the directory, or its lock cannot be taken.
+    #[error(transparent)]
+    Locked(#[from] crate::util::LockError),
     #[error("thread pool: {0}")]
     Pool(String),
     #[error(transparent)]

@@ -33,6 +33,7 @@ use crate::report::{LineChart, Table};
 use crate::search::evaluators::{evaluator_by_name, EvalContext};
 use crate::search::game_player::PlayerContext;
 use crate::train::{fit, resolve_model, FitConfig, ScheduleSpec};
+use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDir, RunDirError};
 use crate::util::{derive_seed, parse_device};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -151,55 +152,41 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, Loo
     }
 }
 
-/// Writes `cfg` to a new loop directory, or checks it against the one
-/// there, naming the first field that differs.
-fn claim(dir: &Path, cfg: &LoopConfig) -> Result<(), LoopError> {
+/// Locks the loop directory for this process and writes `cfg` to it, or
+/// checks it against the configuration there, naming the first field that
+/// differs.
+fn claim(dir: &Path, cfg: &LoopConfig) -> Result<RunDir, LoopError> {
     let path = dir.join(CONFIG_FILE);
     let now = serde_json::to_value(cfg).map_err(|e| LoopError::Config {
         path: path.clone(),
         why: e.to_string(),
     })?;
-    if let Some(was) = read_json::<serde_json::Value>(&path)? {
-        if let Some((field, a, b)) = first_difference(&was, &now, "") {
-            return Err(LoopError::Mismatch {
-                path,
-                field,
-                was: a,
-                now: b,
-            });
-        }
-        return Ok(());
-    }
+    let run_dir = RunDir::claim(dir).map_err(run_dir_error)?;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    crate::report::write_json(&path, &now)?;
-    Ok(())
+    check_fingerprint(&path, &now, Depth::Nested, JsonLayout::PrettyLine).map_err(run_dir_error)?;
+    Ok(run_dir)
 }
 
-fn first_difference(
-    a: &serde_json::Value,
-    b: &serde_json::Value,
-    prefix: &str,
-) -> Option<(String, String, String)> {
-    use serde_json::Value;
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            keys.into_iter().find_map(|k| {
-                let path = if prefix.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{prefix}.{k}")
-                };
-                match (x.get(k), y.get(k)) {
-                    (Some(p), Some(q)) => first_difference(p, q, &path),
-                    (p, q) => Some((path, format!("{p:?}"), format!("{q:?}"))),
-                }
-            })
+/// The loop's error for what claiming its directory met.
+fn run_dir_error(e: RunDirError) -> LoopError {
+    match e {
+        RunDirError::Mismatch { path, difference } => {
+            // A field only one configuration has shows as `Some(..)`/`None`.
+            let (was, now) = match (&difference.saved, &difference.given) {
+                (Some(a), Some(b)) => (a.to_string(), b.to_string()),
+                (a, b) => (format!("{:?}", a.as_ref()), format!("{:?}", b.as_ref())),
+            };
+            LoopError::Mismatch {
+                path,
+                field: difference.field,
+                was,
+                now,
+            }
         }
-        _ if a != b => Some((prefix.to_string(), a.to_string(), b.to_string())),
-        _ => None,
+        RunDirError::Io { path, source } => LoopError::Io { path, source },
+        RunDirError::Unreadable { path, why } => LoopError::Config { path, why },
+        RunDirError::Write(e) => LoopError::Report(e.into()),
+        RunDirError::Locked(e) => LoopError::Locked(e),
     }
 }
 
@@ -347,7 +334,8 @@ pub fn run_loop<G: GameSupport>(
         ),
         None => None,
     };
-    claim(dir, cfg)?;
+    // Held until the loop returns: one writer per loop directory.
+    let _run_dir = claim(dir, cfg)?;
     let threads = cfg.threads;
     let mut summary = LoopSummary {
         gates: Vec::new(),
@@ -676,4 +664,40 @@ fn write_reports(dir: &Path, s: &LoopSummary) -> Result<(), LoopError> {
     }
     chart.write_png(dir.join("elo.png"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loop_directory_has_one_writer_and_one_configuration() {
+        let (_tmp, dir) = crate::util::scratch("loop");
+        let cfg: LoopConfig = serde_json::from_str(r#"{"game": "connect-four"}"#).unwrap();
+        let held = claim(&dir, &cfg).unwrap();
+        let stored = std::fs::read_to_string(dir.join(CONFIG_FILE)).unwrap();
+        assert!(stored.ends_with("}\n"), "{stored}");
+        let e = claim(&dir, &cfg).unwrap_err().to_string();
+        assert!(e.contains("another writer holds it"), "{e}");
+        drop(held);
+        // Resumed with the same configuration.
+        drop(claim(&dir, &cfg).unwrap());
+        let other = LoopConfig {
+            seed: cfg.seed + 1,
+            ..cfg.clone()
+        };
+        let e = claim(&dir, &other).unwrap_err().to_string();
+        assert!(e.contains("`seed` was"), "{e}");
+        // A field only one configuration has.
+        let e = run_dir_error(RunDirError::Mismatch {
+            path: dir.join(CONFIG_FILE),
+            difference: crate::util::run_dir::Difference {
+                field: "extra".into(),
+                saved: None,
+                given: Some(serde_json::json!(1)),
+            },
+        })
+        .to_string();
+        assert!(e.contains("`extra` was None, now Some(Number(1))"), "{e}");
+    }
 }

@@ -13,6 +13,7 @@ mod janitor;
 pub mod lock;
 pub mod memory;
 pub mod replace;
+pub mod run_dir;
 pub mod safe_name;
 mod scripts;
 mod seed;
