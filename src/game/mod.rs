@@ -23,6 +23,7 @@ pub mod atari_go;
 pub mod connect_four;
 mod error;
 pub mod gomoku;
+pub mod gomoku_patterns;
 mod grid;
 mod outcome;
 pub mod pentago;

@@ -1,9 +1,12 @@
 //! Gomoku's support: the stone-grid encoder, EXPERT's immediate wins (the
-//! point that makes five is the point that blocks it), OpenSpiel's `gomoku`.
+//! point that makes five is the point that blocks it), the line-pattern
+//! evaluator, OpenSpiel's `gomoku`.
 
 use super::{cell_action, unknown_format, GameKind, GameSupport, ImportedFile, SupportError};
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
+use crate::game::gomoku_patterns::pattern_score;
 use crate::game::{Game, Gomoku, GomokuMove, Side};
+use crate::infer::hand::{HandEval, HAND_SCORE_CAP};
 use crate::record::gomoku_pgn::import_playok_gomoku;
 use std::path::Path;
 
@@ -19,6 +22,16 @@ impl GameSupport for Gomoku {
 
     fn encoder(name: &str, size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         stones_encoder(name, size)
+    }
+
+    const HAND_EVALS: &'static [&'static str] = &["patterns"];
+
+    /// Live windows of five weighted by the stones they hold, the tempo
+    /// read off the fours ([`crate::game::gomoku_patterns`]); two open
+    /// threes' worth is a clear advantage.
+    fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        (name == "patterns")
+            .then(|| HandEval::new(name, 600.0, |g: &Gomoku| pattern_score(g, HAND_SCORE_CAP)))
     }
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<GomokuMove>> {

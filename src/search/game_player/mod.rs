@@ -52,6 +52,7 @@
 //! | `spiel_mcts.rs` | `spiel-mcts` ([`crate::search::spiel_bot`]) |
 //! | `mdp.rs` | `mdp` ([`crate::search::mdp`]) |
 //! | `policy.rs` | `policy` ([`crate::search::PolicyPlayer`]) |
+//! | `threats.rs` | `threats`: forced wins by threats, then the evaluator (Gomoku) |
 
 #[macro_use]
 mod registry;
@@ -71,6 +72,7 @@ player_kinds! {
     spiel_mcts: SpielMcts(SpielMctsSpec),
     mdp: Mdp(MdpSpec),
     policy: Policy(PolicySpec),
+    threats: Threats(ThreatsSpec),
 }
 
 /// Players are built in a [`PlayerContext`] (defined beside the
@@ -78,8 +80,8 @@ player_kinds! {
 pub use super::evaluators::PlayerContext;
 pub use alphabeta::{AlphaBetaPlayer, DEFAULT_DEPTH};
 pub use build::{build_player, build_player_in, player_from_spec, player_from_spec_in};
-pub(crate) use grammar::{bad, SearchOptions};
 pub use grammar::Options;
+pub(crate) use grammar::{bad, SearchOptions};
 pub use greedy::EvalGreedyPlayer;
 pub use random_steps::{RandomStepsPlayer, DEFAULT_END_PROB};
 pub use registry::PlayerKind;

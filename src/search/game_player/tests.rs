@@ -95,11 +95,11 @@ fn errors_name_the_bad_key_or_value() {
         .unwrap()
         .to_string();
     assert!(e.contains("not arimaa"), "{e}");
-    let e = player_from_spec::<Gomoku>("alphabeta:depth=2")
+    let e = player_from_spec::<AtariGo>("alphabeta:depth=2")
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains("gomoku has no hand evaluator"), "{e}");
+    assert!(e.contains("atari_go has no hand evaluator"), "{e}");
     let e = player_from_spec::<Amazons>("random-steps")
         .err()
         .unwrap()
