@@ -314,14 +314,14 @@ fn bad_specs_games_and_sizes_are_named() {
     assert!(!t.contains("panicked"), "{t}");
     let o = arena(&[
         "--game",
-        "gomoku",
+        "atari-go",
         "--players",
         "random",
         "alphabeta:depth=1",
     ]);
     assert!(!o.status.success());
     assert!(
-        text(&o).contains("gomoku has no hand evaluator"),
+        text(&o).contains("atari_go has no hand evaluator"),
         "{}",
         text(&o)
     );

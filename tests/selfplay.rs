@@ -347,7 +347,7 @@ fn bad_player_specs_name_the_key_and_value() {
     let o = plies(&[
         "selfplay",
         "--game",
-        "gomoku",
+        "atari-go",
         "--white",
         "greedy",
         "--black",
@@ -358,7 +358,7 @@ fn bad_player_specs_name_the_key_and_value() {
         out.to_str().unwrap(),
     ]);
     assert!(
-        text(&o).contains("gomoku has no hand evaluator"),
+        text(&o).contains("atari_go has no hand evaluator"),
         "{}",
         text(&o)
     );
