@@ -19,17 +19,20 @@ struct Engine {
 
 impl Engine {
     fn spawn(player: &str, seed: u64) -> Engine {
-        let seed = seed.to_string();
+        Engine::spawn_with(&["--player", player, "--seed", &seed.to_string()])
+    }
+
+    /// `plies engine gomocup` with `options` after it.
+    fn spawn_with(options: &[&str]) -> Engine {
+        let mut args = vec!["engine", "gomocup"];
+        args.extend_from_slice(options);
         let common::Piped {
             child,
             stdin,
             lines,
-        } = common::spawn_piped(
-            &["engine", "gomocup", "--player", player, "--seed", &seed],
-            |c| {
-                c.stderr(Stdio::null());
-            },
-        );
+        } = common::spawn_piped(&args, |c| {
+            c.stderr(Stdio::null());
+        });
         Engine {
             child,
             stdin,
@@ -475,4 +478,49 @@ fn an_evolved_mdrnn_plays_a_whole_15x15_game() {
     );
     net.end();
     naive.end();
+}
+
+/// With no `--player` the engine plays its strongest player (`threats`):
+/// it wins every game against a naive engine, with either colour, every
+/// move refereed.
+#[test]
+fn the_default_player_beats_naive_with_either_colour() {
+    let n = 15;
+    for game in 0..4u64 {
+        let default_first = game % 2 == 0;
+        let seed = (20 + game).to_string();
+        let mut engines = [
+            Engine::spawn_with(&["--seed", &seed]),
+            Engine::spawn("naive", 30 + game),
+        ];
+        for e in engines.iter_mut() {
+            assert_eq!(e.ask("START 15"), "OK");
+        }
+        let order = if default_first { [0, 1] } else { [1, 0] };
+        let names = ["the default player", "naive"];
+        let mut g = Gomoku::with_size(n).unwrap();
+        let mut last = engines[order[0]].ask("BEGIN");
+        referee_play(&mut g, cell_of(&last, n), names[order[0]]);
+        let mut k = 1;
+        while g.outcome().is_none() {
+            let who = order[k % 2];
+            last = engines[who].ask(&format!("TURN {last}"));
+            referee_play(&mut g, cell_of(&last, n), names[who]);
+            k += 1;
+        }
+        let winner = if default_first {
+            Side::First
+        } else {
+            Side::Second
+        };
+        assert_eq!(
+            g.outcome(),
+            Some(Outcome::Win(winner)),
+            "game {game}: {} stones",
+            g.ply()
+        );
+        for e in engines {
+            e.end();
+        }
+    }
 }

@@ -22,13 +22,15 @@ pub enum EngineCmd {
 
 #[derive(Args)]
 pub struct GomocupArgs {
-    /// Any player spec of `plies match --game gomoku`: naive (win at once,
-    /// else block an immediate win, else random), random, expert,
-    /// alphabeta:depth=D[,eval=E], greedy[:eval=E],
-    /// mcts:sims=N[,threads=T,eval=E,...]; E: random, ckpt:PATH or
-    /// ckpt:hf:ORG/NAME[@REV] (a checkpoint for the board size START names). The manager's
-    /// timeout_turn and time_left bound every search.
-    #[arg(long, default_value = "naive")]
+    /// Any player spec of `plies match --game gomoku`: threats[:depth=D,
+    /// width=K,eval=E] (the default: wins, blocks, forced wins by fours,
+    /// else the best pattern-valued move that leaves the opponent none),
+    /// naive, random, expert, alphabeta:depth=D[,eval=E], greedy[:eval=E],
+    /// mcts:sims=N[,threads=T,eval=E,...]; E: patterns (the default),
+    /// random, ckpt:PATH or ckpt:hf:ORG/NAME[@REV] (a checkpoint for the
+    /// board size START names). The manager's timeout_turn and time_left
+    /// bound every search.
+    #[arg(long, default_value = "threats")]
     player: String,
     /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
     #[arg(long, default_value = "cpu")]
