@@ -26,7 +26,7 @@
 
 use crate::infer::hand::arimaa_material::CLEAR_ADVANTAGE;
 use crate::search::alphabeta::WIN_THRESHOLD;
-use crate::search::game_player::{AlphaBetaSpec, GamePlayerSpec};
+use crate::search::game_player::{AlphaBetaSpec, GamePlayerSpec, SearchOptions};
 use crate::search::{Budget, Score, SearchError};
 use std::fmt;
 use std::str::FromStr;
@@ -50,12 +50,12 @@ impl EngineSpec {
     pub fn unbounded(&self) -> bool {
         matches!(
             self.player,
-            GamePlayerSpec::AlphaBeta(AlphaBetaSpec {
+            GamePlayerSpec::AlphaBeta(AlphaBetaSpec(SearchOptions {
                 depth: None,
                 time: None,
                 nodes: None,
                 ..
-            })
+            }))
         )
     }
 

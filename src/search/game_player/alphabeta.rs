@@ -29,24 +29,11 @@ pub const DEFAULT_DEPTH: u32 = 3;
 
 /// An `alphabeta` spec.
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct AlphaBetaSpec {
-    pub depth: Option<u32>,
-    pub time: Option<Duration>,
-    pub nodes: Option<u64>,
-    /// The evaluator's name; the game's first hand evaluator when `None`.
-    pub eval: Option<String>,
-}
+pub struct AlphaBetaSpec(pub SearchOptions);
 
 impl fmt::Display for AlphaBetaSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        SearchOptions::write(
-            f,
-            "alphabeta",
-            self.depth,
-            self.time,
-            self.nodes,
-            self.eval.as_deref(),
-        )
+        self.0.write(f, "alphabeta")
     }
 }
 
@@ -55,34 +42,24 @@ impl PlayerKind for AlphaBetaSpec {
 
     fn parse(text: &str, name: &str, args: Option<&str>) -> Result<Self, SearchError> {
         let opts = Options::parse(text, name, args, &SEARCH_KEYS)?;
-        let SearchOptions {
-            depth,
-            time,
-            nodes,
-            eval,
-        } = SearchOptions::read(&opts, 1, MAX_DEPTH)?;
-        Ok(AlphaBetaSpec {
-            depth,
-            time,
-            nodes,
-            eval,
-        })
+        SearchOptions::read(&opts, 1, MAX_DEPTH).map(AlphaBetaSpec)
     }
 
     fn build<G: GameSupport>(
         &self,
         ctx: &PlayerContext,
     ) -> Result<Arc<dyn crate::search::Player<G>>, SearchError> {
-        let (name, eval) = resolve_eval::<G>(self, self.eval.as_deref(), ctx)?;
+        let limits = &self.0;
+        let (name, eval) = resolve_eval::<G>(self, limits.eval.as_deref(), ctx)?;
         Ok(Arc::new(AlphaBetaPlayer {
-            depth: self.depth,
-            time: self.time,
-            nodes: self.nodes,
+            depth: limits.depth,
+            time: limits.time,
+            nodes: limits.nodes,
             eval,
-            label: AlphaBetaSpec {
+            label: AlphaBetaSpec(SearchOptions {
                 eval: Some(name),
-                ..self.clone()
-            }
+                ..limits.clone()
+            })
             .to_string(),
         }))
     }

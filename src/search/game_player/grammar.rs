@@ -111,8 +111,10 @@ impl<'a> Options<'a> {
 /// budget a move and an evaluator (`alphabeta`, `steps`).
 pub(crate) const SEARCH_KEYS: [&str; 4] = ["depth", "time", "nodes", "eval"];
 
-/// A search's `depth` (in `least..=most`), `time`, `nodes` and `eval`.
-pub(crate) struct SearchOptions {
+/// A search's limits a move, `depth`, `time` and `nodes`, and its
+/// evaluator's name (the game's first hand evaluator when `None`).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SearchOptions {
     pub depth: Option<u32>,
     pub time: Option<Duration>,
     pub nodes: Option<u64>,
@@ -120,6 +122,7 @@ pub(crate) struct SearchOptions {
 }
 
 impl SearchOptions {
+    /// The options `opts` gives, `depth` in `least..=most`.
     pub fn read(opts: &Options, least: u32, most: u32) -> Result<Self, SearchError> {
         Ok(SearchOptions {
             depth: opts.read(
@@ -139,25 +142,18 @@ impl SearchOptions {
     }
 
     /// `name[:depth=D,time=T,nodes=N,eval=E]`, the options given.
-    pub fn write(
-        f: &mut fmt::Formatter<'_>,
-        name: &str,
-        depth: Option<u32>,
-        time: Option<Duration>,
-        nodes: Option<u64>,
-        eval: Option<&str>,
-    ) -> fmt::Result {
+    pub fn write(&self, f: &mut fmt::Formatter<'_>, name: &str) -> fmt::Result {
         let mut args = Vec::new();
-        if let Some(d) = depth {
+        if let Some(d) = self.depth {
             args.push(format!("depth={d}"));
         }
-        if let Some(t) = time {
+        if let Some(t) = self.time {
             args.push(format!("time={}", t.as_secs_f64()));
         }
-        if let Some(n) = nodes {
+        if let Some(n) = self.nodes {
             args.push(format!("nodes={n}"));
         }
-        if let Some(e) = eval {
+        if let Some(e) = &self.eval {
             args.push(format!("eval={e}"));
         }
         f.write_str(name)?;

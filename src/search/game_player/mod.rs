@@ -80,8 +80,9 @@ player_kinds! {
 pub use super::evaluators::PlayerContext;
 pub use alphabeta::{AlphaBetaPlayer, DEFAULT_DEPTH};
 pub use build::{build_player, build_player_in, player_from_spec, player_from_spec_in};
+pub(crate) use grammar::bad;
 pub use grammar::Options;
-pub(crate) use grammar::{bad, SearchOptions};
+pub use grammar::SearchOptions;
 pub use greedy::EvalGreedyPlayer;
 pub use random_steps::{RandomStepsPlayer, DEFAULT_END_PROB};
 pub use registry::PlayerKind;

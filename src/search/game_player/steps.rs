@@ -16,18 +16,7 @@ impl PlayerKind for StepsSpec {
 
     fn parse(text: &str, name: &str, args: Option<&str>) -> Result<Self, SearchError> {
         let opts = Options::parse(text, name, args, &SEARCH_KEYS)?;
-        let SearchOptions {
-            depth,
-            time,
-            nodes,
-            eval,
-        } = SearchOptions::read(&opts, MIN_STEPS, MAX_STEPS)?;
-        Ok(StepsSpec {
-            depth,
-            time,
-            nodes,
-            eval,
-        })
+        SearchOptions::read(&opts, MIN_STEPS, MAX_STEPS).map(StepsSpec)
     }
 
     fn build<G: GameSupport>(

@@ -35,12 +35,12 @@ fn specs_parse_and_print_back() {
         "alphabeta:eval=material,depth=2"
             .parse::<GamePlayerSpec>()
             .unwrap(),
-        GamePlayerSpec::AlphaBeta(AlphaBetaSpec {
+        GamePlayerSpec::AlphaBeta(AlphaBetaSpec(SearchOptions {
             depth: Some(2),
             time: None,
             nodes: None,
             eval: Some("material".into())
-        })
+        }))
     );
 }
 

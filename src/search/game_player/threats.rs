@@ -200,10 +200,7 @@ mod tests {
 
     fn after(moves: &[&str]) -> Gomoku {
         let mut g = Gomoku::with_board_size(15).unwrap();
-        for m in moves {
-            let mv = g.parse_move(m).unwrap();
-            g.play(mv);
-        }
+        crate::game::test_support::play_all(&mut g, moves);
         g
     }
 

@@ -23,7 +23,7 @@ use crate::search::{
 use crate::util::SeededRng;
 use rand::RngExt;
 use std::fmt;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// The deepest iteration when neither the spec nor the budget sets one:
 /// two turns.
@@ -35,26 +35,21 @@ pub const MIN_STEPS: u32 = 4;
 /// The most steps a spec may ask for.
 pub const MAX_STEPS: u32 = 64;
 
-/// The options of a `steps:` spec.
+/// The options of a `steps:` spec (its `depth` in steps).
 #[derive(Clone, Debug, Default, PartialEq)]
-pub struct StepsSpec {
-    /// In steps.
-    pub depth: Option<u32>,
-    pub time: Option<Duration>,
-    pub nodes: Option<u64>,
-    pub eval: Option<String>,
+pub struct StepsSpec(pub SearchOptions);
+
+impl std::ops::Deref for StepsSpec {
+    type Target = SearchOptions;
+
+    fn deref(&self) -> &SearchOptions {
+        &self.0
+    }
 }
 
 impl fmt::Display for StepsSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        SearchOptions::write(
-            f,
-            "steps",
-            self.depth,
-            self.time,
-            self.nodes,
-            self.eval.as_deref(),
-        )
+        self.0.write(f, "steps")
     }
 }
 
@@ -104,10 +99,10 @@ impl StepSearchPlayer {
                 None => StepScorer::Position(Scorer::by_name(&name, ctx)?),
             }
         };
-        let label = StepsSpec {
+        let label = StepsSpec(SearchOptions {
             eval: Some(name),
-            ..spec.clone()
-        }
+            ..spec.0.clone()
+        })
         .to_string();
         Ok(StepSearchPlayer {
             spec: spec.clone(),
