@@ -50,6 +50,12 @@ impl Default for TimeControl {
 /// Latency kept back from every budget: the controller's clock started
 /// before our `go` arrived and the answer still has to travel back.
 const SAFETY: f64 = 0.1;
+/// The share of the reserve a turn may spend on top of its own time.
+const RESERVE_SHARE: f64 = 1.0 / 20.0;
+/// The most of what is left before a loss on time that one search is
+/// given: the rest absorbs a search's last iteration running past its
+/// deadline on a loaded machine.
+const LIMIT_SHARE: f64 = 0.9;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
 /// The longest time a time option may give, in seconds (about 31 years):
@@ -103,9 +109,11 @@ impl TimeControl {
     }
 
     /// How long `side` should think on the turn it is about to play, or
-    /// `None` when no clock applies. Spends about half the per-move time and
-    /// a twentieth of the reserve, never more than half of what is left
-    /// before a loss on time, less a safety margin.
+    /// `None` when no clock applies. Spends the turn's own time and a
+    /// twentieth of the reserve (the per-turn time is the clock's increment:
+    /// what a turn leaves of it only tops up the reserve), never more than
+    /// nine tenths of what is left before a loss on time, less a safety
+    /// margin.
     pub fn budget(&self, side: Side) -> Option<Duration> {
         self.budget_after(side, Duration::ZERO)
     }
@@ -124,11 +132,11 @@ impl TimeControl {
             hard = self.tcturntime;
         }
         hard -= self.moveused.max(0.0);
-        let mut target = 0.5 * self.tcmove.max(0.0) + reserve / 20.0;
+        let mut target = self.tcmove.max(0.0) + reserve * RESERVE_SHARE;
         if target <= 0.0 {
             target = hard;
         }
-        let think = (target.min(0.5 * hard) - SAFETY - overhead.as_secs_f64())
+        let think = (target.min(LIMIT_SHARE * hard) - SAFETY - overhead.as_secs_f64())
             .clamp(MIN_THINK, MAX_SECONDS);
         // Only a NaN set through `set` fails here: it gets the shortest time.
         Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
@@ -154,17 +162,18 @@ mod tests {
         let mut tc = TimeControl::default();
         assert!(tc.set("tcmove", 2.0));
         assert!(tc.set("tcreserve", 10.0));
-        // 1 s of the move time plus half a second of reserve, less the margin.
-        assert!((secs(tc.budget(Side::First)) - 1.4).abs() < 1e-9);
+        // The 2 s of the turn plus half a second of reserve, less the margin.
+        assert!((secs(tc.budget(Side::First)) - 2.4).abs() < 1e-9);
         // Silver's reserve is nearly gone; gold's is large.
         tc.set("sreserve", 0.0);
         tc.set("greserve", 100.0);
-        assert!((secs(tc.budget(Side::Second)) - 0.9).abs() < 1e-9);
-        assert!((secs(tc.budget(Side::First)) - 5.9).abs() < 1e-9);
+        // Silver: nine tenths of its 2 s; gold: 2 s and 5 of its 100.
+        assert!((secs(tc.budget(Side::Second)) - 1.7).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 6.9).abs() < 1e-9);
         // A turn-time cap and time already used shrink it.
         tc.set("tcturntime", 3.0);
         tc.set("moveused", 1.0);
-        assert!((secs(tc.budget(Side::First)) - 0.9).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 1.7).abs() < 1e-9);
         // Never below the minimum, even when the turn is over.
         tc.set("moveused", 10.0);
         assert!((secs(tc.budget(Side::First)) - MIN_THINK).abs() < 1e-9);
@@ -175,9 +184,9 @@ mod tests {
         // What the replies cost beyond their searches comes off too.
         let mut tc = TimeControl::default();
         tc.set("tcmove", 1.0);
-        assert!((secs(tc.budget(Side::First)) - 0.4).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 0.8).abs() < 1e-9);
         let late = Duration::from_millis(150);
-        assert!((secs(tc.budget_after(Side::First, late)) - 0.25).abs() < 1e-9);
+        assert!((secs(tc.budget_after(Side::First, late)) - 0.65).abs() < 1e-9);
         let awful = Duration::from_secs(5);
         assert!((secs(tc.budget_after(Side::First, awful)) - MIN_THINK).abs() < 1e-9);
     }
