@@ -273,3 +273,52 @@ fn run_state_files_get_the_umask_mode() {
     let loaded = run_state::load(&rs).unwrap();
     assert_eq!(loaded.state, state);
 }
+
+/// A shipped checkpoint resolves by name from any folder (as an engine a
+/// manager starts in its own folder would), plays through a player spec,
+/// and a checkpoint of another game or an unknown name is refused.
+#[test]
+fn a_shipped_checkpoint_plays_from_any_folder() {
+    let away = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_plies"))
+        .current_dir(away.path())
+        .args([
+            "match",
+            "--game",
+            "tictactoe",
+            "--a",
+            "greedy:eval=builtin:tictactoe",
+            "--b",
+            "random",
+            "--games",
+            "20",
+            "--seed",
+            "5",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(report["a"], "greedy:eval=builtin:tictactoe");
+    // The TD-trained network at one ply beats random moves clearly (two
+    // random players score about +0.2 for whoever moves first, 0 overall).
+    assert!(report["equity"].as_f64().unwrap() > 0.5, "{report}");
+    let source = plies::checkpoint::CheckpointSource::parse("ckpt:builtin:tictactoe").unwrap();
+    assert_eq!(source.to_string(), "builtin:tictactoe");
+    let e = source.open(Some("gomoku"), None).err().unwrap().to_string();
+    assert!(e.contains("'tictactoe', not 'gomoku'"), "{e}");
+    let e = plies::checkpoint::CheckpointSource::parse("builtin:chess")
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("builtin:chess") && e.contains("shipped: tictactoe"),
+        "{e}"
+    );
+}

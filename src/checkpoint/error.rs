@@ -15,6 +15,9 @@ pub enum CheckpointError {
         dir: PathBuf,
         name: crate::util::safe_name::UnsafeName,
     },
+    /// `builtin:NAME` names no checkpoint shipped in the program.
+    #[error("builtin:{name}: no such checkpoint ships with plies (shipped: {known})")]
+    UnknownBuiltin { name: String, known: String },
     #[error("{path}: not a valid checkpoint config: {why}")]
     Config { path: PathBuf, why: String },
     #[error("{path}: checkpoint format version {found}, this program reads {expected}")]

@@ -6,6 +6,7 @@
 //! the encoder is the one the caller asked for, and the tensor names, shapes
 //! and dtypes are exactly those the model config implies.
 
+mod builtin;
 mod card;
 mod config;
 mod error;
@@ -15,6 +16,7 @@ mod save;
 mod share;
 mod source;
 
+pub use builtin::{builtin, Builtin, BUILTINS};
 pub use card::model_card;
 pub use config::{CheckpointConfig, TrainingInfo, FORMAT_VERSION};
 pub use error::CheckpointError;
@@ -22,7 +24,7 @@ pub use load::{load, Checkpoint};
 pub use save::save;
 #[cfg(feature = "hub")]
 pub use share::{download_checked, upload_checked, ShareError, ShareReport};
-pub use source::{open, CheckpointSource};
+pub use source::{open, CheckpointSource, BUILTIN_PREFIX};
 
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 pub const CONFIG_FILE: &str = "config.json";

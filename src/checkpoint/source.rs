@@ -1,7 +1,8 @@
 //! Where a checkpoint comes from, the one place a checkpoint spec becomes a
-//! directory: `PATH`, `ckpt:PATH`, or `ckpt:hf:ORG/NAME[@REVISION]` (also
+//! directory: `PATH`, `ckpt:PATH`, `ckpt:hf:ORG/NAME[@REVISION]` (also
 //! `hf:ORG/NAME[@REVISION]`), a model repository on the hub read through
-//! the shared cache. Players (`eval=ckpt:...`), both engines, `evaluate`
+//! the shared cache, or `ckpt:builtin:NAME` (also `builtin:NAME`), a
+//! checkpoint shipped in the program ([`super::builtin`]). Players (`eval=ckpt:...`), both engines, `evaluate`
 //! and `train --model` all resolve through [`CheckpointSource`].
 
 use super::{load, Checkpoint, CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
@@ -10,17 +11,24 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 const HUB_PREFIX: &str = "hf:";
+/// The prefix of a checkpoint shipped in the program.
+pub const BUILTIN_PREFIX: &str = "builtin:";
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CheckpointSource {
     Dir(PathBuf),
     Hub(RepoRef),
+    /// A checkpoint shipped in the program ([`super::BUILTINS`]).
+    Builtin(&'static str),
 }
 
 impl CheckpointSource {
     /// Parses a spec, with or without its `ckpt:` prefix.
     pub fn parse(spec: &str) -> Result<CheckpointSource, CheckpointError> {
         let spec = spec.strip_prefix("ckpt:").unwrap_or(spec);
+        if let Some(name) = spec.strip_prefix(BUILTIN_PREFIX) {
+            return Ok(CheckpointSource::Builtin(super::builtin(name)?.name));
+        }
         match spec.strip_prefix(HUB_PREFIX) {
             Some(repo) => Ok(CheckpointSource::Hub(RepoRef::parse(
                 RepoKind::Model,
@@ -34,7 +42,10 @@ impl CheckpointSource {
     /// takes (a preset, a JSON file): a hub reference, `ckpt:...`, or a
     /// directory.
     pub fn names_checkpoint(spec: &str) -> bool {
-        spec.starts_with("ckpt:") || spec.starts_with(HUB_PREFIX) || Path::new(spec).is_dir()
+        spec.starts_with("ckpt:")
+            || spec.starts_with(HUB_PREFIX)
+            || spec.starts_with(BUILTIN_PREFIX)
+            || Path::new(spec).is_dir()
     }
 
     /// The local directory: the path itself, or the cached snapshot of the
@@ -46,6 +57,7 @@ impl CheckpointSource {
                 repo,
                 &[CONFIG_FILE, WEIGHTS_FILE, CARD_FILE],
             )?),
+            CheckpointSource::Builtin(name) => super::builtin(name)?.materialize(),
         }
     }
 
@@ -57,6 +69,7 @@ impl CheckpointSource {
                 .map(|n| n.to_string_lossy().to_string())
                 .unwrap_or_else(|| "ckpt".into()),
             CheckpointSource::Hub(repo) => repo.name.clone(),
+            CheckpointSource::Builtin(name) => name.to_string(),
         }
     }
 
@@ -75,6 +88,7 @@ impl fmt::Display for CheckpointSource {
         match self {
             CheckpointSource::Dir(dir) => write!(f, "{}", dir.display()),
             CheckpointSource::Hub(repo) => write!(f, "{HUB_PREFIX}{repo}"),
+            CheckpointSource::Builtin(name) => write!(f, "{BUILTIN_PREFIX}{name}"),
         }
     }
 }

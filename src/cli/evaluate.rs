@@ -348,11 +348,11 @@ fn evaluate_split(
 }
 
 /// A checkpoint's name in the report: its directory's name, or the hub
-/// repository's label.
+/// repository's or shipped checkpoint's label.
 fn source_name(source: &CheckpointSource) -> String {
     match source {
         CheckpointSource::Dir(dir) => checkpoint_name(dir),
-        CheckpointSource::Hub(_) => source.label(),
+        CheckpointSource::Hub(_) | CheckpointSource::Builtin(_) => source.label(),
     }
 }
 

@@ -10,7 +10,7 @@
 //! like a network's value.
 
 use super::SearchError;
-use crate::checkpoint::CheckpointSource;
+use crate::checkpoint::{CheckpointSource, BUILTINS, BUILTIN_PREFIX};
 use crate::encode::EncoderSpec;
 use crate::game::{hash_of, Game};
 use crate::games::GameSupport;
@@ -69,7 +69,7 @@ pub fn evaluator_by_name<G: GameSupport>(
     size: usize,
     ctx: &EvalContext,
 ) -> Result<Arc<dyn Evaluator<G>>, SearchError> {
-    if name.starts_with("ckpt:") {
+    if name.starts_with("ckpt:") || name.starts_with(BUILTIN_PREFIX) {
         let source = CheckpointSource::parse(name)?;
         return checkpoint_evaluator::<G>(&source, size, ctx);
     }
@@ -84,6 +84,12 @@ pub fn evaluator_by_name<G: GameSupport>(
             known.push("random".into());
             known.push("ckpt:PATH".into());
             known.push("ckpt:hf:ORG/NAME[@REV]".into());
+            known.extend(
+                BUILTINS
+                    .iter()
+                    .filter(|b| b.name == G::NAME)
+                    .map(|b| format!("{BUILTIN_PREFIX}{}", b.name)),
+            );
             Err(bad(
                 name,
                 format!(
