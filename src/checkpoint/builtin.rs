@@ -10,7 +10,7 @@
 use super::{CheckpointError, CARD_FILE, CONFIG_FILE, WEIGHTS_FILE};
 use crate::util::write_atomic;
 use sha2::{Digest, Sha256};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// A checkpoint shipped in the program.
 pub struct Builtin {
@@ -70,6 +70,10 @@ impl Builtin {
     /// The folder its files are written to: named by their digest, so a
     /// program shipping other bytes under the same name never reads these.
     pub fn directory(&self) -> PathBuf {
+        self.directory_in(&std::env::temp_dir().join("plies-builtin"))
+    }
+
+    fn directory_in(&self, root: &Path) -> PathBuf {
         let mut hash = Sha256::new();
         for (name, bytes) in &self.files {
             hash.update(name.as_bytes());
@@ -78,16 +82,18 @@ impl Builtin {
         }
         let digest = hash.finalize();
         let short: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
-        std::env::temp_dir()
-            .join("plies-builtin")
-            .join(format!("{}-{short}", self.name))
+        root.join(format!("{}-{short}", self.name))
     }
 
     /// Its folder, its files written out first where missing or changed
     /// (each atomically, so a reader in another process sees a whole file
     /// or none).
     pub fn materialize(&self) -> Result<PathBuf, CheckpointError> {
-        let dir = self.directory();
+        self.materialize_in(&std::env::temp_dir().join("plies-builtin"))
+    }
+
+    fn materialize_in(&self, root: &Path) -> Result<PathBuf, CheckpointError> {
+        let dir = self.directory_in(root);
         for (name, bytes) in &self.files {
             let path = dir.join(name);
             let current = std::fs::read(&path).ok();
@@ -105,14 +111,16 @@ mod tests {
 
     #[test]
     fn a_builtin_is_written_out_whole_and_loads_as_its_game() {
+        // Its own root: other tests read the shared folder meanwhile.
+        let root = tempfile::tempdir().unwrap();
         let b = builtin("tictactoe").unwrap();
-        let dir = b.materialize().unwrap();
+        let dir = b.materialize_in(root.path()).unwrap();
         for (name, bytes) in &b.files {
             assert_eq!(std::fs::read(dir.join(name)).unwrap(), *bytes, "{name}");
         }
         // A damaged file is written again.
         std::fs::write(dir.join(WEIGHTS_FILE), b"garbage").unwrap();
-        assert_eq!(b.materialize().unwrap(), dir);
+        assert_eq!(b.materialize_in(root.path()).unwrap(), dir);
         assert_eq!(std::fs::read(dir.join(WEIGHTS_FILE)).unwrap(), b.files[1].1);
         let ck = crate::checkpoint::load(&dir, Some("tictactoe"), None).unwrap();
         assert_eq!(ck.config.game, "tictactoe");
