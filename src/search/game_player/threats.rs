@@ -16,6 +16,7 @@ use crate::search::scorer::Scorer;
 use crate::search::{legal_or_none, Budget, Chosen, Player, SearchError};
 use crate::util::SeededRng;
 use rand::seq::SliceRandom;
+use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +25,10 @@ use std::time::Instant;
 const DEFAULT_DEPTH: u32 = 8;
 /// Best-valued moves checked against the opponent's forced wins.
 const DEFAULT_WIDTH: usize = 8;
+/// Positions one forced-win search may expand: a search with no clock
+/// (a match, self-play) must end too, and late in a game on a large board
+/// many moves make fours. About a second at worst on 19x19.
+const SEARCH_NODES: u32 = 4096;
 
 /// A `threats` spec.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -118,7 +123,16 @@ impl<G: GameSupport> Player<G> for ThreatsPlayer<G> {
         }
         let deadline = budget.deadline(Instant::now());
         let out_of_time = || budget.stopped() || deadline.is_some_and(|d| Instant::now() >= d);
-        if let Some(mv) = forced_win(state, self.depth, &out_of_time) {
+        // A forced win for the side to move in `g`, within the node budget.
+        let forced = |g: &G| {
+            let nodes = Cell::new(0u32);
+            let stop = || {
+                nodes.set(nodes.get() + 1);
+                nodes.get() > SEARCH_NODES || out_of_time()
+            };
+            forced_win(g, self.depth, &stop)
+        };
+        if let Some(mv) = forced(state) {
             return Ok(mv);
         }
         // Best-valued first; equal values in random order.
@@ -139,7 +153,7 @@ impl<G: GameSupport> Player<G> for ThreatsPlayer<G> {
             }
             let mut child = state.clone();
             child.play(mv);
-            if forced_win(&child, self.depth, &out_of_time).is_none() {
+            if forced(&child).is_none() {
                 return Ok(mv);
             }
         }
@@ -150,11 +164,12 @@ impl<G: GameSupport> Player<G> for ThreatsPlayer<G> {
 /// The first move of a win for the side to move in `state` by threats
 /// alone: every move leaves it an immediate win the opponent must block,
 /// until one leaves two (or the threat is a win now); at most `depth`
-/// threats, none found once `out_of_time`.
+/// threats, none found once `stop` (asked once per position expanded)
+/// says so.
 pub fn forced_win<G: GameSupport>(
     state: &G,
     depth: u32,
-    out_of_time: &dyn Fn() -> bool,
+    stop: &dyn Fn() -> bool,
 ) -> Option<G::Move> {
     let me = state.side_to_move();
     let mine = state.immediate_wins(me)?;
@@ -162,7 +177,7 @@ pub fn forced_win<G: GameSupport>(
         return Some(mv);
     }
     // A threat of the opponent's must be blocked first.
-    if depth == 0 || !state.immediate_wins(me.other())?.is_empty() || out_of_time() {
+    if depth == 0 || !state.immediate_wins(me.other())?.is_empty() || stop() {
         return None;
     }
     let mut moves = Vec::new();
@@ -179,8 +194,7 @@ pub fn forced_win<G: GameSupport>(
             [block] => {
                 let mut answered = child.clone();
                 answered.play(*block);
-                if answered.outcome().is_none()
-                    && forced_win(&answered, depth - 1, out_of_time).is_some()
+                if answered.outcome().is_none() && forced_win(&answered, depth - 1, stop).is_some()
                 {
                     return Some(mv);
                 }
@@ -236,6 +250,8 @@ mod tests {
         assert_eq!(forced_win(&g, 1, &never), None);
         let mv = forced_win(&g, 2, &never).expect("a win in two threats");
         assert_eq!(g.move_to_string(mv), "k8");
+        // A search told to stop at once finds nothing it has not expanded.
+        assert_eq!(forced_win(&g, 2, &|| true), None);
     }
 
     #[test]
