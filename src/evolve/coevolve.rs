@@ -37,7 +37,7 @@ use crate::report::{write_json, Table};
 use crate::search::evaluators::EvalContext;
 use crate::search::game_player::{player_from_spec_in, PlayerContext};
 use crate::search::Player;
-use crate::util::lock::DirLock;
+use crate::util::run_dir::RunDir;
 use crate::util::{seeded_rng, SeededRng};
 use rand::seq::SliceRandom;
 use rand::RngExt;
@@ -305,7 +305,7 @@ pub fn run_coevolve<G: GameSupport>(
         path: cfg.out.clone(),
         why: e.to_string(),
     })?;
-    let _lock = DirLock::acquire(&cfg.out)?;
+    let _run_dir = RunDir::claim(&cfg.out)?;
     let ctx = PlayerContext {
         size: cfg.size,
         eval: EvalContext::default(),
@@ -580,6 +580,29 @@ mod tests {
         // Generation 2's hosts met generation 1's hall of fame.
         assert!(full.state.history.iter().all(|r| r.games > 0));
         assert!(full.best_dir.join("config.json").exists());
+    }
+
+    #[test]
+    fn a_coevolution_with_other_options_is_not_resumed() {
+        let (_a, out) = scratch("run");
+        run_coevolve::<AtariGo>(&tiny(out.clone(), 1), false).unwrap();
+        let mut cfg = tiny(out.clone(), 2);
+        cfg.sample = 3;
+        let e = run_coevolve::<AtariGo>(&cfg, false)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("sample was 2, now 3") && e.contains("--out"),
+            "{e}"
+        );
+        let held = RunDir::claim(&out).unwrap();
+        let e = run_coevolve::<AtariGo>(&tiny(out.clone(), 2), false)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("another writer holds it"), "{e}");
+        drop(held);
+        let r = run_coevolve::<AtariGo>(&tiny(out, 2), false).unwrap();
+        assert_eq!(r.state.generation, 2);
     }
 
     #[test]

@@ -13,8 +13,9 @@ pub enum EvolveError {
     Checkpoint(#[from] crate::checkpoint::CheckpointError),
     #[error(transparent)]
     Report(#[from] crate::report::ReportError),
+    /// Another writer holds the output directory.
     #[error(transparent)]
-    Lock(#[from] crate::util::lock::LockError),
+    RunDir(#[from] crate::util::run_dir::RunDirError),
     #[error(transparent)]
     Encode(#[from] crate::encode::EncodeError),
     #[error(transparent)]

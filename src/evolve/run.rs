@@ -19,7 +19,7 @@ use crate::model::{seeded_tensors, ModelConfig};
 use crate::report::{write_json, LineChart, Table};
 use crate::search::evaluators::EvalContext;
 use crate::search::game_player::{player_from_spec_in, PlayerContext};
-use crate::util::lock::DirLock;
+use crate::util::run_dir::{first_difference, Depth, RunDir};
 use crate::util::seeded_rng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -118,22 +118,19 @@ pub fn read_state<T: for<'de> Deserialize<'de>>(dir: &Path) -> Result<Option<T>,
 }
 
 /// Refuses to resume a run made with other options, naming the first that
-/// differs.
+/// differs with both values.
 pub fn check_same_run<T: Serialize>(dir: &Path, saved: &T, now: &T) -> Result<(), EvolveError> {
     let (a, b) = (
         serde_json::to_value(saved).unwrap_or_default(),
         serde_json::to_value(now).unwrap_or_default(),
     );
-    if a == b {
+    let Some(d) = first_difference(&a, &b, Depth::TopLevel) else {
         return Ok(());
-    }
-    let field = match (&a, &b) {
-        (serde_json::Value::Object(x), serde_json::Value::Object(y)) => x
-            .iter()
-            .find(|(k, v)| y.get(*k) != Some(v))
-            .map(|(k, v)| format!("{k} was {v}, now {}", y.get(k).cloned().unwrap_or_default()))
-            .unwrap_or_else(|| "the options".into()),
-        _ => "the options".into(),
+    };
+    let field = if d.field.is_empty() {
+        "the options".into()
+    } else {
+        format!("{} was {}, now {}", d.field, d.saved_text(), d.given_text())
     };
     Err(EvolveError::State {
         path: dir.join(STATE_FILE),
@@ -308,7 +305,7 @@ pub fn run_evolve<G: GameSupport>(
         path: cfg.out.clone(),
         why: e.to_string(),
     })?;
-    let _lock = DirLock::acquire(&cfg.out)?;
+    let _run_dir = RunDir::claim(&cfg.out)?;
     let sizes = cfg.fitness_sizes();
     let opponents = sizes
         .iter()
@@ -591,6 +588,19 @@ mod tests {
         cfg.games = 6;
         let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
         assert!(e.contains("games was 4, now 6"), "{e}");
+        // A field only one run sets is named too.
+        cfg.games = 4;
+        cfg.also_sizes = vec![7];
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("also_sizes was nothing, now [7]"), "{e}");
+        // While another writer holds the directory, nothing runs.
+        cfg.also_sizes = Vec::new();
+        let held = RunDir::claim(&cfg.out).unwrap();
+        let e = run_evolve::<AtariGo>(&cfg, false).unwrap_err().to_string();
+        assert!(e.contains("another writer holds it"), "{e}");
+        drop(held);
+        let r = run_evolve::<AtariGo>(&cfg, false).unwrap();
+        assert_eq!(r.state.generation, 2);
     }
 
     #[test]

@@ -6,10 +6,11 @@
 //! the records do not depend on the number of threads or on how often the
 //! run was interrupted. A run directory holds
 //!
-//! * `selfplay.json`: the [`SelfplayConfig`], written first. A run started
-//!   again on the directory with the same configuration plays only the
-//!   chunks that are missing; with another configuration it is refused
-//!   (naming the differing field) unless forced, which starts over.
+//! * `selfplay.json`: the [`SelfplayConfig`], written first (the run's
+//!   fingerprint, see [`crate::util::run_dir`]). A run started again on the
+//!   directory with the same configuration plays only the chunks that are
+//!   missing; with another configuration it is refused (naming the
+//!   differing fields) unless forced, which starts over.
 //! * `games/part-NNNNN.jsonl`: [`GameRecord`]s, one chunk of
 //!   `chunk_games` consecutive games per file (see [`super::chunks`]).
 //! * `selfplay-summary.json`: the [`SelfplaySummary`] of all the games,
@@ -31,7 +32,9 @@ use crate::record::{GameRecord, PerSide, RecordError, RecordReader, RecordWriter
 use crate::report::ReportError;
 use crate::search::game_player::{build_player, GamePlayerSpec};
 use crate::search::{Player, SearchError};
+use crate::util::run_dir::{RunDir, RunDirError};
 use crate::util::seeded_rng;
+use fingerprint::check_config;
 use rand::RngExt;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -112,6 +115,10 @@ pub enum SelfplayError {
     Start { game: u64, why: String },
     #[error("thread pool: {0}")]
     Pool(String),
+    /// The run directory is held by another writer, or its configuration
+    /// could not be stored.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> SelfplayError + '_ {
@@ -357,101 +364,37 @@ pub struct Plan {
     pub stale_removed: usize,
 }
 
-fn read_config(path: &Path) -> Result<SelfplayConfig, SelfplayError> {
-    let text = std::fs::read_to_string(path).map_err(io_err(path))?;
-    serde_json::from_str(&text).map_err(|e| SelfplayError::BadConfigFile {
-        path: path.to_path_buf(),
-        why: e.to_string(),
-    })
-}
-
-/// The fields in which two configurations differ, in declaration order,
-/// with the old and the new value.
-fn config_diff(old: &SelfplayConfig, new: &SelfplayConfig) -> Vec<(String, String, String)> {
-    let to_map = |c: &SelfplayConfig| match serde_json::to_value(c) {
-        Ok(serde_json::Value::Object(m)) => m,
-        _ => serde_json::Map::new(),
-    };
-    let (a, b) = (to_map(old), to_map(new));
-    // The declaration order: what people set first is named first.
-    const ORDER: [&str; 15] = [
-        "format",
-        "game",
-        "board_size",
-        "white",
-        "black",
-        "alternate",
-        "games",
-        "seed",
-        "epsilon",
-        "max_plies",
-        "setups",
-        "setups_sha256",
-        "id_prefix",
-        "chunk_games",
-        "shard",
-    ];
-    let rank = |k: &str| ORDER.iter().position(|&o| o == k).unwrap_or(ORDER.len());
-    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
-    keys.sort_by_key(|k| (rank(k), k.to_string()));
-    keys.dedup();
-    let null = serde_json::Value::Null;
-    keys.into_iter()
-        .filter_map(|k| {
-            let (x, y) = (a.get(k).unwrap_or(&null), b.get(k).unwrap_or(&null));
-            (x != y).then(|| (k.clone(), x.to_string(), y.to_string()))
-        })
-        .collect()
-}
-
 /// Prepares `dir` for `cfg`: writes the configuration of a new run, or
 /// checks that of a run to resume (`force` starts over, removing its
 /// chunks and summary), removes temporary files of an interrupted run, and
 /// lists the chunks still to play. A finished chunk must hold exactly its
-/// games.
+/// games. The caller holds `dir` for the whole run ([`RunDir::claim`]).
 pub fn prepare(dir: &Path, cfg: &SelfplayConfig, force: bool) -> Result<Plan, SelfplayError> {
     cfg.check()?;
     std::fs::create_dir_all(dir).map_err(io_err(dir))?;
     let config_path = dir.join(CONFIG_FILE);
     let games_dir = dir.join(GAMES_DIR);
     let (existing, temps) = chunks::scan(&games_dir).map_err(io_err(&games_dir))?;
-    let mut fresh = true;
-    if config_path.exists() && !force {
-        let old = read_config(&config_path)?;
-        let diff = config_diff(&old, cfg);
-        if let Some((field, was, now)) = diff.first().cloned() {
-            let more = if diff.len() > 1 {
-                let rest: Vec<&str> = diff[1..].iter().map(|(k, _, _)| k.as_str()).collect();
-                format!(" (also {})", rest.join(", "))
-            } else {
-                String::new()
-            };
-            return Err(SelfplayError::ConfigMismatch {
-                path: config_path,
-                field,
-                was,
-                now,
-                more,
-            });
+    if force || !config_path.exists() {
+        if !force && !existing.is_empty() {
+            return Err(SelfplayError::ForeignDir { path: games_dir });
         }
-        fresh = false;
-    } else if !existing.is_empty() && !force {
-        return Err(SelfplayError::ForeignDir { path: games_dir });
+        // The games and summary go before the configuration: a kill in
+        // between leaves the old run, resumable as it was.
+        let summary = dir.join(SUMMARY_FILE);
+        let old = existing
+            .iter()
+            .map(|(_, p)| p)
+            .chain([&summary, &config_path]);
+        for p in old.filter(|p| p.exists()) {
+            std::fs::remove_file(p).map_err(io_err(p))?;
+        }
     }
+    check_config(&config_path, cfg)?;
     let mut stale_removed = 0;
     for t in &temps {
         std::fs::remove_file(t).map_err(io_err(t))?;
         stale_removed += 1;
-    }
-    if fresh {
-        for (_, p) in &existing {
-            std::fs::remove_file(p).map_err(io_err(p))?;
-        }
-        let summary = dir.join(SUMMARY_FILE);
-        if summary.exists() {
-            std::fs::remove_file(&summary).map_err(io_err(&summary))?;
-        }
-        crate::report::write_json(&config_path, cfg)?;
     }
     std::fs::create_dir_all(&games_dir).map_err(io_err(&games_dir))?;
     let mut missing = Vec::new();
@@ -662,7 +605,8 @@ fn rate(n: u64, seconds: f64) -> f64 {
     }
 }
 
-/// A whole run: [`prepare`], [`execute`], [`summarise`].
+/// A whole run, its directory held throughout: [`prepare`], [`execute`],
+/// [`summarise`].
 pub fn run<G: GameSupport>(
     dir: &Path,
     cfg: &SelfplayConfig,
@@ -671,10 +615,13 @@ pub fn run<G: GameSupport>(
     force: bool,
     on_game: &(dyn Fn(u32) + Sync),
 ) -> Result<SelfplaySummary, SelfplayError> {
+    // One writer per run directory, until the summary is written.
+    let _run_dir = RunDir::claim(dir)?;
     let plan = prepare(dir, cfg, force)?;
     let played = execute::<G>(&plan, cfg, openings, threads, on_game)?;
     summarise(dir, cfg, played, threads, plan.chunks_done)
 }
 
+mod fingerprint;
 #[cfg(test)]
 mod tests;

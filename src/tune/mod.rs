@@ -29,7 +29,8 @@ use crate::arena::ArenaError;
 use crate::games::GameSupport;
 use crate::infer::hand::{FeatureSet, WeightsError, WeightsFile};
 use crate::report::ReportError;
-use crate::util::{derive_seed, seeded_rng, DirLock, LockError};
+use crate::util::run_dir::{RunDir, RunDirError};
+use crate::util::{derive_seed, seeded_rng};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -140,8 +141,9 @@ pub enum TuneError {
     Weights(#[from] WeightsError),
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Another writer holds the output directory.
     #[error(transparent)]
-    Lock(#[from] LockError),
+    RunDir(#[from] RunDirError),
 }
 
 /// What a finished run returns.
@@ -222,7 +224,7 @@ pub fn tune<G: GameSupport>(
         path: out.to_path_buf(),
         why: format!("cannot create the directory: {e}"),
     })?;
-    let _lock = DirLock::acquire(out)?;
+    let _run_dir = RunDir::claim(out)?;
     let start_weights = match &cfg.start {
         Some(path) => WeightsFile::load(path, G::NAME, &set)?.weights().to_vec(),
         None => (set.default_weights)(),

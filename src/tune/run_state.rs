@@ -6,6 +6,7 @@ use super::{TuneConfig, TuneError};
 use crate::games::GameSupport;
 use crate::infer::hand::{FeatureSet, WeightsFile};
 use crate::report::{LineChart, Series, Table};
+use crate::util::run_dir::{first_difference, Depth};
 use crate::util::write_atomic;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -86,15 +87,15 @@ impl TuneState {
         if state.game != game {
             return Err(resume("game", state.game.clone(), game.into()));
         }
-        let saved = serde_json::to_value(&state.config).map_err(|e| bad(e.to_string()))?;
+        // `iterations` may differ: a run goes on to more.
+        let saved = TuneConfig {
+            iterations: cfg.iterations,
+            ..state.config.clone()
+        };
+        let saved = serde_json::to_value(&saved).map_err(|e| bad(e.to_string()))?;
         let asked = serde_json::to_value(cfg).map_err(|e| bad(e.to_string()))?;
-        if let (Some(saved), Some(asked)) = (saved.as_object(), asked.as_object()) {
-            for (key, value) in asked {
-                if key != "iterations" && saved.get(key) != Some(value) {
-                    let found = saved.get(key).map(|v| v.to_string()).unwrap_or_default();
-                    return Err(resume(key, found, value.to_string()));
-                }
-            }
+        if let Some(d) = first_difference(&saved, &asked, Depth::TopLevel) {
+            return Err(resume(&d.field, d.saved_text(), d.given_text()));
         }
         if state.start_weights != start {
             return Err(resume(

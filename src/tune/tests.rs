@@ -77,3 +77,19 @@ fn resuming_with_other_settings_is_refused_naming_the_setting() {
         "{e}"
     );
 }
+
+#[test]
+fn a_directory_another_writer_holds_is_refused() {
+    let (_d, out) = scratch("run");
+    let held = RunDir::claim(&out).unwrap();
+    let e = tune::<Pentago>(&small(TuneMethod::Spsa, 1), &out, &|_| {}).unwrap_err();
+    assert!(
+        matches!(e, TuneError::RunDir(RunDirError::Locked(_))),
+        "{e}"
+    );
+    assert!(e.to_string().contains("another writer holds it"), "{e}");
+    assert!(!out.join("tune-state.json").exists());
+    drop(held);
+    let r = tune::<Pentago>(&small(TuneMethod::Spsa, 1), &out, &|_| {}).unwrap();
+    assert_eq!(r.iterations_done, 1);
+}

@@ -1,5 +1,6 @@
-//! The output folder of a resumable job (`plies train`, `plies grid`,
-//! `plies loop`): what each of them does with it, in one place.
+//! The output folder of a resumable job (`plies train`, `grid`, `loop`,
+//! `selfplay`, `tune`, `evolve`, `coevolve`): what each of them does with
+//! it, in one place.
 //!
 //! - [`RunDir::claim`] locks the folder for this process ([`DirLock`]), so
 //!   two writers never interleave; the lock is held while the `RunDir` is.
@@ -15,6 +16,7 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use serde::Serialize;
 use serde_json::Value;
 
 use super::atomic::{write_atomic, AtomicWriteError};
@@ -161,27 +163,23 @@ pub enum Start {
 }
 
 /// Checks `given` against the fingerprint stored at `path`, comparing as
-/// `depth` says, or stores it there (atomically, laid out as `layout`) when
-/// there is none. A mismatch is refused with the first differing field.
-pub fn check_fingerprint(
+/// `depth` says, or stores it there (atomically, laid out as `layout`, a
+/// struct's fields in their declared order) when there is none. A mismatch
+/// is refused with the first differing field.
+pub fn check_fingerprint<T: Serialize + ?Sized>(
     path: &Path,
-    given: &Value,
+    given: &T,
     depth: Depth,
     layout: JsonLayout,
 ) -> Result<Start, RunDirError> {
+    let unreadable = |e: serde_json::Error| RunDirError::Unreadable {
+        path: path.to_path_buf(),
+        why: e.to_string(),
+    };
     let saved = match std::fs::read(path) {
-        Ok(bytes) => {
-            serde_json::from_slice::<Value>(&bytes).map_err(|e| RunDirError::Unreadable {
-                path: path.to_path_buf(),
-                why: e.to_string(),
-            })?
-        }
+        Ok(bytes) => serde_json::from_slice::<Value>(&bytes).map_err(unreadable)?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut text =
-                serde_json::to_string_pretty(given).map_err(|e| RunDirError::Unreadable {
-                    path: path.to_path_buf(),
-                    why: e.to_string(),
-                })?;
+            let mut text = serde_json::to_string_pretty(given).map_err(unreadable)?;
             if layout == JsonLayout::PrettyLine {
                 text.push('\n');
             }
@@ -190,7 +188,8 @@ pub fn check_fingerprint(
         }
         Err(e) => return Err(io_at(path)(e)),
     };
-    match first_difference(&saved, given, depth) {
+    let given = serde_json::to_value(given).map_err(unreadable)?;
+    match first_difference(&saved, &given, depth) {
         Some(difference) => Err(RunDirError::Mismatch {
             path: path.to_path_buf(),
             difference,
@@ -334,6 +333,23 @@ mod tests {
         );
         fs::write(&path, "{").unwrap();
         assert!(matches!(check(&given), Err(RunDirError::Unreadable { .. })));
+    }
+
+    #[test]
+    fn a_struct_fingerprint_is_stored_in_its_declared_field_order() {
+        #[derive(Serialize)]
+        struct Args {
+            seed: u64,
+            epochs: u32,
+        }
+        let (_dir, path) = crate::util::scratch("args.json");
+        let check = |v: &Args| check_fingerprint(&path, v, Depth::TopLevel, JsonLayout::Pretty);
+        assert_eq!(check(&Args { seed: 1, epochs: 3 }).unwrap(), Start::Fresh);
+        let stored = fs::read_to_string(&path).unwrap();
+        assert_eq!(stored, "{\n  \"seed\": 1,\n  \"epochs\": 3\n}");
+        assert_eq!(check(&Args { seed: 1, epochs: 3 }).unwrap(), Start::Resume);
+        let err = check(&Args { seed: 1, epochs: 4 }).unwrap_err();
+        assert!(err.to_string().contains("had 3, now 4"), "{err}");
     }
 
     /// A folder holding `a.txt` with `text`.

@@ -103,6 +103,16 @@ fn a_different_configuration_is_refused_and_force_starts_over() {
     other.seed = 8;
     let err = prepare(dir.path(), &other, false).unwrap_err().to_string();
     assert!(err.contains("'seed' was 7, now 8"), "{err}");
+    // Every differing field is named in declaration order (not sorted),
+    // the first with both values.
+    let mut three = other.clone();
+    three.games = 10;
+    three.id_prefix = "u".into();
+    let err = prepare(dir.path(), &three, false).unwrap_err().to_string();
+    assert!(
+        err.contains("'games' was 9, now 10 (also seed, id_prefix);"),
+        "{err}"
+    );
     let plan = prepare(dir.path(), &cfg, false).unwrap();
     assert!(plan.missing.is_empty() && plan.games_done == 9);
     let plan = prepare(dir.path(), &other, true).unwrap();
@@ -149,4 +159,26 @@ fn max_plies_leaves_games_unfinished() {
         let rec = GameRecord::from_json_line(&line).unwrap();
         assert_eq!((rec.plies, rec.result), (4, None));
     }
+}
+
+#[test]
+fn a_run_holds_its_directory_and_stores_the_configuration_as_declared() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("run");
+    let cfg = config("tictactoe", 3, "random", "random", 5);
+    let play = || run::<TicTacToe>(&out, &cfg, &Openings::Standard, 1, false, &|_| {});
+    let held = RunDir::claim(&out).unwrap();
+    let err = play().unwrap_err().to_string();
+    assert!(err.contains("another writer holds it"), "{err}");
+    assert!(!out.join(CONFIG_FILE).exists());
+    drop(held);
+    play().unwrap();
+    // The fields in their declared order, as people read them.
+    let stored = std::fs::read_to_string(out.join(CONFIG_FILE)).unwrap();
+    assert_eq!(stored, serde_json::to_string_pretty(&cfg).unwrap() + "\n");
+    assert!(stored.starts_with("{\n  \"format\""), "{stored}");
+    std::fs::write(out.join(CONFIG_FILE), "{").unwrap();
+    let err = prepare(&out, &cfg, false).unwrap_err().to_string();
+    assert!(err.contains("not a self-play configuration"), "{err}");
+    prepare(&out, &cfg, true).unwrap();
 }
