@@ -130,7 +130,7 @@ fn run_game<G: GameSupport>(a: SelfplayArgs) -> anyhow::Result<ExitCode> {
         shard: a.shard,
     };
     // One writer per output directory, held to the end of the run.
-    let _lock = plies::util::DirLock::acquire(&a.out)?;
+    let _run_dir = plies::util::run_dir::RunDir::claim(&a.out)?;
     let plan = prepare(&a.out, &cfg, a.force)?;
     let threads = if a.threads == 0 {
         std::thread::available_parallelism().map_or(1, |n| n.get())
