@@ -66,11 +66,24 @@ pub fn builtin(name: &str) -> Result<&'static Builtin, CheckpointError> {
         })
 }
 
+/// The folder shipped checkpoints are written under: one per user, so on
+/// a shared machine one user's folder never blocks another's.
+fn shared_root() -> PathBuf {
+    let user = std::env::var("USER")
+        .or_else(|_| std::env::var("USERNAME"))
+        .unwrap_or_default();
+    let safe: String = user
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
+        .collect();
+    std::env::temp_dir().join(format!("plies-builtin-{safe}"))
+}
+
 impl Builtin {
     /// The folder its files are written to: named by their digest, so a
     /// program shipping other bytes under the same name never reads these.
     pub fn directory(&self) -> PathBuf {
-        self.directory_in(&std::env::temp_dir().join("plies-builtin"))
+        self.directory_in(&shared_root())
     }
 
     fn directory_in(&self, root: &Path) -> PathBuf {
@@ -89,7 +102,7 @@ impl Builtin {
     /// (each atomically, so a reader in another process sees a whole file
     /// or none).
     pub fn materialize(&self) -> Result<PathBuf, CheckpointError> {
-        self.materialize_in(&std::env::temp_dir().join("plies-builtin"))
+        self.materialize_in(&shared_root())
     }
 
     fn materialize_in(&self, root: &Path) -> Result<PathBuf, CheckpointError> {
