@@ -14,8 +14,8 @@
 //! engine keeps serving. Only `quit` or the end of the input ends the loop.
 //!
 //! A `go`'s time counts from the moment its line was read, and the think
-//! time of [`TimeControl::budget_after`] is shortened by the worst overhead
-//! of the last replies (their time from the `go` line to the written
+//! time of [`TimeControl::budget_after`] is shortened by twice the worst
+//! overhead of the last replies (their time from the `go` line to the written
 //! `bestmove` beyond the search's, see [`ReplyClock`]).
 //!
 //! ```
@@ -639,7 +639,8 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
         };
         let session = self.session;
         let reply_clock = self.clock;
-        let overhead = lock(reply_clock).worst_overhead();
+        // The clock's floor is zero: the margin is twice the worst overhead.
+        let overhead = lock(reply_clock).margin();
         let clock = self.tc.budget_after(game.side_to_move(), overhead);
         let depth = (self.depth_steps > 0).then(|| self.depth_steps.div_ceil(4).max(1));
         let seed: u64 = self.rng.random();

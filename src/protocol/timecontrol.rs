@@ -52,10 +52,15 @@ impl Default for TimeControl {
 const SAFETY: f64 = 0.1;
 /// The share of the reserve a turn may spend on top of its own time.
 const RESERVE_SHARE: f64 = 1.0 / 20.0;
-/// The most of what is left before a loss on time that one search is
-/// given: the rest absorbs a search's last iteration running past its
-/// deadline on a loaded machine.
-const LIMIT_SHARE: f64 = 0.9;
+/// The share of what is left before a loss on time kept back from a
+/// search, between [`SAFETY`] and [`LAG_MAX`]: on a machine whose cores
+/// are all busy, replies were seen reaching the controller a third of a
+/// second after the engine's own deadline, a delay the engine cannot see
+/// (waiting to be scheduled, the pipe), so a tight clock keeps a share of
+/// its time back while a long one spends all but a second.
+const LAG_SHARE: f64 = 0.4;
+/// The most kept back from what is left before a loss on time.
+const LAG_MAX: f64 = 1.0;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
 /// The longest time a time option may give, in seconds (about 31 years):
@@ -111,9 +116,9 @@ impl TimeControl {
     /// How long `side` should think on the turn it is about to play, or
     /// `None` when no clock applies. Spends the turn's own time and a
     /// twentieth of the reserve (the per-turn time is the clock's increment:
-    /// what a turn leaves of it only tops up the reserve), never more than
-    /// nine tenths of what is left before a loss on time, less a safety
-    /// margin.
+    /// what a turn leaves of it only tops up the reserve), less a safety
+    /// margin, and keeps back two fifths of what is left before a loss on
+    /// time (at least the safety margin, at most a second).
     pub fn budget(&self, side: Side) -> Option<Duration> {
         self.budget_after(side, Duration::ZERO)
     }
@@ -136,7 +141,8 @@ impl TimeControl {
         if target <= 0.0 {
             target = hard;
         }
-        let think = (target.min(LIMIT_SHARE * hard) - SAFETY - overhead.as_secs_f64())
+        let lag = (LAG_SHARE * hard).clamp(SAFETY, LAG_MAX);
+        let think = ((target - SAFETY).min(hard - lag) - overhead.as_secs_f64())
             .clamp(MIN_THINK, MAX_SECONDS);
         // Only a NaN set through `set` fails here: it gets the shortest time.
         Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
@@ -167,13 +173,13 @@ mod tests {
         // Silver's reserve is nearly gone; gold's is large.
         tc.set("sreserve", 0.0);
         tc.set("greserve", 100.0);
-        // Silver: nine tenths of its 2 s; gold: 2 s and 5 of its 100.
-        assert!((secs(tc.budget(Side::Second)) - 1.7).abs() < 1e-9);
+        // Silver: three fifths of its 2 s; gold: 2 s and 5 of its 100.
+        assert!((secs(tc.budget(Side::Second)) - 1.2).abs() < 1e-9);
         assert!((secs(tc.budget(Side::First)) - 6.9).abs() < 1e-9);
         // A turn-time cap and time already used shrink it.
         tc.set("tcturntime", 3.0);
         tc.set("moveused", 1.0);
-        assert!((secs(tc.budget(Side::First)) - 1.7).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 1.2).abs() < 1e-9);
         // Never below the minimum, even when the turn is over.
         tc.set("moveused", 10.0);
         assert!((secs(tc.budget(Side::First)) - MIN_THINK).abs() < 1e-9);
@@ -184,11 +190,14 @@ mod tests {
         // What the replies cost beyond their searches comes off too.
         let mut tc = TimeControl::default();
         tc.set("tcmove", 1.0);
-        assert!((secs(tc.budget(Side::First)) - 0.8).abs() < 1e-9);
+        assert!((secs(tc.budget(Side::First)) - 0.6).abs() < 1e-9);
         let late = Duration::from_millis(150);
-        assert!((secs(tc.budget_after(Side::First, late)) - 0.65).abs() < 1e-9);
+        assert!((secs(tc.budget_after(Side::First, late)) - 0.45).abs() < 1e-9);
         let awful = Duration::from_secs(5);
         assert!((secs(tc.budget_after(Side::First, awful)) - MIN_THINK).abs() < 1e-9);
+        // A long turn with no reserve spends all but a second of it.
+        tc.set("tcmove", 30.0);
+        assert!((secs(tc.budget(Side::First)) - 29.0).abs() < 1e-9);
     }
 
     #[test]
