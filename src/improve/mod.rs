@@ -6,7 +6,10 @@
 //! | --- | --- |
 //! | `config.rs` | [`LoopConfig`], the JSON file of a loop |
 //! | `generation.rs` | one generation's self-play with policy targets |
-//! | `run.rs` | the generations and their stages, resumable; the gate, the anchors, the reports |
+//! | `run/mod.rs` | [`run_loop`]: the generations, the loop directory's claim and layout |
+//! | `run/stages.rs` | a generation's stages, each resumable: self-play, the window, training, the gate, the anchors |
+//! | `run/network.rs` | the matches' players as values: a network loaded once ([`Network`]), the bootstrap ([`LoopPlayer`]) |
+//! | `run/summary.rs` | the gate's decision, the anchors' ratings, stage times and the reports made of them |
 //! | `error.rs` | [`LoopError`] |
 //!
 //! The policy is over the game's policy indices ([`Game::policy_index`]);
@@ -24,6 +27,6 @@ mod run;
 pub use config::{AnchorSettings, GateSettings, LoopConfig, SelfplaySettings, TrainSettings};
 pub use error::LoopError;
 pub use run::{
-    decide, generation_dir, network_spec, run_loop, AnchorResult, GateResult, LoopSummary,
+    decide, generation_dir, run_loop, AnchorResult, GateResult, LoopPlayer, LoopSummary, Network,
     StageTimes, CONFIG_FILE,
 };
