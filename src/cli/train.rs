@@ -3,7 +3,7 @@ use anyhow::{bail, Context};
 use clap::{Args, Subcommand, ValueEnum};
 use plies::arena::play_match;
 use plies::checkpoint::{self, CheckpointConfig, TrainingInfo};
-use plies::dataset::{Dataset, Split};
+use plies::dataset::Dataset;
 use plies::encode::{tictactoe_encoder, Encoder};
 use plies::game::{Game, TicTacToe};
 use plies::games::{GameKind, GameSupport};
@@ -13,10 +13,9 @@ use plies::report::Table;
 use plies::search::game_player::player_from_spec;
 use plies::search::{ExpertPlayer, GreedyPlayer, Player};
 use plies::train::grid::Rule;
-use plies::train::td_dataset::{fresh_network, td_error, td_examples};
 use plies::train::{
-    td_games, train_supervised, train_td_runs, SupervisedConfig, TdNetConfig, TdRunResult,
-    TD_PRESETS,
+    run_td_job, train_supervised, Equity, EquityProbe, SupervisedConfig, TdJob, TdNetConfig,
+    TrainError, TD_PRESETS,
 };
 use plies::util::derive_seed;
 use std::path::PathBuf;
@@ -208,12 +207,9 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
     plies::with_game!(a.game, G => run_td_for::<G>(a))
 }
 
-/// A player and the spec it was built from.
-type NamedPlayer<G> = (String, Arc<dyn Player<G>>);
-
 /// The opponent of the equity measurements: `--eval-against`, else
 /// `expert` where the game has one.
-fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<NamedPlayer<G>>> {
+fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<(String, Arc<dyn Player<G>>)>> {
     if a.eval_games == 0 {
         return Ok(None);
     }
@@ -237,114 +233,75 @@ fn run_td_for<G: GameSupport>(a: TdArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let encoder_name = a.encoder.clone().unwrap_or(spec.encoder.name.clone());
-    let enc: Arc<dyn Encoder<G>> = Arc::from(G::encoder(&encoder_name, spec.encoder.shape[2])?);
-    let cfg = td_settings(&a)?;
-    let games = td_games(&ds, Some(Split::Train), enc.as_ref())?;
-    if games.is_empty() {
-        bail!("{}: the train split has no games", a.data.display());
-    }
-    let held_out_split = if ds.num_rows(Some(Split::Valid)) > 0 {
-        Split::Valid
-    } else {
-        Split::Test
-    };
-    let held_out = td_games(&ds, Some(held_out_split), enc.as_ref())?;
-    let inputs = enc.plane_len() + enc.spec().globals;
-    let opponent = td_opponent::<G>(&a)?;
-    let against = opponent
-        .as_ref()
-        .map_or("-".to_string(), |(n, _)| n.clone());
-    let equity = |net: &NativeMlp, seed: u64| -> anyhow::Result<plies::arena::MatchResult> {
-        let (_, opp) = opponent.as_ref().context("no opponent")?;
-        let player = GreedyPlayer::new(Arc::new(mlp_evaluator(enc.clone(), net)), false);
-        Ok(play_match::<G>(
-            &player,
-            opp.as_ref(),
-            a.eval_games,
-            seed,
-            None,
-        )?)
-    };
-    let mut table = Table::with_headers([
-        "games seen".to_string(),
-        format!("equity vs {against}"),
-        "wins".into(),
-        "draws".into(),
-        "losses".into(),
-        "td mse".into(),
-    ]);
-    let mut last_equity = None;
-    let (net, runs) = if a.runs <= 1 {
-        // One network, measured as it learns.
-        let (mut net, mut rng) = fresh_network(&cfg, inputs, a.seed)?;
-        let pb = progress(cfg.examples as u64, "games", a.quiet);
-        let (mut mse_sum, mut mse_n) = (0.0f64, 0usize);
-        td_examples(
-            &mut net,
-            &mut rng,
-            &games,
-            cfg.td,
-            cfg.examples,
-            |net, seen, mse| -> anyhow::Result<()> {
-                mse_sum += mse as f64;
-                mse_n += 1;
-                pb.inc(1);
-                let at_end = seen == cfg.examples;
-                if opponent.is_some() && (seen % a.eval_every.max(1) == 0 || at_end) {
-                    let r = equity(net, derive_seed(a.seed, (seen - 1) as u64))?;
-                    table.push_row([
-                        seen.to_string(),
-                        format!("{:+.3}", r.equity),
-                        r.total.wins.to_string(),
-                        r.total.draws.to_string(),
-                        r.total.losses.to_string(),
-                        format!("{:.4}", mse_sum / mse_n as f64),
-                    ]);
-                    (mse_sum, mse_n) = (0.0, 0);
-                    last_equity = Some(r.equity);
-                }
-                Ok(())
-            },
-        )?;
-        pb.finish_and_clear();
-        let error = (!held_out.is_empty())
-            .then(|| td_error(&net, &held_out).overall.summary().error01)
-            .flatten();
-        let run = TdRunResult {
-            run: 0,
-            seed: a.seed,
-            error,
-            td_mse: 0.0,
-        };
-        (net, vec![run])
-    } else {
-        let pb = progress((cfg.examples * a.runs) as u64, "games", a.quiet);
-        let tick = || pb.inc(1);
-        let (runs, net, _) = train_td_runs(&cfg, inputs, &games, &held_out, a.runs, a.seed, &tick)?;
-        pb.finish_and_clear();
-        if opponent.is_some() {
-            let r = equity(&net, derive_seed(a.seed, cfg.examples as u64))?;
-            table.push_row([
-                cfg.examples.to_string(),
-                format!("{:+.3}", r.equity),
-                r.total.wins.to_string(),
-                r.total.draws.to_string(),
-                r.total.losses.to_string(),
-                "-".into(),
-            ]);
-            last_equity = Some(r.equity);
+    let encoder: Arc<dyn Encoder<G>> = Arc::from(G::encoder(&encoder_name, spec.encoder.shape[2])?);
+    let net = td_settings(&a)?;
+    // The greedy network against the opponent, in the arena.
+    let probe = td_opponent::<G>(&a)?.map(|(against, opponent)| {
+        let encoder = encoder.clone();
+        let games = a.eval_games;
+        EquityProbe {
+            against,
+            measure: Box::new(move |net: &NativeMlp, seed: u64| {
+                let player =
+                    GreedyPlayer::new(Arc::new(mlp_evaluator(encoder.clone(), net)), false);
+                let r = play_match::<G>(&player, opponent.as_ref(), games, seed, None)
+                    .map_err(|e| TrainError::Equity(e.to_string()))?;
+                Ok(Equity {
+                    equity: r.equity,
+                    wins: r.total.wins,
+                    draws: r.total.draws,
+                    losses: r.total.losses,
+                })
+            }),
         }
-        (net, runs)
+    });
+    let against = probe
+        .as_ref()
+        .map_or("-".to_string(), |p| p.against.clone());
+    let pb = progress((net.examples * a.runs.max(1)) as u64, "games", a.quiet);
+    let tick = || pb.inc(1);
+    let job = TdJob {
+        data: a.data.clone(),
+        out: a.out.clone(),
+        preset: a.preset.clone(),
+        net,
+        runs: a.runs,
+        seed: a.seed,
+        eval_every: a.eval_every,
+        eval_games: a.eval_games,
+        encoder,
+        probe,
+        tick: &tick,
     };
-    if opponent.is_some() {
+    let report = run_td_job(&job, &ds)?;
+    pb.finish_and_clear();
+    if job.probe.is_some() {
+        let mut table = Table::with_headers([
+            "games seen".to_string(),
+            format!("equity vs {against}"),
+            "wins".into(),
+            "draws".into(),
+            "losses".into(),
+            "td mse".into(),
+        ]);
+        for p in &report.equity {
+            table.push_row([
+                p.seen.to_string(),
+                format!("{:+.3}", p.equity.equity),
+                p.equity.wins.to_string(),
+                p.equity.draws.to_string(),
+                p.equity.losses.to_string(),
+                p.td_mse.map_or("-".into(), |m| format!("{m:.4}")),
+            ]);
+        }
         println!("{table}");
     }
     let mut runs_table = Table::with_headers([
         "run".to_string(),
         "seed".into(),
-        format!("{held_out_split} 0/1 error"),
+        format!("{} 0/1 error", report.held_out_split),
     ]);
-    for r in &runs {
+    for r in &report.runs {
         runs_table.push_row([
             r.run.to_string(),
             r.seed.to_string(),
@@ -352,30 +309,7 @@ fn run_td_for<G: GameSupport>(a: TdArgs) -> anyhow::Result<ExitCode> {
         ]);
     }
     println!("{runs_table}");
-    let best = runs
-        .iter()
-        .min_by(|x, y| {
-            let e = |r: &TdRunResult| r.error.unwrap_or(f64::INFINITY);
-            e(x).total_cmp(&e(y)).then(x.run.cmp(&y.run))
-        })
-        .cloned();
-    let training = TrainingInfo {
-        method: "td_lambda_from_dataset".into(),
-        seed: best.as_ref().map(|r| r.seed),
-        dataset_manifest_sha256: Some(ds.manifest_sha256().to_string()),
-        dataset: Some(a.data.display().to_string()),
-        examples: cfg.examples as u64,
-        hyperparameters: serde_json::json!({"preset": a.preset, "lambda": cfg.td.lambda, "lr": cfg.td.lr, "beta": cfg.beta, "init": cfg.init, "runs": a.runs}),
-        metrics: serde_json::json!({"equity": last_equity, "against": against, "eval_games": a.eval_games, "runs": runs, "held_out_split": held_out_split.to_string()}),
-    };
-    let ck = CheckpointConfig::new(
-        G::NAME,
-        enc.spec(),
-        ModelConfig::Mlp(cfg.mlp(inputs).into()),
-        training,
-    );
-    checkpoint::save(&a.out, &ck, &net.to_tensors(&candle_core::Device::Cpu)?)?;
-    println!("checkpoint written to {}", a.out.display());
+    println!("checkpoint written to {}", report.checkpoint.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -12,6 +12,14 @@ pub enum TrainError {
     Candle(#[from] candle_core::Error),
     #[error("training: {0}")]
     Config(String),
+    #[error("{path}: the checkpoint could not be written: {why}")]
+    Checkpoint {
+        path: std::path::PathBuf,
+        why: String,
+    },
+    /// A strength measurement during training failed.
+    #[error("equity measurement: {0}")]
+    Equity(String),
 }
 
 impl From<crate::optim::OptimError> for TrainError {

@@ -14,6 +14,7 @@ pub mod run_state;
 mod supervised;
 mod td_candle;
 pub mod td_dataset;
+mod td_job;
 mod td_lambda;
 mod trainer;
 
@@ -23,6 +24,7 @@ pub use game_inputs::{rows_to_td_game, TdGame};
 pub use supervised::{train_supervised, SupervisedConfig, SupervisedReport};
 pub use td_candle::CandleTdLearner;
 pub use td_dataset::{td_games, train_td_runs, TdNetConfig, TdRunResult, TD_PRESETS};
+pub use td_job::{run_td_job, Equity, EquityPoint, EquityProbe, TdJob, TdJobReport};
 pub use td_lambda::{TdConfig, TdLearner};
 pub use trainer::{
     encoder_spec, fit, fit_cv, preset, resolve_model, CvFolds, FitConfig, FitError, FitReport,
