@@ -27,11 +27,14 @@ pub struct Equity {
     pub losses: u64,
 }
 
+/// A match of the network (by `seed`) against the probe's opponent.
+pub type MeasureEquity<'a> = Box<dyn Fn(&NativeMlp, u64) -> Result<Equity, TrainError> + 'a>;
+
 /// Measures a network's strength: its opponent's name and a match of the
-/// network (by `seed`) against it.
+/// network against it.
 pub struct EquityProbe<'a> {
     pub against: String,
-    pub measure: Box<dyn Fn(&NativeMlp, u64) -> Result<Equity, TrainError> + 'a>,
+    pub measure: MeasureEquity<'a>,
 }
 
 /// What the job is given.

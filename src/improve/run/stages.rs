@@ -78,7 +78,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
         })
     }
 
-    /// 1. Self-play by the current network (the bootstrap before any).
+    /// Stage 1: Self-play by the current network (the bootstrap before any).
     pub(super) fn selfplay(
         &self,
         g: u32,
@@ -130,11 +130,11 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             )
         })?;
         pb.finish_and_clear();
-        crate::report::write_json(&gdir.join("timing.json"), times)?;
+        crate::report::write_json(gdir.join("timing.json"), times)?;
         Ok(())
     }
 
-    /// 2. The replay window: this and the previous generations' data.
+    /// Stage 2: The replay window: this and the previous generations' data.
     pub(super) fn window(&self, g: u32) -> Result<PathBuf, LoopError> {
         let window = generation_dir(self.dir, g).join("window");
         if !window.join(MANIFEST_FILE).exists() {
@@ -148,7 +148,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
         Ok(window)
     }
 
-    /// 3. Training on the window, from the previous generation's weights;
+    /// Stage 3: Training on the window, from the previous generation's weights;
     /// the trained network, loaded.
     pub(super) fn train(
         &self,
@@ -217,12 +217,12 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             timed(&mut times.train_wall, &mut times.train_cpu, || {
                 fit(&fit_cfg, &self.device)
             })?;
-            crate::report::write_json(&gdir.join("timing.json"), times)?;
+            crate::report::write_json(gdir.join("timing.json"), times)?;
         }
         Network::load(&net, self.size, &self.ctx.eval)
     }
 
-    /// 4. The gate: the new network against the current player.
+    /// Stage 4: The gate: the new network against the current player.
     pub(super) fn gate(
         &self,
         g: u32,
@@ -261,11 +261,11 @@ impl<'a, G: GameSupport> Loop<'a, G> {
         pb.finish_and_clear();
         let gate = decide(g, current.label, &r, cfg.gate.margin, cfg.gate.z);
         crate::report::write_json(&gate_path, &gate)?;
-        crate::report::write_json(&gdir.join("timing.json"), times)?;
+        crate::report::write_json(gdir.join("timing.json"), times)?;
         Ok(gate)
     }
 
-    /// 5. Ratings of the new network against the fixed anchors.
+    /// Stage 5: Ratings of the new network against the fixed anchors.
     pub(super) fn anchors(
         &self,
         g: u32,
@@ -304,7 +304,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             out.push(anchor_result(g, spec, &r));
         }
         crate::report::write_json(&anchors_path, &out)?;
-        crate::report::write_json(&gdir.join("timing.json"), times)?;
+        crate::report::write_json(gdir.join("timing.json"), times)?;
         Ok(out)
     }
 }
