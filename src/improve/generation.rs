@@ -10,14 +10,14 @@
 //! depend on how many games are played at once.
 
 use super::{LoopError, SelfplaySettings};
-use crate::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, PolicyTarget, PositionRow};
+use crate::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, GameRows, PolicyTarget};
 use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
 use crate::search::mcts::{best_move, run_search, Edge, MctsConfig, Node, Rollout, RootNoise};
 use crate::search::Player;
-use crate::selfplay::game_rows;
+use crate::positions::{played_rows, GameHeader};
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use rayon::prelude::*;
@@ -57,7 +57,7 @@ impl<G: GameSupport> GenerationPlayer<G> {
         encoder: &dyn Encoder<G>,
         seed: u64,
         index: u64,
-    ) -> Result<Vec<PositionRow>, LoopError> {
+    ) -> Result<Option<GameRows>, LoopError> {
         match self {
             GenerationPlayer::Search(searcher) => {
                 play_one(searcher, s, start, game_id, encoder, seed, index)
@@ -181,7 +181,7 @@ pub fn play_one<G: GameSupport>(
     encoder: &dyn Encoder<G>,
     seed: u64,
     index: u64,
-) -> Result<Vec<PositionRow>, LoopError> {
+) -> Result<Option<GameRows>, LoopError> {
     let mut rng = seeded_rng(seed, index);
     let next = |g: &G, rng: &mut SeededRng| -> Result<_, LoopError> {
         let root = Node::default();
@@ -215,7 +215,7 @@ pub fn play_one_by_player<G: GameSupport>(
     encoder: &dyn Encoder<G>,
     seed: u64,
     index: u64,
-) -> Result<Vec<PositionRow>, LoopError> {
+) -> Result<Option<GameRows>, LoopError> {
     let mut rng = seeded_rng(seed, index);
     let mut session = player.session();
     let mut scratch = Vec::new();
@@ -236,7 +236,8 @@ pub fn play_one_by_player<G: GameSupport>(
 }
 
 /// Plays a game from `start`, `next` choosing each move and its policy
-/// target, and returns its rows with their targets.
+/// target, and returns its rows with their targets (none when the game
+/// stopped without an outcome).
 fn record_game<G: GameSupport>(
     start: G,
     game_id: &str,
@@ -247,7 +248,7 @@ fn record_game<G: GameSupport>(
         &G,
         &mut SeededRng,
     ) -> Result<Option<(G::Move, Option<PolicyTarget>)>, LoopError>,
-) -> Result<Vec<PositionRow>, LoopError> {
+) -> Result<Option<GameRows>, LoopError> {
     let mut g = start;
     let (mut states, mut moves, mut targets) = (vec![g.clone()], Vec::new(), Vec::new());
     while g.outcome().is_none() {
@@ -259,11 +260,12 @@ fn record_game<G: GameSupport>(
         moves.push(mv);
         states.push(g.clone());
     }
-    let mut rows = game_rows(game_id, &states, &moves, encoder, source);
-    for (row, target) in rows.iter_mut().zip(targets) {
-        row.policy = target;
-    }
-    Ok(rows)
+    let header = GameHeader {
+        game_id: game_id.to_string(),
+        source: source.to_string(),
+        ..GameHeader::default()
+    };
+    Ok(played_rows(header, &states, &moves, encoder, Some(&targets)))
 }
 
 /// What a generation's self-play made.
@@ -293,7 +295,7 @@ pub fn play_generation<G: GameSupport>(
         .num_threads(threads)
         .build()
         .map_err(|e| LoopError::Pool(e.to_string()))?;
-    let games: Vec<Vec<PositionRow>> = pool.install(|| {
+    let games: Vec<Option<GameRows>> = pool.install(|| {
         (0..s.games)
             .into_par_iter()
             .map(|i| {
@@ -323,11 +325,9 @@ pub fn play_generation<G: GameSupport>(
     }
     let mut w = DatasetWriter::create(out, spec)?;
     let mut positions = 0;
-    for rows in games {
-        for r in rows {
-            w.push(r)?;
-            positions += 1;
-        }
+    for rows in games.iter().flatten() {
+        w.push_game(rows)?;
+        positions += rows.len() as u64;
     }
     w.finish(serde_json::json!({
         "command": "plies loop",

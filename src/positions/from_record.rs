@@ -10,10 +10,11 @@
 use std::time::Instant;
 
 use super::error::PositionsError;
+use super::game_rows::{GameHeader, GameRowsBuilder};
 use super::PolicyTargets;
 use crate::dataset::{GameRows, PolicyTarget};
 use crate::encode::Encoder;
-use crate::game::{Game, Outcome, Side};
+use crate::game::{Game, Outcome};
 use crate::games::GameSupport;
 use crate::record::GameRecord;
 
@@ -43,13 +44,6 @@ pub fn record_outcome<G: Game>(rec: &GameRecord, final_state: &G) -> Option<Outc
             Some(Outcome::Draw) => Some(Outcome::Draw),
             _ => None,
         },
-    }
-}
-
-fn side_index(side: Side) -> u8 {
-    match side {
-        Side::First => 0,
-        Side::Second => 1,
     }
 }
 
@@ -83,51 +77,21 @@ pub fn record_rows<G: GameSupport>(
     }
     let n = rec.moves.len();
     let first = (first_kept as usize).min(n);
-    let kept = n + 1 - first;
-    let planes_len = encoder.plane_len();
-    let globals_len = encoder.globals_len();
     let rating = |r: Option<i32>| r.and_then(|r| u32::try_from(r).ok());
-    let mut game = GameRows {
+    let header = GameHeader {
         game_id: rec.id.clone(),
         source: rec.source.clone(),
         termination: (!rec.termination.is_empty()).then(|| rec.termination.clone()),
         white_rating: rating(rec.ratings.first),
         black_rating: rating(rec.ratings.second),
-        ply: Vec::with_capacity(kept),
-        plies_to_end: Vec::with_capacity(kept),
-        side_to_move: Vec::with_capacity(kept),
-        label: Vec::with_capacity(kept),
-        positions: String::new(),
-        position_ends: Vec::with_capacity(kept),
-        moves: String::new(),
-        move_ends: Vec::with_capacity(kept),
-        planes: Vec::with_capacity(kept * planes_len),
-        globals: Vec::with_capacity(kept * globals_len),
-        policies: Vec::new(),
     };
+    let played = policy == PolicyTargets::Played;
+    let mut game = GameRowsBuilder::new(header, encoder, n + 1 - first, played);
     let mut encode_ns = 0u64;
     for i in 0..=n {
         if i >= first {
             let te = Instant::now();
-            let at = game.planes.len();
-            game.planes.resize(at + planes_len, 0);
-            let gat = game.globals.len();
-            game.globals.resize(gat + globals_len, 0.0);
-            encoder.encode(&state, &mut game.planes[at..], &mut game.globals[gat..]);
-            let text = state.to_text();
-            game.ply.push(i as u32);
-            game.plies_to_end.push((n - i) as u32);
-            game.side_to_move.push(side_index(state.side_to_move()));
-            game.label.push(0.0);
-            game.positions.push_str(&text);
-            game.position_ends.push(game.positions.len());
-            game.move_ends.push(rec.moves.get(i).map(|m| {
-                game.moves.push_str(m);
-                game.moves.len()
-            }));
-            if policy == PolicyTargets::Played {
-                game.policies.push(None);
-            }
+            game.position(i as u32, &state, rec.moves.get(i).map(String::as_str));
             encode_ns += te.elapsed().as_nanos() as u64;
         }
         if let Some(token) = rec.moves.get(i) {
@@ -141,12 +105,10 @@ pub fn record_rows<G: GameSupport>(
                     why: e.to_string(),
                 })?;
             let chosen = rec.explored.binary_search(&(i as u32)).is_err();
-            if i >= first && policy == PolicyTargets::Played && chosen {
+            if i >= first && played && chosen {
                 // `check` has made sure the game's moves have indices.
-                if let (Some(index), Some(target)) =
-                    (state.policy_index(mv), game.policies.last_mut())
-                {
-                    *target = Some(PolicyTarget::best(index as u32));
+                if let Some(index) = state.policy_index(mv) {
+                    game.set_policy(Some(PolicyTarget::best(index as u32)));
                 }
             }
             state.play(mv);
@@ -155,14 +117,7 @@ pub fn record_rows<G: GameSupport>(
     let outcome = record_outcome(rec, &state);
     times.encode_ns += encode_ns;
     times.replay_ns += (t0.elapsed().as_nanos() as u64).saturating_sub(encode_ns);
-    let Some(outcome) = outcome else {
-        return Ok(None);
-    };
-    for (label, &side) in game.label.iter_mut().zip(&game.side_to_move) {
-        let side = if side == 0 { Side::First } else { Side::Second };
-        *label = outcome.score_for(side);
-    }
-    Ok(Some(game))
+    Ok(outcome.map(|o| game.finish(o)))
 }
 
 #[cfg(test)]
@@ -170,6 +125,7 @@ mod tests {
     use super::*;
     use crate::encode::TttPlanes;
     use crate::game::TicTacToe;
+    use crate::game::Side;
     use crate::record::PerSide;
 
     fn ttt(moves: &[&str], result: Option<Side>, termination: &str) -> GameRecord {

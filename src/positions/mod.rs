@@ -5,6 +5,8 @@
 //!   (the last K of each game) are kept;
 //! * [`from_record`]: one record -> one [`PositionRow`](crate::dataset::PositionRow)
 //!   per position, labelled with the result for the side to move;
+//! * [`GameRowsBuilder`]: the one row builder, for records and for games
+//!   just played ([`played_rows`]);
 //! * [`PolicyTargets`]: the policy target a position gets (none, or the
 //!   move played where the player chose it);
 //! * [`build`]: record files -> a sharded dataset, in parallel, with a report;
@@ -18,6 +20,7 @@ pub mod children;
 mod error;
 pub mod filter;
 pub mod from_record;
+mod game_rows;
 mod policy_targets;
 pub mod search_labels;
 
@@ -27,5 +30,6 @@ pub use build::{
 pub use error::PositionsError;
 pub use filter::{DropReason, Dropped, Filters, Terminations};
 pub use from_record::{record_outcome, record_rows, StageTimes};
+pub use game_rows::{played_rows, GameHeader, GameRowsBuilder};
 pub use policy_targets::PolicyTargets;
 pub use search_labels::{label_by_search, SearchLabelReport, SearchLabels};

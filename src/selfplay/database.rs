@@ -2,11 +2,12 @@
 //! side may be a NETWORK that learns by TD(lambda) while it plays (how the
 //! Tic-tac-toe study made its database: a learning network against EXPERT).
 
-use super::{game_rows, LearningNetwork};
+use super::LearningNetwork;
 use crate::arena::{play_game, Wdl};
 use crate::dataset::{DatasetSpec, DatasetWriter, EncoderInfo, Manifest, SplitRule};
 use crate::encode::Encoder;
 use crate::game::{Game, Side};
+use crate::positions::{played_rows, GameHeader};
 use crate::search::Player;
 use crate::util::seeded_rng;
 use std::path::Path;
@@ -88,8 +89,13 @@ pub fn generate_database<G: Game>(
         };
         wdl.add(outcome, if a_first { Side::First } else { Side::Second });
         let id = format!("{}-s{}-g{:07}", G::NAME, cfg.seed, i);
-        for row in game_rows(&id, &states, &moves, encoder.as_ref(), &source) {
-            writer.push(row)?;
+        let header = GameHeader {
+            game_id: id,
+            source: source.clone(),
+            ..GameHeader::default()
+        };
+        if let Some(rows) = played_rows(header, &states, &moves, encoder.as_ref(), None) {
+            writer.push_game(&rows)?;
         }
         if let Some(p) = progress {
             p.inc(1);

@@ -3,12 +3,10 @@
 
 pub mod chunks;
 mod database;
-mod game_rows;
 mod learning_network;
 pub mod run;
 mod shard;
 
 pub use database::{generate_database, DatabaseConfig, SideSpec};
-pub use game_rows::game_rows;
 pub use learning_network::{LearningNetwork, PlayedGame};
 pub use shard::{Shard, ShardError};
