@@ -15,8 +15,13 @@ pub struct AmazonsArgs {
     /// Output directory (resumed when it holds an earlier run's files).
     #[arg(long, default_value = "runs/amazons")]
     out: PathBuf,
+    /// The seed of every game and network. It defines the database, so a
+    /// folder keeps the one it was started with.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Board side (the thesis: 10).
+    #[arg(long)]
+    size: Option<usize>,
     /// The small budget: 96 database games, 1 run of 1,000 TD games per
     /// network, 1 epoch per value network, 10 games per equity cell,
     /// alpha-beta depth 1, MCTS 50 simulations (5-6 minutes on 2 cores).
@@ -31,6 +36,17 @@ pub struct AmazonsArgs {
     /// Games still running after this many plies are adjudicated.
     #[arg(long)]
     db_max_plies: Option<usize>,
+    /// Database games per chunk file, the unit of resumption (default 16).
+    #[arg(long)]
+    db_chunk: Option<usize>,
+    /// The good player: the reference of table 4, and the loser's side
+    /// when adjudicating (default alphabeta:depth=2,eval=lieberum).
+    #[arg(long)]
+    good: Option<String>,
+    /// The simple player: the reference of table 5, and the leader's side
+    /// when adjudicating (default greedy:eval=mindist).
+    #[arg(long)]
+    simple: Option<String>,
     /// Hidden sizes of the networks.
     #[arg(long, value_delimiter = ',')]
     hidden: Option<Vec<usize>>,
@@ -102,6 +118,10 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
         AmazonsExperimentConfig::new(a.out.clone())
     };
     cfg.seed = a.seed;
+    cfg.size = a.size.unwrap_or(cfg.size);
+    cfg.db_chunk = a.db_chunk.unwrap_or(cfg.db_chunk);
+    cfg.good = a.good.clone().unwrap_or(cfg.good);
+    cfg.simple = a.simple.clone().unwrap_or(cfg.simple);
     cfg.db_games = a.db_games.unwrap_or(cfg.db_games);
     cfg.db_players = a.db_players.clone().unwrap_or(cfg.db_players);
     cfg.db_max_plies = a.db_max_plies.unwrap_or(cfg.db_max_plies);

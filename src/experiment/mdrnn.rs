@@ -11,6 +11,18 @@
 //! rates with Wilson 95% intervals), `cost.csv` (training games and
 //! seconds), and one chart per game and opponent, `transfer-<game>-<opponent>.png`:
 //! win rate against board size, one line per training size and method.
+//!
+//! The run holds its folder ([`RunDir::claim`]) while it works; the
+//! `train/` runs below claim their own folders, whose locks sit inside it.
+//! `experiment.json` holds what the trained networks, and so every stored
+//! cell, depend on without being named by: the seed, the hidden size and
+//! the training budgets and step sizes (`Fingerprint`). A later start
+//! with other values is refused, naming the first: a `train/` run would go
+//! on to more generations while the cells measured on its earlier network
+//! stayed. What names its own files may change: games, board sizes,
+//! opponents and the ES strategy (each network has its `train/` folder and
+//! each cell its file), and `eval_games` (a cell of another count is
+//! measured again).
 
 use crate::arena::{play_game_from, Wdl};
 use crate::evolve::fitness::game_stream;
@@ -24,6 +36,7 @@ use crate::model::{MdrnnConfig, ModelConfig};
 use crate::report::{write_json, LineChart, Table};
 use crate::search::evaluators::EvalContext;
 use crate::search::game_player::{player_from_spec_in, PlayerContext};
+use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDir};
 use crate::util::seeded_rng;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -91,6 +104,39 @@ impl MdrnnExperimentConfig {
         }
     }
 }
+
+/// The settings stored in `experiment.json` (see the module docs).
+#[derive(Serialize)]
+struct Fingerprint {
+    seed: u64,
+    hidden: usize,
+    fitness_games: usize,
+    sigma: f64,
+    es_generations: u64,
+    bootstrap_generations: u64,
+    bootstrap_sigma: f64,
+    coevolve_generations: u64,
+    population: usize,
+}
+
+impl Fingerprint {
+    fn of(cfg: &MdrnnExperimentConfig) -> Self {
+        Fingerprint {
+            seed: cfg.seed,
+            hidden: cfg.hidden,
+            fitness_games: cfg.fitness_games,
+            sigma: cfg.sigma,
+            es_generations: cfg.es_generations,
+            bootstrap_generations: cfg.bootstrap_generations,
+            bootstrap_sigma: cfg.bootstrap_sigma,
+            coevolve_generations: cfg.coevolve_generations,
+            population: cfg.population,
+        }
+    }
+}
+
+/// Where the run's `Fingerprint` is stored.
+pub const FINGERPRINT_FILE: &str = "experiment.json";
 
 fn game_names<S: serde::Serializer>(games: &[GameKind], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(games.iter().map(|g| g.name()))
@@ -418,6 +464,17 @@ pub fn run(
     progress: bool,
 ) -> Result<MdrnnExperimentReport, EvolveError> {
     let started = Instant::now();
+    let _run_dir = RunDir::claim(&cfg.out)?;
+    std::fs::create_dir_all(&cfg.out).map_err(|e| EvolveError::State {
+        path: cfg.out.clone(),
+        why: e.to_string(),
+    })?;
+    check_fingerprint(
+        &cfg.out.join(FINGERPRINT_FILE),
+        &Fingerprint::of(cfg),
+        Depth::TopLevel,
+        JsonLayout::PrettyLine,
+    )?;
     let mut trained = Vec::new();
     let mut cells = Vec::new();
     for &game in &cfg.games {
@@ -641,6 +698,70 @@ mod tests {
         assert!(transfer_summaries(&[cell("c", 7, 50)]).is_empty());
         let t = summary_table(&s).to_string();
         assert!(t.contains("yes") && t.contains("no"), "{t}");
+    }
+
+    fn tiny(out: PathBuf) -> MdrnnExperimentConfig {
+        MdrnnExperimentConfig {
+            games: vec![GameKind::AtariGo],
+            train_sizes: vec![5],
+            eval_sizes: vec![5],
+            opponents: vec!["random".into()],
+            es_generations: 1,
+            fitness_games: 2,
+            bootstrap_generations: 0,
+            coevolve_generations: 0,
+            eval_games: 2,
+            ..MdrnnExperimentConfig::default_budget(out)
+        }
+    }
+
+    #[test]
+    fn a_folder_another_writer_holds_is_refused_before_anything_runs() {
+        let (_d, out) = crate::util::scratch("mdrnn");
+        let held = RunDir::claim(&out).unwrap();
+        let e = run(&tiny(out.clone()), false).unwrap_err();
+        assert!(
+            matches!(
+                e,
+                EvolveError::RunDir(crate::util::run_dir::RunDirError::Locked(_))
+            ),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
+            "{msg}"
+        );
+        assert!(!out.join(FINGERPRINT_FILE).exists());
+        drop(held);
+        run(&tiny(out.clone()), false).unwrap();
+    }
+
+    #[test]
+    fn a_rerun_with_another_budget_is_refused_naming_it() {
+        let (_d, out) = crate::util::scratch("mdrnn");
+        let cfg = tiny(out.clone());
+        run(&cfg, false).unwrap();
+        let more = MdrnnExperimentConfig {
+            es_generations: 2,
+            ..cfg.clone()
+        };
+        let e = run(&more, false).unwrap_err().to_string();
+        assert!(
+            e.contains("`es_generations`") && e.contains("had 1, now 2"),
+            "{e}"
+        );
+        // What names its own files may change: the ES strategy, the
+        // boards and the games per cell.
+        let other = MdrnnExperimentConfig {
+            es_strategy: StrategyKind::OnePlusOne,
+            eval_sizes: vec![5, 7],
+            eval_games: 4,
+            ..cfg
+        };
+        let r = run(&other, false).unwrap();
+        assert_eq!(r.cells.len(), 2);
+        assert!(out.join("train/atari_go-5-one-plus-one/final").is_dir());
     }
 
     #[test]

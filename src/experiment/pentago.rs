@@ -10,14 +10,28 @@
 //! the learner and the tuners from their own state, each match from its
 //! result file in `OUT/matches/` (kept while the players' files and the
 //! match settings are the same).
+//!
+//! The run holds `OUT` ([`RunDir::claim`]) while it works. Most stages are
+//! named by their own settings, which may change on a rerun: a match's key
+//! holds its players, their files' contents, its games, opening and seed
+//! (another key plays it again), and each tuner checks its own state (and
+//! may go on to more iterations). The learner's curve is not: a stage in
+//! `mdp-stages/` is named only by its game count and copied from `mdp.json`
+//! trained up to it, so once `mdp.json` has gone past a count, a stage of
+//! that count made later would hold a longer-trained model. So
+//! `experiment.json` holds what the learner and its stages depend on
+//! (`curve_every` and the learner's settings, seed and games), and a rerun
+//! with other values is refused, naming the first.
 
 use crate::arena::{play_match_from, ArenaError, MatchResult, StartConfig};
 use crate::game::{hash_of, Pentago};
 use crate::report::{write_json, LineChart, ReportError, Series, Table};
 use crate::search::game_player::player_from_spec;
+use crate::search::mdp::MdpSettings;
 use crate::search::SearchError;
 use crate::train::mdp::{train_mdp, MdpTrainConfig, MdpTrainError};
 use crate::tune::{tune, TuneConfig, TuneError, TuneMethod};
+use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDir, RunDirError};
 use crate::util::{derive_seed, write_atomic};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -99,6 +113,10 @@ pub enum PentagoExperimentError {
     Player(#[from] SearchError),
     #[error(transparent)]
     Report(#[from] ReportError),
+    /// Another writer holds the output folder, or it holds a run of other
+    /// settings.
+    #[error(transparent)]
+    RunDir(#[from] RunDirError),
     #[error("{path}: {why}")]
     File { path: PathBuf, why: String },
 }
@@ -137,6 +155,40 @@ pub struct PentagoExperimentReport {
     pub paper_vs_random: f64,
     pub paper_vs_greedy: f64,
     pub seconds: f64,
+}
+
+/// Where the run's `Fingerprint` is stored.
+pub const FINGERPRINT_FILE: &str = "experiment.json";
+
+/// What the learner and its stages depend on (see the module docs).
+#[derive(Serialize)]
+struct Fingerprint {
+    curve_every: usize,
+    mdp: MdpFingerprint,
+}
+
+/// The learner's settings that shape its model: not how often it is
+/// saved, which a resumed run does not see.
+#[derive(Serialize)]
+struct MdpFingerprint {
+    settings: MdpSettings,
+    games: usize,
+    epsilon: f64,
+    seed: u64,
+}
+
+impl Fingerprint {
+    fn of(cfg: &PentagoExperimentConfig) -> Self {
+        Fingerprint {
+            curve_every: cfg.curve_every,
+            mdp: MdpFingerprint {
+                settings: cfg.mdp.settings,
+                games: cfg.mdp.games,
+                epsilon: cfg.mdp.epsilon,
+                seed: cfg.mdp.seed,
+            },
+        }
+    }
 }
 
 /// A match as cached in `OUT/matches/`: the key says what was played.
@@ -212,10 +264,17 @@ pub fn run(
 ) -> Result<PentagoExperimentReport, PentagoExperimentError> {
     let started = std::time::Instant::now();
     let out = &cfg.out;
+    let _run_dir = RunDir::claim(out)?;
     std::fs::create_dir_all(out).map_err(|e| PentagoExperimentError::File {
         path: out.clone(),
         why: e.to_string(),
     })?;
+    check_fingerprint(
+        &out.join(FINGERPRINT_FILE),
+        &Fingerprint::of(cfg),
+        Depth::Nested,
+        JsonLayout::PrettyLine,
+    )?;
     let runner = Runner { cfg, say };
     let mdp_path = out.join("mdp.json");
     let mdp_spec = format!("mdp:{}", mdp_path.display());
@@ -497,4 +556,65 @@ fn write_outputs(report: &PentagoExperimentReport) -> Result<(), PentagoExperime
     chart.write_png(out.join("mdp_curve.png"))?;
     chart.write_svg(out.join("mdp_curve.svg"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tiny(out: PathBuf) -> PentagoExperimentConfig {
+        let mut cfg = PentagoExperimentConfig::new(out);
+        cfg.games = 2;
+        cfg.mdp.games = 4;
+        cfg.mdp.settings.buckets = 50;
+        cfg.curve_every = 0;
+        cfg.curve_games = 2;
+        for t in [&mut cfg.perturb, &mut cfg.spsa] {
+            t.iterations = 1;
+            t.games = 2;
+            t.eval_games = 2;
+        }
+        cfg.mcts_sims = 10;
+        cfg
+    }
+
+    #[test]
+    fn a_folder_another_writer_holds_is_refused_before_anything_runs() {
+        let (_d, out) = crate::util::scratch("pentago");
+        let _held = RunDir::claim(&out).unwrap();
+        let e = run(&tiny(out.clone()), &|_| {}).unwrap_err();
+        assert!(
+            matches!(e, PentagoExperimentError::RunDir(RunDirError::Locked(_))),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
+            "{msg}"
+        );
+        assert!(!out.join(FINGERPRINT_FILE).exists());
+    }
+
+    #[test]
+    fn a_rerun_with_another_learner_is_refused_and_other_matches_are_played() {
+        let (_d, out) = crate::util::scratch("pentago");
+        let cfg = tiny(out.clone());
+        run(&cfg, &|_| {}).unwrap();
+        let mut longer = cfg.clone();
+        longer.mdp.games = 6;
+        let e = run(&longer, &|_| {}).unwrap_err().to_string();
+        assert!(
+            e.contains("`mdp.games`") && e.contains("had 4, now 6"),
+            "{e}"
+        );
+        let mut curve = cfg.clone();
+        curve.curve_every = 2;
+        let e = run(&curve, &|_| {}).unwrap_err().to_string();
+        assert!(e.contains("`curve_every`"), "{e}");
+        // Matches are named by their own settings: more games play again.
+        let mut more = cfg;
+        more.games = 4;
+        let r = run(&more, &|_| {}).unwrap();
+        assert!(r.rows.iter().all(|row| row.games == 4));
+    }
 }

@@ -3,10 +3,18 @@
 //! on-line against RANDOM (Experiment I) or from a database of games that a
 //! learning network played against EXPERT (Experiment II); its equity
 //! against EXPERT is measured as it learns, averaged over simulations.
+//!
+//! The run holds its folder ([`RunDir::claim`]) while it works. It stores
+//! no fingerprint of its settings: no stored result is read back, as every
+//! run computes every output again from the seed and rewrites it, so no
+//! setting can leave a stale one in use, and refusing other settings would
+//! only stop reruns into the default folder. Each Experiment II database is
+//! rebuilt whole, beside its folder, and swapped in, so a kill leaves the
+//! last complete one at `sim-NN/db`.
 
 use crate::arena::{play_match, MatchResult, Wdl};
 use crate::checkpoint::{self, CheckpointConfig, TrainingInfo};
-use crate::dataset::{Dataset, SplitRule};
+use crate::dataset::{Dataset, SplitRule, MANIFEST_FILE};
 use crate::encode::{tictactoe_encoder, Encoder};
 use crate::game::TicTacToe;
 use crate::infer::mlp_evaluator;
@@ -15,6 +23,7 @@ use crate::report::{write_json, LineChart, Series, Table};
 use crate::search::{ExpertPlayer, GreedyPlayer, RandomPlayer};
 use crate::selfplay::{generate_database, DatabaseConfig, LearningNetwork, SideSpec};
 use crate::train::{rows_to_td_game, TdConfig, TdGame, TdLearner};
+use crate::util::run_dir::RunDir;
 use crate::util::{derive_seed, seeded_rng};
 use indicatif::{MultiProgress, ProgressBar, ProgressStyle};
 use rand::seq::SliceRandom;
@@ -178,6 +187,7 @@ pub fn run(
         return Err("need at least one hidden size, one simulation and eval_every > 0".into());
     }
     let start = std::time::Instant::now();
+    let _run_dir = RunDir::claim(&cfg.out)?;
     std::fs::create_dir_all(&cfg.out)?;
     let encoder: Arc<dyn Encoder<TicTacToe>> = Arc::from(tictactoe_encoder(&cfg.encoder)?);
     let inputs = encoder.plane_len() + encoder.spec().globals;
@@ -197,9 +207,10 @@ pub fn run(
             .map(|sim| {
                 let seed = derive_seed(cfg.seed, 1000 + sim as u64);
                 let dir = cfg.out.join(format!("sim-{sim:02}")).join("db");
-                if dir.exists() {
-                    std::fs::remove_dir_all(&dir)?;
-                }
+                let db = RunDir::claim(&dir)?;
+                db.recover_interrupted_swap(|p| p.join(MANIFEST_FILE).is_file())?;
+                db.discard_staged()?;
+                let staged = db.staging_path()?;
                 let net = NativeMlp::new(&cfg.mlp(cfg.db_hidden, inputs), &mut seeded_rng(seed, 0))?;
                 let learner = LearningNetwork::new(net, encoder.clone(), cfg.td, cfg.exact_terminal);
                 let db_cfg = DatabaseConfig {
@@ -210,7 +221,7 @@ pub fn run(
                 };
                 let prov = serde_json::json!({"made_by": "plies experiment ttt --exp 2", "simulation": sim});
                 let (_, wdl) = generate_database(
-                    &dir,
+                    &staged,
                     SideSpec::Learning(Box::new(learner)),
                     SideSpec::Fixed(Arc::new(ExpertPlayer)),
                     encoder.clone(),
@@ -218,6 +229,7 @@ pub fn run(
                     prov,
                     Some(&pb),
                 )?;
+                db.publish(&staged)?;
                 // The trainer reads the database back from disk, as any user would.
                 let ds = Dataset::open(&dir)?;
                 let games = ds
@@ -561,4 +573,61 @@ fn write_outputs(report: &TttExperimentReport) -> Result<(), AnyError> {
     chart.write_png(cfg.out.join("equity.png"))?;
     chart.write_svg(cfg.out.join("equity.svg"))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::util::run_dir::RunDirError;
+
+    fn tiny(out: PathBuf) -> TttExperimentConfig {
+        TttExperimentConfig {
+            hidden: vec![4],
+            sims: 1,
+            examples: 20,
+            eval_every: 10,
+            eval_games: 4,
+            db_games: 10,
+            ..TttExperimentConfig::published(2, out)
+        }
+    }
+
+    #[test]
+    fn a_folder_another_writer_holds_is_refused_before_anything_runs() {
+        let (_d, out) = crate::util::scratch("ttt");
+        let _held = RunDir::claim(&out).unwrap();
+        let e = run(&tiny(out.clone()), false).unwrap_err();
+        assert!(
+            matches!(
+                e.downcast_ref::<RunDirError>(),
+                Some(RunDirError::Locked(_))
+            ),
+            "{e}"
+        );
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
+            "{msg}"
+        );
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn a_database_is_swapped_in_whole_and_leftovers_of_a_kill_are_cleared() {
+        let (_d, out) = crate::util::scratch("ttt");
+        let db = out.join("sim-00/db");
+        // What a kill leaves: a half-built replacement beside the database.
+        let staged = out.join("sim-00/.db.plies-staging");
+        std::fs::create_dir_all(&staged).unwrap();
+        std::fs::write(staged.join("shard-00000.arrow"), "half").unwrap();
+        run(&tiny(out.clone()), false).unwrap();
+        assert!(!staged.exists());
+        let first = Dataset::open(&db).unwrap();
+        assert_eq!(first.manifest().totals.games, 10);
+        // A rerun replaces it with the same database.
+        let manifest = std::fs::read(db.join(MANIFEST_FILE)).unwrap();
+        run(&tiny(out.clone()), false).unwrap();
+        Dataset::open(&db).unwrap().verify().unwrap();
+        assert_eq!(std::fs::read(db.join(MANIFEST_FILE)).unwrap(), manifest);
+    }
 }

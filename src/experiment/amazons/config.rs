@@ -165,6 +165,9 @@ pub(super) fn check(cfg: &AmazonsExperimentConfig) -> Result<()> {
             why: why.into(),
         })
     };
+    if let Err(e) = <Amazons as crate::game::Game>::with_size(cfg.size) {
+        return bad("size", &e.to_string());
+    }
     if cfg.db_games == 0 || cfg.db_chunk == 0 {
         return bad("db_games", "need at least one game and one game per chunk");
     }

@@ -2,7 +2,8 @@
 //! adjudicated as the thesis does, written to `OUT/db/games/` in chunks of
 //! `db_chunk` games (each chunk a `part-NNNNN.jsonl` of records and a
 //! `part-NNNNN.json` of [`DbStats`]), so that an interrupted run resumes at
-//! the first missing chunk.
+//! the first missing chunk. A chunk whose stats count other games than its
+//! range holds (the last one, after `db_games` changed) is played again.
 
 use super::config::{player, AmazonsExperimentConfig};
 use super::error::{file_error, AmazonsExperimentError, Result};
@@ -171,7 +172,22 @@ pub(super) fn database_game(
     Ok((Some(record), stats))
 }
 
-/// The database's chunk files, played where missing (in parallel).
+/// Chunk `chunk`'s stats, if readable.
+fn read_stats(dir: &Path, chunk: usize) -> Result<DbStats> {
+    let path = chunk_path(dir, chunk, "json");
+    let text = std::fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
+    serde_json::from_str(&text).map_err(|e| file_error(&path, e))
+}
+
+/// Whether chunk `chunk` holds its records and the stats of every game of
+/// its range.
+fn chunk_done(cfg: &AmazonsExperimentConfig, dir: &Path, chunk: usize) -> bool {
+    chunk_path(dir, chunk, "jsonl").exists()
+        && read_stats(dir, chunk).is_ok_and(|s| s.played == chunk_games(cfg, chunk).len() as u64)
+}
+
+/// The database's chunk files, played where missing or short (in
+/// parallel).
 pub(super) fn make_database(
     cfg: &AmazonsExperimentConfig,
     progress: &dyn Fn(u64, &str) -> ProgressBar,
@@ -180,11 +196,7 @@ pub(super) fn make_database(
     let dir = games_dir(&cfg.out);
     std::fs::create_dir_all(&dir).map_err(|e| file_error(&dir, e))?;
     let chunks = chunk_count(cfg);
-    let missing: Vec<usize> = (0..chunks)
-        .filter(|&c| {
-            !(chunk_path(&dir, c, "jsonl").exists() && chunk_path(&dir, c, "json").exists())
-        })
-        .collect();
+    let missing: Vec<usize> = (0..chunks).filter(|&c| !chunk_done(cfg, &dir, c)).collect();
     if !missing.is_empty() {
         say(&format!(
             "database: playing {} of {} chunks of {} games",
@@ -228,19 +240,23 @@ pub(super) fn make_database(
                 }
             }
             stats.seconds = t0.elapsed().as_secs_f64();
-            // The stats first: a chunk counts as done once its records exist.
-            write_json(chunk_path(&dir, c, "json"), &stats)?;
+            // Records of an older range go first, then the stats: a chunk
+            // counts as done once its records exist.
             let path = chunk_path(&dir, c, "jsonl");
+            match std::fs::remove_file(&path) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    return Err(file_error(&path, e))
+                }
+                _ => {}
+            }
+            write_json(chunk_path(&dir, c, "json"), &stats)?;
             write_atomic(&path, text.as_bytes()).map_err(|e| file_error(&path, e))?;
         }
         pb.finish_and_clear();
     }
     let mut total = DbStats::default();
     for c in 0..chunks {
-        let path = chunk_path(&dir, c, "json");
-        let text = std::fs::read_to_string(&path).map_err(|e| file_error(&path, e))?;
-        let s: DbStats = serde_json::from_str(&text).map_err(|e| file_error(&path, e))?;
-        total.add(&s);
+        total.add(&read_stats(&dir, c)?);
     }
     Ok(total)
 }

@@ -11,14 +11,16 @@
 //! lookahead) (tables 4 and 5).
 //!
 //! Every stage resumes from what it wrote in `OUT`: the database by chunks
-//! of games (`db/games/`), each network run by its checkpoint
-//! (`nets/NAME/run-R/`), each equity cell by its result file
-//! (`matches/`, kept while the players' files and settings are the same).
+//! of games (`db/games/`, played with the settings `db/settings.json`
+//! holds), each network run by its checkpoint (`nets/NAME/run-R/`), each
+//! equity cell by its result file (`matches/`, kept while the players'
+//! files and settings are the same). One process writes `OUT` at a time.
 //!
 //! | file | concept |
 //! | --- | --- |
 //! | `config.rs` | [`AmazonsExperimentConfig`]: the default and quick budgets, the check of the settings, the players and encoders they name |
 //! | `error.rs` | [`AmazonsExperimentError`] |
+//! | `fingerprint.rs` | the output folder claimed, and the database's settings stored in it and checked on every start |
 //! | `thesis.rs` | the thesis' figures quoted beside ours ([`THESIS_ERRORS`], [`THESIS_VS_GOOD`], [`THESIS_VS_SIMPLE`]) and the columns [`SEARCHES`] |
 //! | `database.rs` | the game database: self-play, adjudication, chunks ([`DbStats`]) |
 //! | `dataset.rs` | the records as an encoded dataset, rebuilt when they change |
@@ -30,16 +32,17 @@
 //! | `tests.rs` | tests of the settings, the grid, the thesis' figures and the database |
 //! | `report_tests.rs` | tests of the equity cells, their cache, the tables, CSVs and plots |
 //!
-//! [`run`] goes through the stages in order: check the settings, make the
-//! database, encode it, train the networks (and the value networks of
-//! `amazons_value`), measure the errors, play the equities, write the
-//! report.
+//! [`run`] goes through the stages in order: check the settings, claim the
+//! output folder, make the database, encode it, train the networks (and the
+//! value networks of `amazons_value`), measure the errors, play the
+//! equities, write the report.
 
 mod config;
 mod database;
 mod dataset;
 mod equity;
 mod error;
+mod fingerprint;
 mod networks;
 mod plots;
 mod prediction_errors;
@@ -63,19 +66,23 @@ use database::make_database;
 use dataset::build_database_dataset;
 use equity::play_equities;
 use error::{file_error, Result};
+use fingerprint::claim_out;
 use indicatif::ProgressBar;
 use networks::train_networks;
 use prediction_errors::measure_errors;
 use report::{write_error_outputs, write_outputs};
 
 /// Runs the experiment (resuming what `cfg.out` holds), writing tables,
-/// CSV, JSON and plots there. `say` reports each stage.
+/// CSV, JSON and plots there. `say` reports each stage. The folder is held
+/// for the whole run: another process writing it is refused, as is a
+/// database of other settings.
 pub fn run(
     cfg: &AmazonsExperimentConfig,
     progress: &dyn Fn(u64, &str) -> ProgressBar,
     say: &dyn Fn(&str),
 ) -> Result<AmazonsExperimentReport> {
     check(cfg)?;
+    let _run_dir = claim_out(cfg)?;
     let start = std::time::Instant::now();
     std::fs::create_dir_all(&cfg.out).map_err(|e| file_error(&cfg.out, e))?;
     let database = make_database(cfg, progress, say)?;

@@ -7,11 +7,14 @@ use super::database::{
 };
 use super::dataset::{dataset_key, record_files};
 use super::error::AmazonsExperimentError;
+use super::fingerprint::{claim_out, settings_path};
 use super::networks::{best_run, jobs, net_name, run_dir, Job, NetResult};
+use super::run;
 use super::thesis::{is_thesis_net, thesis_equity};
 use crate::game::Amazons;
 use crate::search::evaluators::{evaluator_by_name, EvalContext};
 use crate::search::Player;
+use crate::util::run_dir::RunDir;
 use indicatif::ProgressBar;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -79,7 +82,8 @@ fn both_budgets_pass_the_check_and_quick_only_shrinks_the_work() {
 fn the_check_names_the_setting_it_refuses() {
     let base = || tiny("out".into());
     type Spoil = fn(&mut AmazonsExperimentConfig);
-    let cases: [(&str, Spoil); 9] = [
+    let cases: [(&str, Spoil); 10] = [
+        ("size", |c| c.size = 7),
         ("db_games", |c| c.db_games = 0),
         ("db_games", |c| c.db_chunk = 0),
         ("db_players", |c| c.db_players.clear()),
@@ -270,4 +274,101 @@ fn the_database_resumes_from_its_chunks() {
     );
     // The same games again: each is seeded by its index.
     assert_eq!((read(0), read(1)), (records0, records1));
+}
+
+#[test]
+fn a_grown_database_replays_only_its_short_last_chunk() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = tiny(tmp.path().join("study"));
+    let said = RefCell::new(Vec::<String>::new());
+    let say = |s: &str| said.borrow_mut().push(s.to_string());
+    let progress = |_: u64, _: &str| ProgressBar::hidden();
+    make_database(&cfg, &progress, &say).unwrap();
+    let dir = games_dir(&cfg.out);
+    let read = |c| std::fs::read_to_string(chunk_path(&dir, c, "jsonl")).unwrap();
+    let first = read(0);
+    // 3 games were 2 chunks, the last of one game; 4 fill it.
+    cfg.db_games = 4;
+    said.borrow_mut().clear();
+    let grown = make_database(&cfg, &progress, &say).unwrap();
+    assert_eq!(
+        *said.borrow(),
+        ["database: playing 1 of 2 chunks of 2 games"]
+    );
+    assert_eq!(grown.played, 4);
+    assert_eq!(read(0), first);
+    // Played from scratch, the same database.
+    let mut fresh = tiny(tmp.path().join("fresh"));
+    fresh.db_games = 4;
+    make_database(&fresh, &progress, &say).unwrap();
+    let fresh_dir = games_dir(&fresh.out);
+    for c in 0..2 {
+        assert_eq!(
+            read(c),
+            std::fs::read_to_string(chunk_path(&fresh_dir, c, "jsonl")).unwrap()
+        );
+    }
+}
+
+#[test]
+fn a_held_folder_refuses_the_study_before_it_writes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tiny(tmp.path().join("study"));
+    let held = RunDir::claim(&cfg.out).unwrap();
+    let progress = |_: u64, _: &str| ProgressBar::hidden();
+    let err = run(&cfg, &progress, &|_| {}).unwrap_err();
+    assert!(matches!(err, AmazonsExperimentError::RunDir(_)), "{err}");
+    let msg = err.to_string();
+    assert!(
+        msg.contains(&cfg.out.display().to_string()) && msg.contains("another writer holds it"),
+        "{msg}"
+    );
+    assert!(!cfg.out.exists());
+    drop(held);
+    drop(claim_out(&cfg).unwrap());
+}
+
+#[test]
+fn the_database_settings_are_stored_and_other_ones_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = tiny(tmp.path().join("study"));
+    drop(claim_out(&cfg).unwrap());
+    let stored = std::fs::read_to_string(settings_path(&cfg.out)).unwrap();
+    assert!(
+        stored.contains("\"seed\": 1") && stored.ends_with("}\n"),
+        "{stored}"
+    );
+    // What later stages key by their own files may change.
+    let mut later = tiny(cfg.out.clone());
+    later.equity_games += 10;
+    later.db_games += 5;
+    later.hidden = vec![4];
+    later.td.examples += 1;
+    later.value_nets.models.clear();
+    drop(claim_out(&later).unwrap());
+    type Change = fn(&mut AmazonsExperimentConfig);
+    let cases: [(&str, &str, Change); 4] = [
+        ("seed", "was 1, now 2", |c| c.seed = 2),
+        ("size", "was 6, now 8", |c| c.size = 8),
+        ("db_players", r#"was ["random"], now ["greedy"]"#, |c| {
+            c.db_players = vec!["greedy".into()]
+        }),
+        ("good", r#"was "random", now "greedy""#, |c| {
+            c.good = "greedy".into()
+        }),
+    ];
+    for (field, values, change) in cases {
+        let mut other = tiny(cfg.out.clone());
+        change(&mut other);
+        let err = claim_out(&other).unwrap_err();
+        let AmazonsExperimentError::Settings { difference, .. } = &err else {
+            panic!("{err}");
+        };
+        assert_eq!(difference.field, field);
+        let msg = err.to_string();
+        assert!(msg.contains(&format!("`{field}` {values}")), "{msg}");
+        assert!(msg.contains("settings.json"), "{msg}");
+    }
+    // A refused start leaves the folder free.
+    drop(claim_out(&cfg).unwrap());
 }
