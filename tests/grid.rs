@@ -266,6 +266,17 @@ fn grid_killed_and_rerun_equals_an_uninterrupted_grid() {
     );
 
     let out = tmp.path().join("grid");
+    // While another writer holds the folder, the grid is refused before
+    // it writes.
+    let held = plies::util::run_dir::RunDir::claim(&out).unwrap();
+    let o = plies().args(grid_args(&data, &out)).output().unwrap();
+    let said = common::text(&o);
+    assert!(
+        !o.status.success() && said.contains("another writer holds it"),
+        "{said}"
+    );
+    assert!(!out.exists(), "{said}");
+    drop(held);
     for ms in common::delays(11, 4, took) {
         let mut c = plies();
         c.args(grid_args(&data, &out));

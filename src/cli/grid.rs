@@ -119,8 +119,6 @@ pub fn run(a: GridArgs) -> anyhow::Result<ExitCode> {
         base.net.hidden = h;
     }
     let axes = GridAxes::parse(&a.dropout, &a.regularizer, &a.optimizer, &a.kernel)?;
-    // One grid per output directory; each fold's run locks its own too.
-    let _lock = plies::util::DirLock::acquire(&a.out)?;
     let cfg = GridConfig {
         data: a.data.clone(),
         out: a.out.clone(),

@@ -14,7 +14,8 @@ use crate::game::{Outcome, Side};
 use crate::games::GameSupport;
 use crate::search::mdp::{mdp_move, win_bucket, MdpError, MdpModel, MdpSettings};
 use crate::search::SearchError;
-use crate::util::{seeded_rng, DirLock, LockError};
+use crate::util::run_dir::{first_difference, Depth, Difference, RunDir, RunDirError};
+use crate::util::seeded_rng;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use thiserror::Error;
@@ -56,19 +57,21 @@ pub enum MdpTrainError {
         value: String,
         expected: &'static str,
     },
-    #[error("{path}: cannot resume: {field} was {found}, this run asks for {expected}; use another --out")]
+    #[error(
+        "{path}: cannot resume: `{}` was {}, this run asks for {}; use another --out",
+        difference.field, difference.saved_text(), difference.given_text()
+    )]
     Resume {
         path: PathBuf,
-        field: &'static str,
-        found: String,
-        expected: String,
+        difference: Difference,
     },
     #[error(transparent)]
     Model(#[from] MdpError),
     #[error("self-play: {0}")]
     Search(#[from] SearchError),
+    /// Another writer holds the model file.
     #[error(transparent)]
-    Lock(#[from] LockError),
+    RunDir(#[from] RunDirError),
 }
 
 /// What a run did.
@@ -143,30 +146,25 @@ fn resume_or_new<G: GameSupport>(
         return Ok(m);
     }
     let m = MdpModel::load(path, G::NAME)?;
-    let resume = |field, found: String, expected: String| MdpTrainError::Resume {
-        path: path.to_path_buf(),
-        field,
-        found,
-        expected,
+    // What shapes the model: a run of other values would mix two learners.
+    let shape = |settings: &MdpSettings, seed: Option<&serde_json::Value>, epsilon| {
+        serde_json::json!({"settings": settings, "seed": seed, "epsilon": epsilon})
     };
-    if m.settings != cfg.settings {
-        return Err(resume(
-            "settings",
-            format!("{:?}", m.settings),
-            format!("{:?}", cfg.settings),
-        ));
-    }
-    let stored = (
-        m.training.get("seed").cloned(),
+    let stored = shape(
+        &m.settings,
+        m.training.get("seed"),
         m.training.get("epsilon").cloned(),
     );
-    let asked = (Some(cfg.seed.into()), Some(cfg.epsilon.into()));
-    if stored != asked {
-        return Err(resume(
-            "seed and epsilon",
-            format!("{stored:?}"),
-            format!("{asked:?}"),
-        ));
+    let asked = shape(
+        &cfg.settings,
+        Some(&cfg.seed.into()),
+        Some(cfg.epsilon.into()),
+    );
+    if let Some(difference) = first_difference(&stored, &asked, Depth::Nested) {
+        return Err(MdpTrainError::Resume {
+            path: path.to_path_buf(),
+            difference,
+        });
     }
     Ok(m)
 }
@@ -232,7 +230,7 @@ pub fn train_mdp<G: GameSupport>(
     if !G::new().piece_codes(&mut Vec::new()) {
         return Err(MdpTrainError::NoGrid { game: G::NAME });
     }
-    let _lock = DirLock::acquire(path)?;
+    let _claim = RunDir::claim(path)?;
     let mut model = resume_or_new::<G>(cfg, path)?;
     let first = model.games;
     let mut wins = [0u64; 2];
@@ -308,6 +306,19 @@ mod tests {
         let e = train_mdp::<Pentago>(&other, &one, &|_| {})
             .unwrap_err()
             .to_string();
-        assert!(e.contains("seed") && e.contains("--out"), "{e}");
+        assert!(
+            e.contains("`seed` was 1, this run asks for 2") && e.contains("--out"),
+            "{e}"
+        );
+        let mut coarser = small(31);
+        coarser.settings.buckets = 100;
+        let e = train_mdp::<Pentago>(&coarser, &one, &|_| {})
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("`settings.buckets` was 200"), "{e}");
+        // While one run holds the model, a second is refused.
+        let _held = RunDir::claim(&one).unwrap();
+        let e = train_mdp::<Pentago>(&small(31), &one, &|_| {}).unwrap_err();
+        assert!(matches!(e, MdpTrainError::RunDir(_)), "{e}");
     }
 }

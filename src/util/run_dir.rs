@@ -1,6 +1,6 @@
-//! The output folder of a resumable job (`plies train`, `grid`, `loop`,
-//! `selfplay`, `tune`, `evolve`, `coevolve`): what each of them does with
-//! it, in one place.
+//! The output folder of a resumable job (`plies train`, `train mdp`,
+//! `grid`, `loop`, `selfplay`, `tune`, `evolve`, `coevolve` and the
+//! `experiment`s): what each of them does with it, in one place.
 //!
 //! - [`RunDir::claim`] locks the folder for this process ([`DirLock`]), so
 //!   two writers never interleave; the lock is held while the `RunDir` is.

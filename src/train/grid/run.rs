@@ -15,7 +15,7 @@ use crate::checkpoint;
 use crate::dataset::{Dataset, Split, StreamConfig};
 use crate::eval::{predict_rows, EvalError, MetricsAcc};
 use crate::train::trainer::{fit_cv, CvFolds};
-use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDirError};
+use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDir, RunDirError};
 use crate::util::write_atomic;
 
 /// What one (configuration, fold) run measured on its held-out fold.
@@ -79,6 +79,8 @@ pub fn run_grid(
 ) -> Result<GridReport, GridError> {
     let ds = Dataset::open(&cfg.data)?;
     cfg.check(&ds)?;
+    // One grid per output folder; each fold's run claims its own inside it.
+    let _claim = RunDir::claim(&cfg.out)?;
     let k = ds.spec().folds;
     let args = cfg.fingerprint(ds.manifest_sha256());
     std::fs::create_dir_all(&cfg.out).map_err(|e| file_err(&cfg.out, e))?;
