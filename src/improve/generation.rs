@@ -15,9 +15,9 @@ use crate::encode::Encoder;
 use crate::game::Game;
 use crate::games::GameSupport;
 use crate::infer::Evaluator;
+use crate::positions::{played_rows, GameHeader};
 use crate::search::mcts::{best_move, run_search, Edge, MctsConfig, Node, Rollout, RootNoise};
 use crate::search::Player;
-use crate::positions::{played_rows, GameHeader};
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use rayon::prelude::*;
@@ -265,7 +265,13 @@ fn record_game<G: GameSupport>(
         source: source.to_string(),
         ..GameHeader::default()
     };
-    Ok(played_rows(header, &states, &moves, encoder, Some(&targets)))
+    Ok(played_rows(
+        header,
+        &states,
+        &moves,
+        encoder,
+        Some(&targets),
+    ))
 }
 
 /// What a generation's self-play made.

@@ -124,8 +124,8 @@ pub fn record_rows<G: GameSupport>(
 mod tests {
     use super::*;
     use crate::encode::TttPlanes;
-    use crate::game::TicTacToe;
     use crate::game::Side;
+    use crate::game::TicTacToe;
     use crate::record::PerSide;
 
     fn ttt(moves: &[&str], result: Option<Side>, termination: &str) -> GameRecord {

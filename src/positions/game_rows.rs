@@ -210,8 +210,8 @@ mod tests {
         let targets: Vec<Option<PolicyTarget>> = (0..5)
             .map(|k| (k % 2 == 0).then(|| PolicyTarget::best(k)))
             .collect();
-        let with = played_rows(header.clone(), &states, &moves, &TttPlanes, Some(&targets))
-            .unwrap();
+        let with =
+            played_rows(header.clone(), &states, &moves, &TttPlanes, Some(&targets)).unwrap();
         assert_eq!(with.policies.len(), 6);
         assert_eq!(with.policy(2), Some(&PolicyTarget::best(2)));
         assert_eq!(with.policy(1), None);

@@ -147,9 +147,7 @@ fn resume_or_new<G: GameSupport>(
     }
     let m = MdpModel::load(path, G::NAME)?;
     // What shapes the model: a run of other values would mix two learners.
-    let shape = |settings: &MdpSettings, seed: Option<&serde_json::Value>, epsilon| {
-        serde_json::json!({"settings": settings, "seed": seed, "epsilon": epsilon})
-    };
+    let shape = |settings: &MdpSettings, seed: Option<&serde_json::Value>, epsilon| serde_json::json!({"settings": settings, "seed": seed, "epsilon": epsilon});
     let stored = shape(
         &m.settings,
         m.training.get("seed"),
