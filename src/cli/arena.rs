@@ -2,16 +2,15 @@
 //! with a cross table, per-pair results, an Elo rating list, CSV, JSON and
 //! a chart of the ratings.
 
-use super::matches::ply_limit;
 use super::progress;
-use anyhow::{bail, Context};
+use super::shared_args::{EvalDeviceArgs, GameStartArgs, JobArgs};
+use anyhow::bail;
 use clap::Args;
 use plies::arena::{
     build_players, round_robin, schedule, write_ratings_png, Anchor, FitOptions, RatingBar,
-    RoundRobin, RoundRobinConfig, StartConfig,
+    RoundRobin, RoundRobinConfig,
 };
 use plies::games::{GameKind, GameSupport};
-use plies::infer::plan::Precision;
 use plies::report::{write_atomic, write_json};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,12 +28,8 @@ pub struct ArenaArgs {
     /// ckpt:PATH. Tic-tac-toe also expert, greedy:CHECKPOINT, greedy+:CHECKPOINT.
     #[arg(long, num_args = 2.., required = true)]
     players: Vec<String>,
-    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
-    #[arg(long, default_value = "cpu")]
-    device: String,
-    /// Precision of `ckpt:` evaluators: f32, or tf32 / bf16 on a GPU.
-    #[arg(long, default_value = "f32")]
-    precision: Precision,
+    #[command(flatten)]
+    eval: EvalDeviceArgs,
     /// Games between every two players (colours alternate); at most, with
     /// --stop-decided.
     #[arg(long, default_value_t = 100)]
@@ -56,29 +51,13 @@ pub struct ArenaArgs {
     /// finite when a player wins every game; 0 for the plain fit).
     #[arg(long, default_value_t = 1.0)]
     prior_draws: f64,
-    /// Arimaa setups: a JSONL file of imported records, `random` or
-    /// `standard`; default: the shipped arimaa.com archives.
-    #[arg(long)]
-    setups: Option<String>,
-    /// Stop a game after this many moves and count it as a draw (0: no limit).
-    #[arg(long, default_value_t = 1000)]
-    max_plies: usize,
-    /// Play this many uniformly random plies (none that ends the game)
-    /// before the players move, drawn from each game's seeded stream.
-    #[arg(long, default_value_t = 0)]
-    random_opening: usize,
+    #[command(flatten)]
+    start: GameStartArgs,
     /// Also write every game's moves to OUT/games.txt.
     #[arg(long)]
     save_games: bool,
-    /// Worker threads (0: rayon's default). The results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Print arena.json instead of the tables.
-    #[arg(long)]
-    json: bool,
-    /// No progress bar.
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(a: ArenaArgs) -> anyhow::Result<ExitCode> {
@@ -89,16 +68,15 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
     if !(a.prior_draws >= 0.0 && a.prior_draws.is_finite()) {
         bail!("--prior-draws {} must be 0 or more", a.prior_draws);
     }
-    let start = StartConfig::for_game::<G>(a.size, a.setups.as_deref())?
-        .with_random_opening(a.random_opening);
-    let ctx = super::matches::player_context(start.size, &a.device, a.precision)?;
+    let start = a.start.start::<G>(a.size)?;
+    let ctx = a.eval.player_context(start.size)?;
     let players = build_players::<G>(&a.players, &ctx, |i| {
         format!("player {} of --players", i + 1)
     })?;
     let cfg = RoundRobinConfig {
         games_per_pair: a.games_per_pair,
         seed: a.seed,
-        max_plies: ply_limit(a.max_plies),
+        max_plies: a.start.ply_limit(),
         fit: FitOptions {
             prior_draws: a.prior_draws,
             anchor: a.anchor,
@@ -107,20 +85,12 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
         stop_decided: a.stop_decided,
     };
     let total = (schedule(players.len()).len() * a.games_per_pair) as u64;
-    let bar = progress(total, "games", a.quiet || a.json);
+    let bar = progress(total, "games", a.job.silent());
     let play = || round_robin::<G>(&players, &start, &cfg, Some(&bar));
-    let rr = if a.threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(a.threads)
-            .build()
-            .context("thread pool")?
-            .install(play)?
-    } else {
-        play()?
-    };
+    let rr = super::threads::on_threads(a.job.threads, play)?;
     bar.finish_and_clear();
     let written = write_outputs(&rr, &a.out)?;
-    if a.json {
+    if a.job.json {
         println!("{}", serde_json::to_string_pretty(&rr)?);
     } else {
         print!("{}", render(&rr));

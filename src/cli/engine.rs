@@ -1,7 +1,7 @@
 //! `plies engine`: serve a player to outside controllers.
 
+use super::shared_args::EvalDeviceArgs;
 use clap::{Args, Subcommand};
-use plies::infer::plan::Precision;
 use plies::protocol::{run_aei_with, run_gomocup, AeiConfig, EngineSpec, GomocupConfig};
 use plies::util::fresh_seed;
 use std::io::BufReader;
@@ -32,12 +32,8 @@ pub struct GomocupArgs {
     /// bound every search.
     #[arg(long, default_value = "threats")]
     player: String,
-    /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
-    #[arg(long, default_value = "cpu")]
-    device: String,
-    /// Precision of a ckpt: evaluator: f32, or tf32 / bf16 on a GPU.
-    #[arg(long, default_value = "f32")]
-    precision: Precision,
+    #[command(flatten)]
+    eval: EvalDeviceArgs,
     /// Seed of the random choices (default: drawn afresh and printed on
     /// stderr, so that every session plays differently and any can be
     /// replayed).
@@ -59,12 +55,8 @@ pub struct AeiArgs {
     /// mcts:sims=2000,threads=2,eval=ckpt:runs/quickstart/arimaa-cnn3/best
     #[arg(long, default_value = "alphabeta", verbatim_doc_comment)]
     player: EngineSpec,
-    /// Device of a ckpt: evaluator: cpu, cuda[:N] or metal.
-    #[arg(long, default_value = "cpu")]
-    device: String,
-    /// Precision of a ckpt: evaluator: f32, or tf32 / bf16 on a GPU.
-    #[arg(long, default_value = "f32")]
-    precision: Precision,
+    #[command(flatten)]
+    eval: EvalDeviceArgs,
     /// Seed of the random setups, random moves and tie-breaks (default:
     /// drawn afresh and printed on stderr, so that every game gets its own
     /// setup and any can be replayed).
@@ -92,7 +84,7 @@ pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
     match cmd {
         EngineCmd::Gomocup(a) => {
             let mut config = GomocupConfig::new(&a.player, session_seed("gomocup", a.seed));
-            config.context = super::matches::player_context(15, &a.device, a.precision)?;
+            config.context = a.eval.player_context(15)?;
             // A spec that cannot be read is refused before the engine
             // answers anything.
             a.player
@@ -106,7 +98,7 @@ pub fn run(cmd: EngineCmd) -> anyhow::Result<ExitCode> {
         }
         EngineCmd::Aei(a) => {
             let mut config = AeiConfig::new(a.player, session_seed("aei", a.seed));
-            config.context = super::matches::player_context(8, &a.device, a.precision)?;
+            config.context = a.eval.player_context(8)?;
             // A checkpoint that cannot play is refused before the engine
             // answers anything (the controller sees it exit).
             let player = config

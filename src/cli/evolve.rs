@@ -41,13 +41,7 @@ impl NetworkArgs {
     }
 
     pub fn threads(&self) -> anyhow::Result<()> {
-        if let Some(t) = self.threads {
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(t)
-                .build_global()
-                .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
-        }
-        Ok(())
+        super::threads::set_global_threads(self.threads)
     }
 }
 

@@ -73,12 +73,7 @@ fn run_mdrnn(a: MdrnnArgs) -> anyhow::Result<ExitCode> {
     use plies::experiment::mdrnn::{
         cost_table, run, summary_table, transfer_summaries, transfer_table, MdrnnExperimentConfig,
     };
-    if let Some(t) = a.threads {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(t)
-            .build_global()
-            .map_err(|e| anyhow::anyhow!("--threads: {e}"))?;
-    }
+    super::threads::set_global_threads(a.threads)?;
     let mut cfg = MdrnnExperimentConfig::default_budget(a.out);
     cfg.games = a.games;
     cfg.train_sizes = a.train_sizes;

@@ -1,6 +1,6 @@
 //! `plies experiment amazons`.
 
-use anyhow::Context;
+use super::shared_args::JobArgs;
 use clap::Args;
 use plies::experiment::amazons::{
     equity_table, error_table, run as run_amazons, AmazonsExperimentConfig,
@@ -101,14 +101,8 @@ pub struct AmazonsArgs {
     /// `elliott-H` networks run on the plain-Rust MLP and play every one.
     #[arg(long, value_delimiter = ',')]
     value_net_searches: Option<Vec<String>>,
-    /// Worker threads (0: rayon's default). The results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
@@ -150,24 +144,12 @@ pub fn run(a: AmazonsArgs) -> anyhow::Result<ExitCode> {
     labels.eval = a.label_eval.clone().unwrap_or(labels.eval.clone());
     labels.depth = a.label_depth.unwrap_or(labels.depth);
     labels.mix = a.label_mix.unwrap_or(labels.mix);
-    let quiet = a.quiet || a.json;
-    let say = |line: &str| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    };
+    let quiet = a.job.silent();
+    let say = super::say(quiet);
     let progress = |len: u64, msg: &str| super::progress(len, msg, quiet);
     let go = || run_amazons(&cfg, &progress, &say).map_err(Box::new);
-    let report = if a.threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(a.threads)
-            .build()
-            .context("thread pool")?
-            .install(go)?
-    } else {
-        go()?
-    };
-    if a.json {
+    let report = super::threads::on_threads(a.job.threads, go)?;
+    if a.job.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!(

@@ -1,6 +1,6 @@
 //! `plies experiment pentago`.
 
-use anyhow::Context;
+use super::shared_args::JobArgs;
 use clap::Args;
 use plies::experiment::pentago::{run as run_pentago, summary_table, PentagoExperimentConfig};
 use std::path::PathBuf;
@@ -42,14 +42,8 @@ pub struct PentagoArgs {
     alphabeta_depth: u32,
     #[arg(long, default_value_t = 1000)]
     mcts_sims: u64,
-    /// Worker threads (0: rayon's default). The results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    /// Print the report as JSON.
-    #[arg(long)]
-    json: bool,
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(a: PentagoArgs) -> anyhow::Result<ExitCode> {
@@ -68,23 +62,11 @@ pub fn run(a: PentagoArgs) -> anyhow::Result<ExitCode> {
     cfg.spsa.seed = a.seed;
     cfg.alphabeta_depth = a.alphabeta_depth;
     cfg.mcts_sims = a.mcts_sims;
-    let quiet = a.quiet || a.json;
-    let say = |line: &str| {
-        if !quiet {
-            eprintln!("{line}");
-        }
-    };
+    let quiet = a.job.silent();
+    let say = super::say(quiet);
     let go = || run_pentago(&cfg, &say).map_err(Box::new);
-    let report = if a.threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(a.threads)
-            .build()
-            .context("thread pool")?
-            .install(go)?
-    } else {
-        go()?
-    };
-    if a.json {
+    let report = super::threads::on_threads(a.job.threads, go)?;
+    if a.job.json {
         println!("{}", serde_json::to_string(&report)?);
     } else {
         println!("{}", summary_table(&report));

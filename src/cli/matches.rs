@@ -1,13 +1,11 @@
 //! `plies match` and `plies play`: two players, any game, any board size.
 
 use super::progress;
+use super::shared_args::{EvalDeviceArgs, GameStartArgs};
 use clap::Args;
 use plies::arena::{build_players, play_game_from, play_match_from, result_text, StartConfig};
 
 use plies::games::{GameKind, GameSupport};
-use plies::infer::plan::Precision;
-use plies::search::evaluators::EvalContext;
-use plies::search::game_player::PlayerContext;
 use plies::search::Player;
 use plies::util::seeded_rng;
 use std::process::ExitCode;
@@ -33,25 +31,12 @@ pub struct Pairing {
     /// Player B, same specs.
     #[arg(long)]
     b: String,
-    /// Device of `ckpt:` evaluators: cpu, cuda[:N] or metal.
-    #[arg(long, default_value = "cpu")]
-    device: String,
-    /// Precision of `ckpt:` evaluators: f32, or tf32 / bf16 on a GPU.
-    #[arg(long, default_value = "f32")]
-    precision: Precision,
+    #[command(flatten)]
+    eval: EvalDeviceArgs,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Arimaa setups: a JSONL file of imported records, `random` or
-    /// `standard`; default: the shipped arimaa.com archives.
-    #[arg(long)]
-    setups: Option<String>,
-    /// Stop a game after this many moves and count it as a draw (0: no limit).
-    #[arg(long, default_value_t = 1000)]
-    max_plies: usize,
-    /// Play this many uniformly random plies (none that ends the game)
-    /// before the players move, drawn from each game's seeded stream.
-    #[arg(long, default_value_t = 0)]
-    random_opening: usize,
+    #[command(flatten)]
+    start: GameStartArgs,
 }
 
 #[derive(Args)]
@@ -79,32 +64,11 @@ type Players<G> = Vec<Arc<dyn Player<G>>>;
 /// The start of the games and both players of a pairing; errors name the
 /// option at fault (`--size`, `--setups`, `--a`, `--b`).
 fn start_and_players<G: GameSupport>(p: &Pairing) -> anyhow::Result<(StartConfig, Players<G>)> {
-    let start = StartConfig::for_game::<G>(p.size, p.setups.as_deref())?
-        .with_random_opening(p.random_opening);
+    let start = p.start.start::<G>(p.size)?;
     let specs = [p.a.clone(), p.b.clone()];
-    let ctx = player_context(start.size, &p.device, p.precision)?;
+    let ctx = p.eval.player_context(start.size)?;
     let players = build_players::<G>(&specs, &ctx, |i| ["--a", "--b"][i].to_string())?;
     Ok((start, players))
-}
-
-/// Where players are built: the board size, `--device` and `--precision`.
-pub fn player_context(
-    size: usize,
-    device: &str,
-    precision: Precision,
-) -> anyhow::Result<PlayerContext> {
-    Ok(PlayerContext {
-        size,
-        eval: EvalContext {
-            device: plies::util::parse_device(device)?,
-            precision,
-        },
-    })
-}
-
-/// The ply limit of `--max-plies` (0: none).
-pub fn ply_limit(max_plies: usize) -> Option<usize> {
-    (max_plies > 0).then_some(max_plies)
 }
 
 pub fn run_match(a: MatchArgs) -> anyhow::Result<ExitCode> {
@@ -122,7 +86,7 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
         &start.starter::<G>(),
         a.games,
         p.seed,
-        ply_limit(p.max_plies),
+        p.start.ply_limit(),
         Some(&bar),
     )?;
     let seconds = t0.elapsed().as_secs_f64();
@@ -169,7 +133,7 @@ fn play_one<G: GameSupport>(a: PlayArgs) -> anyhow::Result<ExitCode> {
         players[1].as_ref(),
         0,
         &mut rng,
-        ply_limit(p.max_plies),
+        p.start.ply_limit(),
     )?;
     let mut g = game.start.clone();
     let [x, o] = G::SIDE_NAMES;

@@ -28,6 +28,8 @@ mod matches;
 mod records;
 mod rules;
 mod selfplay;
+mod shared_args;
+mod threads;
 mod train;
 mod train_mdp;
 mod train_model;
@@ -137,6 +139,15 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// Commands whose players, encoders or models exist only for Tic-tac-toe.
 pub fn require_tictactoe(game: plies::games::GameKind) -> anyhow::Result<()> {
     Ok(game.require(plies::games::GameKind::TicTacToe, "this command")?)
+}
+
+/// Prints a stage's line on stderr, unless `quiet`.
+pub fn say(quiet: bool) -> impl Fn(&str) {
+    move |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    }
 }
 
 /// A progress bar on stderr, hidden when `quiet`.

@@ -1,6 +1,7 @@
 //! `plies tune`: weights of a weighted hand evaluator by play.
 
 use super::progress;
+use super::shared_args::JobArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use plies::games::{GameKind, GameSupport};
@@ -57,13 +58,8 @@ pub struct TuneArgs {
     /// tune-state.json (resumed when present).
     #[arg(long)]
     out: PathBuf,
-    /// Worker threads (0: rayon's default). The results do not depend on it.
-    #[arg(long, default_value_t = 0)]
-    threads: usize,
-    #[arg(long)]
-    json: bool,
-    #[arg(long)]
-    quiet: bool,
+    #[command(flatten)]
+    job: JobArgs,
 }
 
 pub fn run(a: TuneArgs) -> anyhow::Result<ExitCode> {
@@ -95,19 +91,11 @@ fn run_game<G: GameSupport>(a: TuneArgs) -> anyhow::Result<ExitCode> {
         start: a.start.clone(),
         ..defaults
     };
-    let bar = progress(cfg.iterations as u64, "iterations", a.quiet || a.json);
+    let bar = progress(cfg.iterations as u64, "iterations", a.job.silent());
     let go = || tune::<G>(&cfg, &a.out, &|k| bar.set_position(k as u64));
-    let r = if a.threads > 0 {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(a.threads)
-            .build()
-            .context("thread pool")?
-            .install(go)?
-    } else {
-        go()?
-    };
+    let r = super::threads::on_threads(a.job.threads, go)?;
     bar.finish_and_clear();
-    if a.json {
+    if a.job.json {
         println!("{}", serde_json::to_string(&r)?);
     } else {
         if let Some(last) = r.progress.last() {

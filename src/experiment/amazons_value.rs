@@ -23,7 +23,8 @@
 //! (resumed from its run state, kept once finished), so it can be
 //! inspected, fine-tuned and shared like any other checkpoint.
 
-use super::amazons::{file_key, AmazonsExperimentConfig, AmazonsExperimentError};
+use super::amazons::{AmazonsExperimentConfig, AmazonsExperimentError};
+use super::match_cache::file_key;
 use crate::checkpoint;
 use crate::dataset::Dataset;
 use crate::game::Amazons;

@@ -24,6 +24,7 @@
 //! with other values is refused, naming the first.
 
 use crate::arena::{play_match_from, ArenaError, MatchResult, StartConfig};
+use crate::experiment::match_cache::{file_key, read_cached_match, write_cached_match};
 use crate::game::{hash_of, Pentago};
 use crate::report::{write_json, LineChart, ReportError, Series, Table};
 use crate::search::game_player::player_from_spec;
@@ -191,28 +192,12 @@ impl Fingerprint {
     }
 }
 
-/// A match as cached in `OUT/matches/`: the key says what was played.
-#[derive(Serialize, Deserialize)]
-struct CachedMatch {
-    key: String,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-}
-
 struct Runner<'a> {
     cfg: &'a PentagoExperimentConfig,
     say: &'a dyn Fn(&str),
 }
 
 impl Runner<'_> {
-    /// What a file's contents are, for cache keys.
-    fn file_key(path: &Path) -> String {
-        std::fs::read(path)
-            .map(|b| format!("{:016x}", hash_of(&b)))
-            .unwrap_or_else(|_| "absent".into())
-    }
-
     /// `spec` against `opponent`, `games` games from `random_plies` random
     /// plies, or its cached result.
     fn play(
@@ -227,15 +212,11 @@ impl Runner<'_> {
         // Seeded by the match's name, not its specs (which hold paths), so
         // the same seed plays the same games in any output directory.
         let seed = derive_seed(self.cfg.seed, hash_of(name));
-        let keys: Vec<String> = files.iter().map(|p| Self::file_key(p)).collect();
+        let keys: Vec<String> = files.iter().map(|p| file_key(p)).collect();
         let key = format!("{spec} vs {opponent}, {games} games, {random_plies} random plies, seed {seed}, files {keys:?}");
         let path = self.cfg.out.join("matches").join(format!("{name}.json"));
-        if let Ok(text) = std::fs::read_to_string(&path) {
-            if let Ok(c) = serde_json::from_str::<CachedMatch>(&text) {
-                if c.key == key {
-                    return Ok((c.wins, c.draws, c.losses));
-                }
-            }
+        if let Some(t) = read_cached_match(&path, &key) {
+            return Ok((t.wins, t.draws, t.losses));
         }
         (self.say)(&format!("{spec} vs {opponent}: {games} games"));
         let a = player_from_spec::<Pentago>(spec)?;
@@ -245,13 +226,7 @@ impl Runner<'_> {
         let r: MatchResult =
             play_match_from(a.as_ref(), b.as_ref(), &starter, games, seed, None, None)?;
         let t = r.total;
-        let c = CachedMatch {
-            key,
-            wins: t.wins,
-            draws: t.draws,
-            losses: t.losses,
-        };
-        write_json(&path, &c)?;
+        write_cached_match(&path, &key, &t)?;
         Ok((t.wins, t.draws, t.losses))
     }
 }

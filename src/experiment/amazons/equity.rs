@@ -10,8 +10,8 @@ use super::networks::{NetResult, TrainedNet};
 use super::thesis::{is_thesis_net, thesis_equity, SEARCHES, THESIS_ERRORS};
 use crate::arena::{play_match_from, StartConfig, Wdl};
 use crate::experiment::amazons_value::ValueNet;
+use crate::experiment::match_cache::{file_key, read_cached_match, write_cached_match};
 use crate::game::{hash_of, Amazons};
-use crate::report::write_json;
 use crate::util::derive_seed;
 use indicatif::ProgressBar;
 use serde::{Deserialize, Serialize};
@@ -43,36 +43,6 @@ pub fn equity_interval(w: &Wdl) -> (f64, f64) {
         w.score_interval()
     };
     (2.0 * lo - 1.0, 2.0 * hi - 1.0)
-}
-
-/// A match as cached in `OUT/matches/`: the key says what was played.
-#[derive(Serialize, Deserialize)]
-struct CachedMatch {
-    key: String,
-    wins: u64,
-    draws: u64,
-    losses: u64,
-}
-
-/// The bytes of a file as a short key (`absent` when it cannot be read):
-/// what keys cached results to the weights they were made with.
-pub(in crate::experiment) fn file_key(path: &Path) -> String {
-    std::fs::read(path)
-        .map(|b| format!("{:016x}", hash_of(&b)))
-        .unwrap_or_else(|_| "absent".into())
-}
-
-/// The cached result at `path`, if it was played with `key`.
-pub(super) fn read_cached_match(path: &Path, key: &str) -> Option<Wdl> {
-    std::fs::read_to_string(path)
-        .ok()
-        .and_then(|t| serde_json::from_str::<CachedMatch>(&t).ok())
-        .filter(|c| c.key == key)
-        .map(|c| Wdl {
-            wins: c.wins,
-            draws: c.draws,
-            losses: c.losses,
-        })
 }
 
 /// An evaluator of tables 4 and 5 and where it plays.
@@ -274,15 +244,7 @@ pub(super) fn play_equities(
                 )?;
                 pb.finish_and_clear();
                 let t = r.total;
-                write_json(
-                    &path,
-                    &CachedMatch {
-                        key: cell.key.clone(),
-                        wins: t.wins,
-                        draws: t.draws,
-                        losses: t.losses,
-                    },
-                )?;
+                write_cached_match(&path, &cell.key, &t)?;
                 t
             }
         };

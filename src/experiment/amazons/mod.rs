@@ -26,11 +26,11 @@
 //! | `dataset.rs` | the records as an encoded dataset, rebuilt when they change |
 //! | `networks.rs` | the TD(lambda) grid: encoder x hidden size x run, the best run kept ([`NetResult`]) |
 //! | `prediction_errors.rs` | every evaluator's 0/1 error on both splits ([`ErrorRow`]) |
-//! | `equity.rs` | tables 4 and 5: the cells planned, cached and played ([`EquityRow`], [`equity_interval`]) |
+//! | `equity.rs` | tables 4 and 5: the cells planned and played, or read back from [`crate::experiment::match_cache`] ([`EquityRow`], [`equity_interval`]) |
 //! | `report.rs` | [`AmazonsExperimentReport`], its tables ([`error_table`], [`equity_table`]) and CSV/JSON files |
 //! | `plots.rs` | figures 16 and 17 |
 //! | `tests.rs` | tests of the settings, the grid, the thesis' figures and the database |
-//! | `report_tests.rs` | tests of the equity cells, their cache, the tables, CSVs and plots |
+//! | `report_tests.rs` | tests of the equity cells, their keys, the tables, CSVs and plots |
 //!
 //! [`run`] goes through the stages in order: check the settings, claim the
 //! output folder, make the database, encode it, train the networks (and the
@@ -51,7 +51,6 @@ mod thesis;
 
 pub use config::AmazonsExperimentConfig;
 pub use database::DbStats;
-pub(super) use equity::file_key;
 pub use equity::{equity_interval, EquityRow};
 pub use error::AmazonsExperimentError;
 pub use networks::NetResult;

@@ -1,12 +1,9 @@
-//! Tables 4 and 5's cells, their cache, and the report's tables, CSVs and
+//! Tables 4 and 5's cells, their keys, and the report's tables, CSVs and
 //! plots, from given numbers.
 
 use super::config::AmazonsExperimentConfig;
 use super::database::DbStats;
-use super::equity::{
-    contenders, equity_interval, equity_row, file_key, plan_cells, read_cached_match, Cell,
-    EquityRow,
-};
+use super::equity::{contenders, equity_interval, equity_row, plan_cells, Cell, EquityRow};
 use super::plots::{highest_test_error, ply_points};
 use super::prediction_errors::ErrorRow;
 use super::report::{
@@ -17,6 +14,7 @@ use super::thesis::thesis_equity;
 use crate::arena::Wdl;
 use crate::eval::GroupedMetrics;
 use crate::experiment::amazons_value::ValueNet;
+use crate::experiment::match_cache::file_key;
 use std::path::{Path, PathBuf};
 
 fn error_row(evaluator: &str, split: &str, error: f64, thesis: Option<f64>) -> ErrorRow {
@@ -181,38 +179,6 @@ fn a_cells_seed_follows_its_name_and_its_key_what_it_plays() {
     let net_again = again.iter().find(|c| c.name == net.name).unwrap();
     assert_ne!(net_again.key, net.key);
     assert!(net_again.key.ends_with(&file_key(&weights)));
-}
-
-#[test]
-fn file_keys_follow_the_bytes() {
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("w");
-    assert_eq!(file_key(&path), "absent");
-    std::fs::write(&path, b"one").unwrap();
-    let one = file_key(&path);
-    assert_eq!(one.len(), 16);
-    assert_eq!(file_key(&path), one);
-    std::fs::write(&path, b"two").unwrap();
-    assert_ne!(file_key(&path), one);
-}
-
-#[test]
-fn a_cached_match_is_read_back_only_under_its_key() {
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join("cell.json");
-    assert_eq!(read_cached_match(&path, "k"), None);
-    std::fs::write(&path, r#"{"key":"k","wins":3,"draws":1,"losses":2}"#).unwrap();
-    assert_eq!(
-        read_cached_match(&path, "k"),
-        Some(Wdl {
-            wins: 3,
-            draws: 1,
-            losses: 2
-        })
-    );
-    assert_eq!(read_cached_match(&path, "other settings"), None);
-    std::fs::write(&path, "not json").unwrap();
-    assert_eq!(read_cached_match(&path, "k"), None);
 }
 
 #[test]
