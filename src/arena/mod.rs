@@ -24,7 +24,7 @@ pub use game_start::GameStart;
 pub use match_play::{play_match, play_match_from, StartFn};
 pub use players::build_players;
 pub use rating_chart::{write_ratings_png, RatingBar};
-pub use rating_fit::{fit_ratings, Anchor, FitError, FitOptions, FittedRating, PairScore};
+pub use rating_fit::{fit_ratings, Anchor, FitOptions, FittedRating, PairScore, RatingFitError};
 pub use result::{fmt_elo, wilson_interval, MatchResult, Wdl};
 pub use round_robin::{
     result_text, round_robin, schedule, GameLog, PairResult, PlayerRating, RoundRobin,

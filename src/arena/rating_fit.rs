@@ -40,12 +40,12 @@ pub enum Anchor {
 }
 
 impl FromStr for Anchor {
-    type Err = FitError;
-    fn from_str(s: &str) -> Result<Self, FitError> {
+    type Err = RatingFitError;
+    fn from_str(s: &str) -> Result<Self, RatingFitError> {
         match s {
             "first" => Ok(Anchor::First),
             "mean" => Ok(Anchor::Mean),
-            other => Err(FitError::UnknownAnchor(other.to_string())),
+            other => Err(RatingFitError::UnknownAnchor(other.to_string())),
         }
     }
 }
@@ -98,7 +98,7 @@ pub struct FittedRating {
 }
 
 #[derive(Debug, Error, PartialEq)]
-pub enum FitError {
+pub enum RatingFitError {
     #[error("no players to rate")]
     NoPlayers,
     #[error("pair ({a}, {b}): {why}")]
@@ -122,16 +122,16 @@ pub fn fit_ratings(
     players: usize,
     pairs: &[PairScore],
     opts: &FitOptions,
-) -> Result<Vec<FittedRating>, FitError> {
+) -> Result<Vec<FittedRating>, RatingFitError> {
     if players == 0 {
-        return Err(FitError::NoPlayers);
+        return Err(RatingFitError::NoPlayers);
     }
     let n = players;
     // games[i][j] and points[i][j]: i's points against j.
     let mut games = vec![vec![0.0f64; n]; n];
     let mut points = vec![vec![0.0f64; n]; n];
     for p in pairs {
-        let bad = |why: &str| FitError::BadPair {
+        let bad = |why: &str| RatingFitError::BadPair {
             a: p.a,
             b: p.b,
             why: why.to_string(),
@@ -164,12 +164,12 @@ pub fn fit_ratings(
     // (ratings comparable), and through points scored in both directions
     // (a finite maximum).
     if let Some(player) = unreached(n, |i, j| games[i][j] > 0.0) {
-        return Err(FitError::Disconnected { player });
+        return Err(RatingFitError::Disconnected { player });
     }
     let scored = |i: usize, j: usize| points[i][j] > 0.0;
     let conceded = |i: usize, j: usize| points[j][i] > 0.0;
     if let Some(player) = unreached(n, scored).or_else(|| unreached(n, conceded)) {
-        return Err(FitError::NoFiniteMaximum { player });
+        return Err(RatingFitError::NoFiniteMaximum { player });
     }
 
     // Newton's method on x (natural units), x[0] = 0.
@@ -180,7 +180,7 @@ pub fn fit_ratings(
             break;
         }
         let (grad, info) = gradient_and_information(&x, &games, &points);
-        let step = solve(&reduce(&info), &grad[1..]).ok_or(FitError::NoConvergence)?;
+        let step = solve(&reduce(&info), &grad[1..]).ok_or(RatingFitError::NoConvergence)?;
         // A long step is cut to 2 nats (about 350 Elo) to stay safe far from the maximum.
         let longest = step.iter().fold(0.0f64, |m, s| m.max(s.abs()));
         let scale = if longest > 2.0 { 2.0 / longest } else { 1.0 };
@@ -190,7 +190,7 @@ pub fn fit_ratings(
         converged = longest < 1e-12;
     }
     if !converged {
-        return Err(FitError::NoConvergence);
+        return Err(RatingFitError::NoConvergence);
     }
 
     // Covariance of (x_1..x_n-1) with x_0 fixed; player 0's row and
@@ -202,7 +202,7 @@ pub fn fit_ratings(
         for k in 0..n - 1 {
             let mut e = vec![0.0; n - 1];
             e[k] = 1.0;
-            let col = solve(&reduced, &e).ok_or(FitError::NoConvergence)?;
+            let col = solve(&reduced, &e).ok_or(RatingFitError::NoConvergence)?;
             for (i, v) in col.into_iter().enumerate() {
                 cov[i + 1][k + 1] = v;
             }
@@ -408,7 +408,7 @@ mod tests {
     fn perfect_scores_need_a_prior() {
         let pairs = three_players(10.0, [10.0, 10.0, 6.0]);
         let e = fit_ratings(3, &pairs, &plain(Anchor::First)).unwrap_err();
-        assert!(matches!(e, FitError::NoFiniteMaximum { .. }), "{e}");
+        assert!(matches!(e, RatingFitError::NoFiniteMaximum { .. }), "{e}");
         let opts = FitOptions {
             prior_draws: 1.0,
             anchor: Anchor::First,
@@ -427,9 +427,12 @@ mod tests {
     #[test]
     fn bad_input_is_refused() {
         let o = FitOptions::default();
-        assert_eq!(fit_ratings(0, &[], &o).unwrap_err(), FitError::NoPlayers);
+        assert_eq!(
+            fit_ratings(0, &[], &o).unwrap_err(),
+            RatingFitError::NoPlayers
+        );
         let e = fit_ratings(3, &[pair(0, 1, 4.0, 2.0)], &o).unwrap_err();
-        assert_eq!(e, FitError::Disconnected { player: 2 });
+        assert_eq!(e, RatingFitError::Disconnected { player: 2 });
         assert!(fit_ratings(2, &[pair(0, 2, 4.0, 2.0)], &o).is_err());
         assert!(fit_ratings(2, &[pair(0, 1, 4.0, 5.0)], &o).is_err());
         assert!(fit_ratings(2, &[pair(1, 1, 4.0, 2.0)], &o).is_err());

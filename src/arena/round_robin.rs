@@ -301,7 +301,7 @@ fn rate(
     names: &[String],
     pairs: &[PairResult],
     fit: &FitOptions,
-) -> Result<Vec<PlayerRating>, super::FitError> {
+) -> Result<Vec<PlayerRating>, super::RatingFitError> {
     let scores: Vec<PairScore> = pairs
         .iter()
         .map(|p| PairScore {
