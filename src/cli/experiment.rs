@@ -19,7 +19,7 @@ pub enum ExperimentCmd {
     /// networks for UNITS/MOBILITY/BITS x 40/80/160, their test error
     /// beside the hand evaluators', and the equity tables against the good
     /// and the simple player.
-    Amazons(super::experiment_amazons::AmazonsArgs),
+    Amazons(Box<super::experiment_amazons::AmazonsArgs>),
 }
 
 #[derive(Args)]
@@ -146,7 +146,7 @@ pub fn run(cmd: ExperimentCmd) -> anyhow::Result<ExitCode> {
         ExperimentCmd::Ttt(a) => a,
         ExperimentCmd::Pentago(a) => return super::experiment_pentago::run(a),
         ExperimentCmd::Mdrnn(a) => return run_mdrnn(a),
-        ExperimentCmd::Amazons(a) => return super::experiment_amazons::run(a),
+        ExperimentCmd::Amazons(a) => return super::experiment_amazons::run(*a),
     };
     let out = a
         .out

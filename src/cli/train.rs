@@ -207,9 +207,12 @@ fn run_td(a: TdArgs) -> anyhow::Result<ExitCode> {
     plies::with_game!(a.game, G => run_td_for::<G>(a))
 }
 
+/// An equity probe's opponent: its name and the player.
+type Opponent<G> = (String, Arc<dyn Player<G>>);
+
 /// The opponent of the equity measurements: `--eval-against`, else
 /// `expert` where the game has one.
-fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<(String, Arc<dyn Player<G>>)>> {
+fn td_opponent<G: GameSupport>(a: &TdArgs) -> anyhow::Result<Option<Opponent<G>>> {
     if a.eval_games == 0 {
         return Ok(None);
     }

@@ -187,13 +187,13 @@ mod tests {
     #[test]
     fn a_played_game_gives_one_labelled_row_per_position() {
         let mut g = TicTacToe::new();
-        let mut states = vec![g.clone()];
+        let mut states = vec![g];
         let mut moves = Vec::new();
         for text in ["a1", "b1", "a2", "b2", "a3"] {
             let mv = g.parse_move(text).unwrap();
             g.play(mv);
             moves.push(mv);
-            states.push(g.clone());
+            states.push(g);
         }
         let header = GameHeader {
             game_id: "g".into(),

@@ -63,7 +63,7 @@ pub enum MdpTrainError {
     )]
     Resume {
         path: PathBuf,
-        difference: Difference,
+        difference: Box<Difference>,
     },
     #[error(transparent)]
     Model(#[from] MdpError),
@@ -71,7 +71,13 @@ pub enum MdpTrainError {
     Search(#[from] SearchError),
     /// Another writer holds the model file.
     #[error(transparent)]
-    RunDir(#[from] RunDirError),
+    RunDir(Box<RunDirError>),
+}
+
+impl From<RunDirError> for MdpTrainError {
+    fn from(e: RunDirError) -> Self {
+        MdpTrainError::RunDir(Box::new(e))
+    }
 }
 
 /// What a run did.
@@ -161,7 +167,7 @@ fn resume_or_new<G: GameSupport>(
     if let Some(difference) = first_difference(&stored, &asked, Depth::Nested) {
         return Err(MdpTrainError::Resume {
             path: path.to_path_buf(),
-            difference,
+            difference: Box::new(difference),
         });
     }
     Ok(m)
