@@ -89,18 +89,19 @@ fn run_game<G: GameSupport>(a: ArenaArgs) -> anyhow::Result<ExitCode> {
     let play = || round_robin::<G>(&players, &start, &cfg, Some(&bar));
     let rr = super::threads::on_threads(a.job.threads, play)?;
     bar.finish_and_clear();
-    let written = write_outputs(&rr, &a.out)?;
+    let board = G::board_label(rr.board_size);
+    let written = write_outputs(&rr, &board, &a.out)?;
     if a.job.json {
         println!("{}", serde_json::to_string_pretty(&rr)?);
     } else {
-        print!("{}", render(&rr));
+        print!("{}", render(&rr, &board));
         println!("wrote {}", written.join(", "));
     }
     Ok(ExitCode::SUCCESS)
 }
 
 /// Writes the result files into `out`; returns their paths.
-fn write_outputs(rr: &RoundRobin, out: &Path) -> anyhow::Result<Vec<String>> {
+fn write_outputs(rr: &RoundRobin, board: &str, out: &Path) -> anyhow::Result<Vec<String>> {
     let mut written = Vec::new();
     let mut note = |p: PathBuf| written.push(p.display().to_string());
     let path = out.join("results.csv");
@@ -124,7 +125,7 @@ fn write_outputs(rr: &RoundRobin, out: &Path) -> anyhow::Result<Vec<String>> {
             })
             .collect();
         let path = out.join("ratings.png");
-        write_ratings_png(&path, &chart_title(rr), &bars)?;
+        write_ratings_png(&path, &chart_title(rr, board), &bars)?;
         note(path);
     }
     if !rr.game_log.is_empty() {
@@ -155,24 +156,21 @@ fn games_text(rr: &RoundRobin) -> String {
     }
 }
 
-fn chart_title(rr: &RoundRobin) -> String {
+/// `board` is the game's name for the board (`7x6`, `9x9`).
+fn chart_title(rr: &RoundRobin, board: &str) -> String {
     format!(
-        "{} {}x{}: Elo, {} ({})",
+        "{} {board}: Elo, {} ({})",
         rr.game,
-        rr.board_size,
-        rr.board_size,
         games_text(rr),
         anchor_text(rr)
     )
 }
 
 /// The tournament for people: cross table, pairs, rating list, speed.
-fn render(rr: &RoundRobin) -> String {
+fn render(rr: &RoundRobin, board: &str) -> String {
     let mut out = format!(
-        "{} {}x{} round robin: {} players, {}, seed {}, openings: {}\n\n",
+        "{} {board} round robin: {} players, {}, seed {}, openings: {}\n\n",
         rr.game,
-        rr.board_size,
-        rr.board_size,
         rr.players.len(),
         games_text(rr),
         rr.seed,
