@@ -48,7 +48,10 @@ macro_rules! builtin {
 
 /// Every shipped checkpoint; its card in `checkpoints/<folder>/README.md`
 /// says how it was made and how it plays.
-pub const BUILTINS: &[Builtin] = &[builtin!("tictactoe", "tictactoe-mlp80-td")];
+pub const BUILTINS: &[Builtin] = &[
+    builtin!("tictactoe", "tictactoe-mlp80-td"),
+    builtin!("connect-four", "connect-four-resnet-tiny-loop"),
+];
 
 /// The shipped checkpoint `name`; an unknown name is an error listing the
 /// shipped ones.

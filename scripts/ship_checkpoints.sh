@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Rebuilds a shipped checkpoint from the shipped configuration and seeds,
+# rates it in an arena against the game's baselines, and writes the folder
+# `checkpoints/` embeds (model.safetensors, config.json, and the model card
+# with the arena's ratings appended). CPU runs with the same seed give the
+# same weights; the arena's ratings come with 95% intervals.
+#   bash scripts/ship_checkpoints.sh connect-four [WORK_DIR]
+# Connect Four: the 16-generation self-play loop (data/loop/connect-four-16.json,
+# about 20 minutes on 2 cores), then its best network's MCTS at 400
+# simulations against naive, alpha-beta at depth 4 on the threats evaluator,
+# plain UCT at 400 simulations and OpenSpiel's MCTS at 400 (PLIES_SPIEL_PYTHON
+# names the Python with open_spiel; without it that player is left out).
+# PLIES names the binary (default target/release/plies).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+P=$(realpath "${PLIES:-./target/release/plies}")
+GAME=${1:?usage: ship_checkpoints.sh GAME [WORK_DIR]}
+WORK=${2:-runs/ship}
+export RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-2}
+
+case "$GAME" in
+  connect-four)
+    folder=checkpoints/connect-four-resnet-tiny-loop
+    loop_dir="$WORK/loop-connect-four"
+    mkdir -p "$WORK"
+    "$P" loop --game connect-four --config data/loop/connect-four-16.json --out "$loop_dir" --quiet \
+      > "$WORK/loop-$GAME.txt"
+    best=$("$P" loop --game connect-four --config data/loop/connect-four-16.json --out "$loop_dir" --json \
+      | python3 -c 'import json, sys; print(json.load(sys.stdin)["best"] or "")')
+    [ -n "$best" ] || { echo "ship_checkpoints: no network of $loop_dir was promoted" >&2; exit 1; }
+    players=("mcts:sims=400,eval=ckpt:NET,reuse=off" naive "alphabeta:depth=4,eval=threats" "mcts:sims=400")
+    if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=400"); fi
+    arena_args=(--game connect-four --games-per-pair 40 --random-opening 2 --seed 7)
+    ;;
+  *)
+    echo "ship_checkpoints: no recipe for $GAME (connect-four)" >&2
+    exit 2
+    ;;
+esac
+
+# The network is rated from a copy named NET in the work folder, so the
+# card's tables name it NET and keep their columns.
+rm -rf "$WORK/NET"
+mkdir -p "$WORK/NET"
+cp "$best/model.safetensors" "$best/config.json" "$best/README.md" "$WORK/NET/"
+(cd "$WORK" && "$P" arena "${arena_args[@]}" --players "${players[@]}" --out "arena-$GAME" --quiet) \
+  > "$WORK/arena-$GAME.txt"
+
+staged="$WORK/$(basename "$folder")"
+rm -rf "$staged"
+mkdir -p "$staged"
+cp "$best/model.safetensors" "$best/config.json" "$staged/"
+# The card names the network NET and the work folder WORK, not this
+# machine's paths.
+{
+  cat "$best/README.md"
+  echo
+  echo "## Ratings"
+  echo
+  echo "Made by \`bash scripts/ship_checkpoints.sh $GAME\` (the best network of"
+  echo "\`plies loop --game $GAME --config data/loop/connect-four-16.json\`), then rated by"
+  echo "\`plies arena ${arena_args[*]} --players ${players[*]}\`"
+  echo "(NET is this network; WORK, below, the script's work folder):"
+  echo
+  echo '```text'
+  grep -v '^wrote ' "$WORK/arena-$GAME.txt"
+  echo '```'
+} | sed -e "s|$WORK/|WORK/|g" > "$staged/README.md"
+rm -rf "$folder"
+mv "$staged" "$folder"
+echo "wrote $folder (from $best); ratings in $WORK/arena-$GAME"
