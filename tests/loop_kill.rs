@@ -130,3 +130,38 @@ fn a_killed_loop_resumes_to_the_bytes_of_an_uninterrupted_one() {
     assert!(!o.status.success());
     assert!(text(&o).contains("`seed`"), "{}", text(&o));
 }
+
+/// A loop resumed with more generations than it was started with goes on
+/// from where it stopped and ends with the bytes of a loop run that long
+/// from the start; its stored configuration then holds the new count.
+#[test]
+fn a_loop_resumed_for_more_generations_ends_as_one_run_that_long() {
+    let tmp = tempfile::tempdir().unwrap();
+    let two = tmp.path().join("two.json");
+    std::fs::write(&two, CONFIG).unwrap();
+    let one = tmp.path().join("one.json");
+    std::fs::write(
+        &one,
+        CONFIG.replace("\"generations\": 2", "\"generations\": 1"),
+    )
+    .unwrap();
+    let whole = tmp.path().join("whole");
+    let o = plies().args(args(&two, &whole)).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+
+    let grown = tmp.path().join("grown");
+    let o = plies().args(args(&one, &grown)).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!grown.join("gen-001").exists());
+    let o = plies().args(args(&two, &grown)).output().unwrap();
+    assert!(o.status.success(), "{}", text(&o));
+    let (a, b) = (outputs(&whole), outputs(&grown));
+    let names = |v: &[(PathBuf, Vec<u8>)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&a), names(&b));
+    for ((p, x), (_, y)) in a.iter().zip(&b) {
+        assert!(x == y, "{} differs after growing the loop", p.display());
+    }
+    let stored: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(grown.join("loop.json")).unwrap()).unwrap();
+    assert_eq!(stored["generations"], 2);
+}

@@ -172,30 +172,63 @@ pub fn check_fingerprint<T: Serialize + ?Sized>(
     depth: Depth,
     layout: JsonLayout,
 ) -> Result<Start, RunDirError> {
+    check_fingerprint_except(path, given, depth, layout, &[])
+}
+
+/// [`check_fingerprint`], leaving out of the comparison the top-level
+/// fields named in `free`: settings a resumed job may change, such as how
+/// many generations a loop runs, when the work already done does not
+/// depend on them. The stored fingerprint is rewritten with the given
+/// values when one of those differs, so it always holds the last start's.
+pub fn check_fingerprint_except<T: Serialize + ?Sized>(
+    path: &Path,
+    given: &T,
+    depth: Depth,
+    layout: JsonLayout,
+    free: &[&str],
+) -> Result<Start, RunDirError> {
     let unreadable = |e: serde_json::Error| RunDirError::Unreadable {
         path: path.to_path_buf(),
         why: e.to_string(),
     };
+    let store = || -> Result<(), RunDirError> {
+        let mut text = serde_json::to_string_pretty(given).map_err(unreadable)?;
+        if layout == JsonLayout::PrettyLine {
+            text.push('\n');
+        }
+        write_atomic(path, text.as_bytes())?;
+        Ok(())
+    };
     let saved = match std::fs::read(path) {
         Ok(bytes) => serde_json::from_slice::<Value>(&bytes).map_err(unreadable)?,
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let mut text = serde_json::to_string_pretty(given).map_err(unreadable)?;
-            if layout == JsonLayout::PrettyLine {
-                text.push('\n');
-            }
-            write_atomic(path, text.as_bytes())?;
+            store()?;
             return Ok(Start::Fresh);
         }
         Err(e) => return Err(io_at(path)(e)),
     };
-    let given = serde_json::to_value(given).map_err(unreadable)?;
-    match first_difference(&saved, &given, depth) {
-        Some(difference) => Err(RunDirError::Mismatch {
+    let given_value = serde_json::to_value(given).map_err(unreadable)?;
+    let without_free = |v: &Value| {
+        let mut v = v.clone();
+        if let Value::Object(m) = &mut v {
+            for f in free {
+                m.remove(*f);
+            }
+        }
+        v
+    };
+    if let Some(difference) =
+        first_difference(&without_free(&saved), &without_free(&given_value), depth)
+    {
+        return Err(RunDirError::Mismatch {
             path: path.to_path_buf(),
             difference,
-        }),
-        None => Ok(Start::Resume),
+        });
     }
+    if saved != given_value {
+        store()?;
+    }
+    Ok(Start::Resume)
 }
 
 /// A job's output folder, locked for this process until dropped.
@@ -350,6 +383,32 @@ mod tests {
         assert_eq!(check(&Args { seed: 1, epochs: 3 }).unwrap(), Start::Resume);
         let err = check(&Args { seed: 1, epochs: 4 }).unwrap_err();
         assert!(err.to_string().contains("had 3, now 4"), "{err}");
+    }
+
+    #[test]
+    fn a_free_field_may_change_and_the_stored_fingerprint_follows() {
+        let (_dir, path) = crate::util::scratch("loop.json");
+        let check = |v: &Value| {
+            check_fingerprint_except(
+                &path,
+                v,
+                Depth::Nested,
+                JsonLayout::PrettyLine,
+                &["generations"],
+            )
+        };
+        let stored = || serde_json::from_str::<Value>(&fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            check(&json!({"seed": 1, "generations": 4})).unwrap(),
+            Start::Fresh
+        );
+        let more = json!({"seed": 1, "generations": 8});
+        assert_eq!(check(&more).unwrap(), Start::Resume);
+        assert_eq!(stored(), more);
+        // Any other field is still refused, and the file keeps the last start's.
+        let err = check(&json!({"seed": 2, "generations": 8})).unwrap_err();
+        assert!(err.to_string().contains("`seed`"), "{err}");
+        assert_eq!(stored(), more);
     }
 
     /// A folder holding `a.txt` with `text`.

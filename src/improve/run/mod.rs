@@ -3,7 +3,7 @@
 //! the replay window, the gate, the anchors) or resumes (training).
 //!
 //! ```text
-//! DIR/loop.json                   the configuration (a resume must match it)
+//! DIR/loop.json                   the configuration (a resume must match it, but for `generations`)
 //! DIR/gen-NNN/data/               the generation's self-play, with policy targets
 //! DIR/gen-NNN/window/             the last `window` generations' data (hard links)
 //! DIR/gen-NNN/net/                the network trained on it: a checkpoint with its card
@@ -31,7 +31,7 @@ use super::{LoopConfig, LoopError};
 use crate::arena::{play_match_from, MatchResult, StartConfig};
 use crate::games::GameSupport;
 use crate::search::game_player::PlayerContext;
-use crate::util::run_dir::{check_fingerprint, Depth, JsonLayout, RunDir, RunDirError};
+use crate::util::run_dir::{check_fingerprint_except, Depth, JsonLayout, RunDir, RunDirError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -88,8 +88,8 @@ fn read_json<T: for<'de> Deserialize<'de>>(path: &Path) -> Result<Option<T>, Loo
 }
 
 /// Locks the loop directory for this process and writes `cfg` to it, or
-/// checks it against the configuration there, naming the first field that
-/// differs.
+/// checks it against the configuration there (all but `generations`),
+/// naming the first field that differs.
 fn claim(dir: &Path, cfg: &LoopConfig) -> Result<RunDir, LoopError> {
     let path = dir.join(CONFIG_FILE);
     let now = serde_json::to_value(cfg).map_err(|e| LoopError::Config {
@@ -98,7 +98,16 @@ fn claim(dir: &Path, cfg: &LoopConfig) -> Result<RunDir, LoopError> {
     })?;
     let run_dir = RunDir::claim(dir).map_err(run_dir_error)?;
     std::fs::create_dir_all(dir).map_err(io(dir))?;
-    check_fingerprint(&path, &now, Depth::Nested, JsonLayout::PrettyLine).map_err(run_dir_error)?;
+    // A generation depends on the ones before it, not on how many follow:
+    // a loop may be resumed to run more generations (or stop sooner).
+    check_fingerprint_except(
+        &path,
+        &now,
+        Depth::Nested,
+        JsonLayout::PrettyLine,
+        &["generations"],
+    )
+    .map_err(run_dir_error)?;
     Ok(run_dir)
 }
 
