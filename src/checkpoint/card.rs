@@ -158,13 +158,9 @@ mod tests {
 
     #[test]
     fn front_matter_has_tags_dataset_sha_and_metrics() {
-        let checkpoint = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints");
-        let dir = std::fs::read_dir(&checkpoint)
-            .unwrap()
-            .next()
-            .unwrap()
-            .unwrap()
-            .path();
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("checkpoints")
+            .join("tictactoe-mlp80-td");
         let mut cfg = crate::checkpoint::load(&dir, None, None).unwrap().config;
         cfg.training.dataset = Some("runs/data/ttt-train".into());
         cfg.training.metrics = serde_json::json!({"epoch": 4, "last": {"valid_loss": 0.25, "valid_accuracy": 0.5, "lr": 0.01, "seconds": 2.5}, "kind": "best"});
