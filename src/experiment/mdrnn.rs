@@ -727,11 +727,7 @@ mod tests {
             ),
             "{e}"
         );
-        let msg = e.to_string();
-        assert!(
-            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
-            "{msg}"
-        );
+        crate::util::run_dir::assert_refused_as_held(&e, &out);
         assert!(!out.join(FINGERPRINT_FILE).exists());
         drop(held);
         run(&tiny(out.clone()), false).unwrap();

@@ -562,11 +562,7 @@ mod tests {
             matches!(e, PentagoExperimentError::RunDir(RunDirError::Locked(_))),
             "{e}"
         );
-        let msg = e.to_string();
-        assert!(
-            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
-            "{msg}"
-        );
+        crate::util::run_dir::assert_refused_as_held(&e, &out);
         assert!(!out.join(FINGERPRINT_FILE).exists());
     }
 

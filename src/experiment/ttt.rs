@@ -604,11 +604,7 @@ mod tests {
             ),
             "{e}"
         );
-        let msg = e.to_string();
-        assert!(
-            msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
-            "{msg}"
-        );
+        crate::util::run_dir::assert_refused_as_held(&e, &out);
         assert!(!out.exists());
     }
 

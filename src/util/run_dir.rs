@@ -231,6 +231,17 @@ pub fn check_fingerprint_except<T: Serialize + ?Sized>(
     Ok(Start::Resume)
 }
 
+/// Asserts that `error` is the refusal of a job whose folder `out` another
+/// writer holds, naming the folder.
+#[cfg(test)]
+pub(crate) fn assert_refused_as_held(error: &dyn std::fmt::Display, out: &Path) {
+    let msg = error.to_string();
+    assert!(
+        msg.contains(&out.display().to_string()) && msg.contains("another writer holds it"),
+        "{msg}"
+    );
+}
+
 /// A job's output folder, locked for this process until dropped.
 #[derive(Debug)]
 pub struct RunDir {

@@ -318,11 +318,7 @@ fn a_held_folder_refuses_the_study_before_it_writes() {
     let progress = |_: u64, _: &str| ProgressBar::hidden();
     let err = run(&cfg, &progress, &|_| {}).unwrap_err();
     assert!(matches!(err, AmazonsExperimentError::RunDir(_)), "{err}");
-    let msg = err.to_string();
-    assert!(
-        msg.contains(&cfg.out.display().to_string()) && msg.contains("another writer holds it"),
-        "{msg}"
-    );
+    crate::util::run_dir::assert_refused_as_held(&err, &cfg.out);
     assert!(!cfg.out.exists());
     drop(held);
     drop(claim_out(&cfg).unwrap());
