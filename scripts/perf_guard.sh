@@ -10,7 +10,9 @@
 # --record after a re-measurement (then keep, for each row, the lower of at
 # least two runs: PyTorch's 2-thread figure alone moves 10-20% run to run).
 # The loader's ratios are printed but not guarded (too short to be stable
-# on the shipped archive).
+# on the shipped archive). A benchmark with a row under its floor is run
+# once more and each row keeps the better of its two ratios, so one noisy
+# run does not fail the guard; a real slowdown fails both.
 #
 #   bash scripts/perf_guard.sh            # check against the table
 #   bash scripts/perf_guard.sh --record   # measure and replace this processor's rows
@@ -46,42 +48,63 @@ if [ ! -f "$DS/manifest.json" ]; then
     --terminations all --out "$DS" --force --quiet >/dev/null
 fi
 
-run() { # name, then the bench command's arguments
-  local name=$1
-  shift
+run() { # folder, name, then the bench command's arguments
+  local dir=$1 name=$2
+  shift 2
+  mkdir -p "$dir"
   echo "  $name: plies bench $*" >&2
-  "$PLIES" bench "$@" --json >"$OUT/$name.json"
+  "$PLIES" bench "$@" --json >"$dir/$name.json"
 }
-run train-cnn3 train --model cnn3 --batch 1024 --rounds 3
-run infer-cnn3 infer --model cnn3 --batch 1,64,1024 --rounds 3
-run train-resnet-tiny train --model resnet-tiny --batch 1024 --steps 3 --rounds 3 --seconds 2
-run infer-resnet-tiny infer --model resnet-tiny --batch 1,64,1024 --rounds 3
-run evaluator-cnn3 evaluator --model cnn3 --clients 8,32 --max-batch 64,256 --rounds 2
-run loader loader --data "$DS" --train-steps 10 --epochs 20
+BENCHES=(
+  "train-cnn3 train --model cnn3 --batch 1024 --rounds 3"
+  "infer-cnn3 infer --model cnn3 --batch 1,64,1024 --rounds 3"
+  "train-resnet-tiny train --model resnet-tiny --batch 1024 --steps 3 --rounds 3 --seconds 2"
+  "infer-resnet-tiny infer --model resnet-tiny --batch 1,64,1024 --rounds 3"
+  "evaluator-cnn3 evaluator --model cnn3 --clients 8,32 --max-batch 64,256 --rounds 2"
+  "loader loader --data $DS --train-steps 10 --epochs 20"
+)
+rm -rf "$OUT/retry"
+for spec in "${BENCHES[@]}"; do
+  # shellcheck disable=SC2086
+  run "$OUT" $spec
+done
 
+check() { # pass number: 1, or 2 after the failing benchmarks ran again
 python3 - "$OUT" "$TABLE" "$key" "$RECORD" "${PERF_GUARD_TOLERANCE:-0.2}" \
-  "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" <<'EOF'
+  "$(git rev-parse --short HEAD 2>/dev/null || echo '?')" "$1" <<'EOF'
 import csv, datetime, json, os, sys
 
-out, table, key, record, tolerance, commit = sys.argv[1:7]
+out, table, key, record, tolerance, commit, guard_pass = sys.argv[1:8]
 record, tolerance = record == "1", float(tolerance)
 
-def load(name):
-    with open(os.path.join(out, name + ".json")) as f:
-        return json.load(f)
+def collect(folder):
+    """Each guarded row's ratio (and the benchmark it came from) in one folder."""
+    def load(name):
+        path = os.path.join(folder, name + ".json")
+        if not os.path.exists(path):
+            return None
+        with open(path) as f:
+            return json.load(f)
+    ratios = {}
+    for name in ("train-cnn3", "infer-cnn3", "train-resnet-tiny", "infer-resnet-tiny"):
+        for row in (load(name) or {}).get("rows", []):
+            if row.get("plies_over_torch") is not None:
+                ratios[f"{name} batch {row['batch']} / PyTorch"] = (row["plies_over_torch"], name)
+    for row in (load("evaluator-cnn3") or {}).get("forward", []):
+        if row.get("service_over_torch") is not None:
+            ratios[f"evaluator-cnn3 batch {row['batch']} / PyTorch forward"] = (
+                row["service_over_torch"], "evaluator-cnn3")
+    loader = load("loader")
+    if loader is not None:
+        if loader.get("loader_over_pyarrow") is not None:
+            ratios["loader / pyarrow"] = (loader["loader_over_pyarrow"], "loader")
+        ratios["loader / cnn3 training"] = (loader["loader_over_training"], "loader")
+    return ratios
 
-ratios = {}
-for name in ("train-cnn3", "infer-cnn3", "train-resnet-tiny", "infer-resnet-tiny"):
-    for row in load(name)["rows"]:
-        if row.get("plies_over_torch") is not None:
-            ratios[f"{name} batch {row['batch']} / PyTorch"] = row["plies_over_torch"]
-for row in load("evaluator-cnn3")["forward"]:
-    if row.get("service_over_torch") is not None:
-        ratios[f"evaluator-cnn3 batch {row['batch']} / PyTorch forward"] = row["service_over_torch"]
-loader = load("loader")
-if loader.get("loader_over_pyarrow") is not None:
-    ratios["loader / pyarrow"] = loader["loader_over_pyarrow"]
-ratios["loader / cnn3 training"] = loader["loader_over_training"]
+first = collect(out)
+again = collect(os.path.join(out, "retry"))
+source = {b: name for b, (_, name) in first.items()}
+ratios = {b: max(v, again.get(b, (v,))[0]) for b, (v, _) in first.items()}
 
 header = ["processor", "benchmark", "ratio", "date", "commit"]
 rows = []
@@ -124,10 +147,34 @@ if record:
     print(f"recorded {len(ratios)} figures for {key} in {table}")
 elif not recorded:
     print(f"no figures recorded for {key}: run with --record on an idle machine to add them")
+elif failed and guard_pass == "1":
+    names = sorted({source[b] for b in failed})
+    with open(os.path.join(out, "retry.list"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    print(f"{len(failed)} ratio(s) under the floor; running {', '.join(names)} once more")
+    sys.exit(3)
 elif failed:
-    print(f"FAILED: {len(failed)} ratio(s) more than {tolerance:.0%} under the recorded figure: "
-          + "; ".join(failed))
+    print(f"FAILED: {len(failed)} ratio(s) more than {tolerance:.0%} under the recorded figure "
+          + "in two runs: " + "; ".join(failed))
     sys.exit(1)
 else:
     print(f"all {len(ratios)} ratios within {tolerance:.0%} of the recorded figures")
 EOF
+}
+
+set +e
+check 1
+status=$?
+set -e
+if [ "$status" = 3 ]; then
+  for spec in "${BENCHES[@]}"; do
+    name=${spec%% *}
+    if grep -qx "$name" "$OUT/retry.list"; then
+      # shellcheck disable=SC2086
+      run "$OUT/retry" $spec
+    fi
+  done
+  check 2
+else
+  exit "$status"
+fi

@@ -38,6 +38,12 @@ fn main() -> std::process::ExitCode {
         )
         .with_writer(std::io::stderr)
         .init();
+    // A kernel set that cannot be honoured is the user's error, not a
+    // silent fall back to the best one.
+    if let Err(e) = plies::util::simd::Simd::cap_from_env() {
+        eprintln!("error: {e}");
+        return std::process::ExitCode::FAILURE;
+    }
     let args = cli::Cli::parse();
     match cli::run(args) {
         Ok(code) => code,

@@ -73,7 +73,7 @@ fn apply_body<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) ->
     }
 }
 
-/// [`apply_body`] compiled for AVX-512 where the CPU has it (the default
+/// [`apply_body`] compiled for AVX-512 where the kernels use it (the default
 /// target's loop is scalar SSE): the same operations in the same order per
 /// value, so the same bits.
 fn apply_chunk<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -> T + Sync)) {
@@ -83,8 +83,8 @@ fn apply_chunk<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -
         fn v4<T: Real>(dst: &mut [T], a: &[T], b: &[T], f: &(impl Fn(T, T, T) -> T + Sync)) {
             apply_body(dst, a, b, f)
         }
-        if std::arch::is_x86_feature_detected!("avx512f") {
-            // SAFETY: the CPU has the feature.
+        if crate::util::simd::Simd::best() == crate::util::simd::Simd::Avx512 {
+            // SAFETY: `Simd::best` only names sets the CPU has.
             return unsafe { v4(dst, a, b, f) };
         }
     }

@@ -2,7 +2,8 @@
 //! replacement, one writer per output directory, seeded random numbers,
 //! device names, the move-list digest of the rules oracles, where the
 //! Python scripts are, the one line an error prints as, and the check of
-//! names from outside before they become paths ([`safe_name`]).
+//! names from outside before they become paths ([`safe_name`]), and the
+//! vector instruction set the CPU kernels run with ([`simd`]).
 
 pub mod atomic;
 mod device;
@@ -17,6 +18,7 @@ pub mod run_dir;
 pub mod safe_name;
 mod scripts;
 mod seed;
+pub mod simd;
 pub mod text;
 
 pub use atomic::{write_atomic, AtomicFile, AtomicWriteError};

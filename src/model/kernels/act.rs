@@ -115,13 +115,14 @@ fn grad_body(act: Act, g: &mut [f32], y: &[f32]) {
     }
 }
 
-/// Runs `$body` compiled for AVX-512, AVX2+FMA or the baseline, whichever
-/// the CPU has.
+/// Runs `$body` compiled for AVX-512, AVX2+FMA or the baseline, as
+/// [`Simd::best`](crate::util::simd::Simd::best) decides.
 macro_rules! dispatch {
     ($name:ident ( $($arg:ident : $ty:ty),* ) => $body:ident) => {
         fn $name($($arg: $ty),*) {
             #[cfg(target_arch = "x86_64")]
             {
+                use $crate::util::simd::Simd;
                 #[target_feature(enable = "avx512f")]
                 fn v4($($arg: $ty),*) {
                     $body($($arg),*)
@@ -130,15 +131,12 @@ macro_rules! dispatch {
                 fn v3($($arg: $ty),*) {
                     $body($($arg),*)
                 }
-                if std::arch::is_x86_feature_detected!("avx512f") {
-                    // SAFETY: the CPU has the feature.
-                    return unsafe { v4($($arg),*) };
-                }
-                if std::arch::is_x86_feature_detected!("avx2")
-                    && std::arch::is_x86_feature_detected!("fma")
-                {
-                    // SAFETY: the CPU has the features.
-                    return unsafe { v3($($arg),*) };
+                match Simd::best() {
+                    // SAFETY: `Simd::best` only names sets the CPU has.
+                    Simd::Avx512 => return unsafe { v4($($arg),*) },
+                    // SAFETY: as above.
+                    Simd::Avx2 => return unsafe { v3($($arg),*) },
+                    Simd::Portable => {}
                 }
             }
             $body($($arg),*)

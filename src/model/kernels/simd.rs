@@ -1,51 +1,8 @@
-//! The vector instruction sets the hand-written kernels can use, detected
-//! once at run time.
+//! What the CPU kernels run with on this processor, for benchmark headers.
+//! The hand-written kernels' vector set is decided in one place,
+//! [`crate::util::simd`].
 
-/// A kernel's instruction set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Simd {
-    Portable,
-    #[cfg(target_arch = "x86_64")]
-    Avx2,
-    #[cfg(target_arch = "x86_64")]
-    Avx512,
-}
-
-impl Simd {
-    /// Every set this CPU can run, the best last.
-    pub(crate) fn available() -> Vec<Simd> {
-        #[allow(unused_mut)]
-        let mut sets = vec![Simd::Portable];
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                sets.push(Simd::Avx2);
-            }
-            if std::arch::is_x86_feature_detected!("avx512f") {
-                sets.push(Simd::Avx512);
-            }
-        }
-        sets
-    }
-
-    /// The set's name as a header prints it.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Simd::Portable => "portable (no vector set)",
-            #[cfg(target_arch = "x86_64")]
-            Simd::Avx2 => "AVX2+FMA",
-            #[cfg(target_arch = "x86_64")]
-            Simd::Avx512 => "AVX-512F",
-        }
-    }
-
-    pub(crate) fn best() -> Simd {
-        static BEST: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
-        *BEST.get_or_init(|| *Simd::available().last().expect("portable is always there"))
-    }
-}
+pub(crate) use crate::util::simd::Simd;
 
 /// What the CPU kernels run with on this processor, for benchmark headers:
 /// the hand-written kernels' vector set (activations, direct 3x3
@@ -53,8 +10,13 @@ impl Simd {
 /// whose AVX-512 kernels the `x86-v4` feature enables, chosen at run time
 /// on the same test).
 pub fn kernel_instruction_sets() -> String {
+    let cap = if Simd::capped() {
+        format!(" (capped by {})", crate::util::simd::SIMD_CAP_VAR)
+    } else {
+        String::new()
+    };
     format!(
-        "kernels {}, matrix products (gemm) {}",
+        "kernels {}{cap}, matrix products (gemm) {}",
         Simd::best().name(),
         gemm_set()
     )
