@@ -4,12 +4,19 @@
 # `checkpoints/` embeds (model.safetensors, config.json, and the model card
 # with the arena's ratings appended). CPU runs with the same seed give the
 # same weights; the arena's ratings come with 95% intervals.
-#   bash scripts/ship_checkpoints.sh connect-four [WORK_DIR]
+#   bash scripts/ship_checkpoints.sh connect-four|arimaa [WORK_DIR]
+# A finished training stage is kept, so a second run only rates again.
 # Connect Four: the 16-generation self-play loop (data/loop/connect-four-16.json,
 # about 20 minutes on 2 cores), then its best network's MCTS at 400
 # simulations against naive, alpha-beta at depth 4 on the threats evaluator,
 # plain UCT at 400 simulations and OpenSpiel's MCTS at 400 (PLIES_SPIEL_PYTHON
 # names the Python with open_spiel; without it that player is left out).
+# Arimaa: the piece-square table of arimaa-20x8x8 trained by comparison
+# (softmax) on the shipped archive games, never the February 2026 ones, with
+# the settings of scripts/comparison_study.sh (3 epochs, about 30 minutes
+# on 2 cores), then rated in one-turn alpha-beta against material at one
+# turn, material's step search at 0.2 s a move and random (no OpenSpiel
+# Arimaa exists).
 # PLIES names the binary (default target/release/plies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -31,9 +38,28 @@ case "$GAME" in
     players=("mcts:sims=400,eval=ckpt:NET,reuse=off" naive "alphabeta:depth=4,eval=threats" "mcts:sims=400")
     if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=400"); fi
     arena_args=(--game connect-four --games-per-pair 40 --random-opening 2 --seed 7)
+    made_by="the best network of \`plies loop --game $GAME --config data/loop/connect-four-16.json\`"
+    ;;
+  arimaa)
+    folder=checkpoints/arimaa-table-20x8x8-comparison
+    best="$WORK/arimaa-rich/best"
+    mkdir -p "$WORK"
+    if [ ! -f "$best/config.json" ]; then
+      "$P" import --game arimaa data/arimaa/allgames2002.txt data/arimaa/fake_archive.txt \
+        --out "$WORK/arimaa-records" --force >/dev/null
+      "$P" dataset build --records "$WORK/arimaa-records/games.jsonl" --encoder arimaa-20x8x8 \
+        --terminations all --out "$WORK/arimaa-rich-ds" --force --quiet
+      "$P" train --data "$WORK/arimaa-rich-ds" --model data/arimaa/models/linear-material-rich.json \
+        --objective comparison --comparison-loss softmax --temperature 0.01 --optimizer adamw \
+        --lr 0.0003 --weight-decay 0 --batch 16 --epochs 3 --seed 1 --out "$WORK/arimaa-rich" --quiet
+    fi
+    players=("alphabeta:depth=1,eval=ckpt:NET" "alphabeta:depth=1,eval=material"
+      "steps:time=0.2,eval=material" random)
+    arena_args=(--game arimaa --games-per-pair 20 --max-plies 300 --seed 7)
+    made_by="the table \`plies train --objective comparison\` kept as best by validation loss over 3 epochs on the shipped archive games (\`$WORK/arimaa-rich/best\`)"
     ;;
   *)
-    echo "ship_checkpoints: no recipe for $GAME (connect-four)" >&2
+    echo "ship_checkpoints: no recipe for $GAME (connect-four, arimaa)" >&2
     exit 2
     ;;
 esac
@@ -57,8 +83,7 @@ cp "$best/model.safetensors" "$best/config.json" "$staged/"
   echo
   echo "## Ratings"
   echo
-  echo "Made by \`bash scripts/ship_checkpoints.sh $GAME\` (the best network of"
-  echo "\`plies loop --game $GAME --config data/loop/connect-four-16.json\`), then rated by"
+  echo "Made by \`bash scripts/ship_checkpoints.sh $GAME\` ($made_by), then rated by"
   echo "\`plies arena ${arena_args[*]} --players ${players[*]}\`"
   echo "(NET is this network; WORK, below, the script's work folder):"
   echo
