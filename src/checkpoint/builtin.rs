@@ -51,6 +51,7 @@ macro_rules! builtin {
 pub const BUILTINS: &[Builtin] = &[
     builtin!("tictactoe", "tictactoe-mlp80-td"),
     builtin!("connect-four", "connect-four-resnet-tiny-loop"),
+    builtin!("arimaa", "arimaa-table-20x8x8-comparison"),
 ];
 
 /// The shipped checkpoint `name`; an unknown name is an error listing the
