@@ -54,7 +54,8 @@ pub struct DownloadArgs {
 
 #[derive(Args)]
 pub struct UploadArgs {
-    /// The checkpoint (or, with --repo-type dataset, dataset) directory.
+    /// The checkpoint (or, with --repo-type dataset, dataset) directory, or
+    /// builtin:NAME, a checkpoint shipped in the program.
     dir: PathBuf,
     /// ORG/NAME[@REVISION].
     repo: String,
@@ -119,8 +120,25 @@ pub fn run(cmd: HubCmd) -> anyhow::Result<ExitCode> {
             let message = a
                 .message
                 .unwrap_or_else(|| format!("Upload {} with plies", a.dir.display()));
-            let report = plies::checkpoint::upload_checked(&a.dir, &repo, a.private, &message)?;
+            let dir = upload_dir(&a.dir, a.repo_type)?;
+            let report = plies::checkpoint::upload_checked(&dir, &repo, a.private, &message)?;
             print(&report, a.json)
         }
     }
+}
+
+/// The folder to upload: `dir` itself, or where a shipped checkpoint
+/// (`builtin:NAME`, also `ckpt:builtin:NAME`) is written out, so sharing
+/// one is one command from any folder.
+fn upload_dir(dir: &std::path::Path, kind: RepoTypeArg) -> anyhow::Result<PathBuf> {
+    use plies::checkpoint::{CheckpointSource, BUILTIN_PREFIX};
+    let spec = dir.to_string_lossy();
+    let shipped = spec
+        .strip_prefix("ckpt:")
+        .unwrap_or(&spec)
+        .starts_with(BUILTIN_PREFIX);
+    if !shipped || matches!(kind, RepoTypeArg::Dataset) {
+        return Ok(dir.to_path_buf());
+    }
+    Ok(CheckpointSource::parse(&spec)?.directory()?)
 }

@@ -228,3 +228,22 @@ fn a_checkpoint_continues_training_and_evaluates_from_the_hub() {
     let base = plies::checkpoint::load(&ttt, None, None).unwrap();
     assert_eq!(tuned.config.model, base.config.model);
 }
+
+#[test]
+fn a_shipped_checkpoint_goes_up_by_its_name() {
+    let Some(hub) = Hub::start() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let env = Env::new(&hub, tmp.path());
+    env.ok(&["hub", "upload", "builtin:tictactoe", "team/ttt-shipped"]);
+    let out = tmp.path().join("back");
+    env.ok(&[
+        "hub",
+        "download",
+        "team/ttt-shipped",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    files_equal(&root().join(TTT), &out, &CKPT_FILES);
+    let e = env.fails(&["hub", "upload", "builtin:chess", "team/none"]);
+    assert!(e.contains("builtin:chess"), "{e}");
+}
