@@ -8,6 +8,10 @@ use std::io::BufReader;
 use std::net::TcpStream;
 use std::process::ExitCode;
 
+/// The AEI engine's player when `--player` is not given: the engine
+/// ladder's best (`scripts/engine_ladder.sh arimaa`).
+pub const DEFAULT_AEI_PLAYER: &str = "alphabeta:eval=builtin:arimaa";
+
 #[derive(Subcommand)]
 pub enum EngineCmd {
     /// An Arimaa engine speaking AEI on stdin/stdout (or, with --server and
@@ -47,13 +51,16 @@ pub struct AeiArgs {
     /// random-steps[:end=P], alphabeta[:depth=TURNS,time=SECS,nodes=N,eval=E],
     /// greedy[:eval=E], greedy:CKPT, greedy+:CKPT, or
     /// mcts[:sims=N,time=SECS,threads=T,eval=E,rollout=K|end,puct=on|off,
-    /// c=C,vloss=V,reuse=on|off,batch=B]. E: material (the default),
+    /// c=C,vloss=V,reuse=on|off,batch=B]. E: material (when a spec names none),
     /// random, or ckpt:PATH or ckpt:hf:ORG/NAME[@REV], a trained Arimaa checkpoint (loaded, and
     /// refused if missing or of another game, before the engine answers
-    /// anything). Any of them may add setup=standard (default: a random
-    /// setup). The controller's clock bounds every search. Example:
+    /// anything), or builtin:arimaa. Any of them may add setup=standard (default: a random
+    /// setup). The controller's clock bounds every search. The default,
+    /// alpha-beta over whole turns on the shipped comparison-trained table
+    /// (builtin:arimaa), is the best rated player of the engine ladder
+    /// (scripts/engine_ladder.sh arimaa). Example:
     /// mcts:sims=2000,threads=2,eval=ckpt:runs/quickstart/arimaa-cnn3/best
-    #[arg(long, default_value = "alphabeta", verbatim_doc_comment)]
+    #[arg(long, default_value = DEFAULT_AEI_PLAYER, verbatim_doc_comment)]
     player: EngineSpec,
     #[command(flatten)]
     eval: EvalDeviceArgs,
