@@ -44,6 +44,31 @@ pub fn write_ratings_png(path: &Path, title: &str, bars: &[RatingBar]) -> Result
     })
 }
 
+/// The caption and its font size: the title at the largest size from 20
+/// down to 12 that fits the chart's width (an arena's title names its
+/// anchor, which can be a long spec), else cut at a word with an ellipsis.
+fn fit_caption<DB: DrawingBackend>(root: &DrawingArea<DB, Shift>, title: &str) -> (String, u32) {
+    let room = WIDTH - 40;
+    let width = |text: &str, size: u32| {
+        root.estimate_text_size(text, &TextStyle::from((font::FAMILY, size).into_font()))
+            .map(|(w, _)| w)
+            .unwrap_or(u32::MAX)
+    };
+    for size in (12..=20).rev().step_by(2) {
+        if width(title, size) <= room {
+            return (title.to_string(), size);
+        }
+    }
+    let words: Vec<&str> = title.split(' ').collect();
+    for keep in (1..words.len()).rev() {
+        let cut = format!("{} ...", words[..keep].join(" "));
+        if width(&cut, 12) <= room {
+            return (cut, 12);
+        }
+    }
+    (title.to_string(), 12)
+}
+
 fn draw<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     title: &str,
@@ -66,9 +91,10 @@ fn draw<DB: DrawingBackend>(
     let label_area = (widest + 20).min(WIDTH / 2);
 
     root.fill(&WHITE)?;
+    let (caption, caption_size) = fit_caption(root, title);
     let mut chart = ChartBuilder::on(root)
         .margin(16)
-        .caption(title, (font::FAMILY, 20))
+        .caption(caption, (font::FAMILY, caption_size))
         .x_label_area_size(50)
         .y_label_area_size(label_area)
         .build_cartesian_2d(x0..x1, (0..n - 1).into_segmented())?;
@@ -153,5 +179,28 @@ mod tests {
         bad[0].hi = f64::INFINITY;
         assert!(write_ratings_png(&path, "t", &bad).is_err());
         assert!(write_ratings_png(&path, "t", &[]).is_err());
+    }
+
+    #[test]
+    fn a_long_title_is_shrunk_then_cut_to_fit_the_chart() {
+        font::ensure_registered().unwrap();
+        let mut buffer = vec![0u8; (WIDTH * 300 * 3) as usize];
+        let root = BitMapBackend::with_buffer(&mut buffer, (WIDTH, 300)).into_drawing_area();
+        let short = "arimaa 8x8: Elo";
+        assert_eq!(fit_caption(&root, short), (short.to_string(), 20));
+        // The arena's title with a long anchor spec, as the Arimaa engine
+        // ladder drew it (cut off at both sides at size 20).
+        let ladder = "arimaa 8x8: Elo, up to 20 games per pair, decided pairs stopped \
+                      (120 games) (alphabeta:depth=1,eval=material = 0)";
+        let (text, size) = fit_caption(&root, ladder);
+        assert_eq!(text, ladder);
+        assert!(size < 20, "{size}");
+        let endless = ["a spec with many words"; 20].join(" ");
+        let (text, size) = fit_caption(&root, &endless);
+        assert_eq!(size, 12);
+        assert!(
+            text.ends_with(" ...") && text.len() < endless.len(),
+            "{text}"
+        );
     }
 }
