@@ -4,7 +4,7 @@
 # `checkpoints/` embeds (model.safetensors, config.json, and the model card
 # with the arena's ratings appended). CPU runs with the same seed give the
 # same weights; the arena's ratings come with 95% intervals.
-#   bash scripts/ship_checkpoints.sh connect-four|arimaa [WORK_DIR]
+#   bash scripts/ship_checkpoints.sh connect-four|atari-go|arimaa [WORK_DIR]
 # A finished training stage is kept, so a second run only rates again.
 # Connect Four: the 16-generation self-play loop (data/loop/connect-four-16.json,
 # about 20 minutes on 2 cores), then its best network's MCTS at 400
@@ -13,10 +13,13 @@
 # names the Python with open_spiel; without it that player is left out).
 # Arimaa: the piece-square table of arimaa-20x8x8 trained by comparison
 # (softmax) on the shipped archive games, never the February 2026 ones, with
-# the settings of scripts/comparison_study.sh (3 epochs, about 30 minutes
-# on 2 cores), then rated in one-turn alpha-beta against material at one
+# the settings of scripts/comparison_study.sh (3 epochs, about 5 minutes
+# on 2 idle cores, up to 30 on busy ones), then rated in one-turn alpha-beta against material at one
 # turn, material's step search at 0.2 s a move and random (no OpenSpiel
 # Arimaa exists).
+# Atari-Go 9x9: the 8-generation loop of data/loop/atari-go-9.json (about
+# 30 minutes on 2 idle cores), its best network's MCTS at 400 simulations
+# against naive, plain UCT at 400 and OpenSpiel's MCTS (on its go) at 100.
 # PLIES names the binary (default target/release/plies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,20 +29,35 @@ WORK=${2:-runs/ship}
 export RAYON_NUM_THREADS=${RAYON_NUM_THREADS:-2}
 
 match_args=()
+# The best network of a self-play loop (a finished loop is kept, an
+# interrupted one resumed): its folder, or an error when none was promoted.
+loop_best() { # config
+  local loop_dir="$WORK/loop-$GAME"
+  mkdir -p "$WORK"
+  "$P" loop --game "$GAME" --config "$1" --out "$loop_dir" --quiet > "$WORK/loop-$GAME.txt"
+  best=$("$P" loop --game "$GAME" --config "$1" --out "$loop_dir" --json \
+    | python3 -c 'import json, sys; print(json.load(sys.stdin)["best"] or "")')
+  [ -n "$best" ] || { echo "ship_checkpoints: no network of $loop_dir was promoted" >&2; exit 1; }
+  made_by="the best network of \`plies loop --game $GAME --config $1\`"
+}
+
 case "$GAME" in
   connect-four)
     folder=checkpoints/connect-four-resnet-tiny-loop
-    loop_dir="$WORK/loop-connect-four"
-    mkdir -p "$WORK"
-    "$P" loop --game connect-four --config data/loop/connect-four-16.json --out "$loop_dir" --quiet \
-      > "$WORK/loop-$GAME.txt"
-    best=$("$P" loop --game connect-four --config data/loop/connect-four-16.json --out "$loop_dir" --json \
-      | python3 -c 'import json, sys; print(json.load(sys.stdin)["best"] or "")')
-    [ -n "$best" ] || { echo "ship_checkpoints: no network of $loop_dir was promoted" >&2; exit 1; }
+    loop_best data/loop/connect-four-16.json
     players=("mcts:sims=400,eval=ckpt:NET,reuse=off" naive "alphabeta:depth=4,eval=threats" "mcts:sims=400")
     if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=400"); fi
     arena_args=(--game connect-four --games-per-pair 40 --random-opening 2 --seed 7)
-    made_by="the best network of \`plies loop --game $GAME --config data/loop/connect-four-16.json\`"
+    ;;
+  atari-go)
+    folder=checkpoints/atari-go-9-resnet-tiny-loop
+    loop_best data/loop/atari-go-9.json
+    # OpenSpiel has no Atari-Go: its Python bot plays it on OpenSpiel's go
+    # (scripts/spiel_mcts_bot.py), about 0.9 ms a simulation, so it gets
+    # the loop's anchor budget of 100.
+    players=("mcts:sims=400,eval=ckpt:NET,reuse=off" naive "mcts:sims=400")
+    if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=100"); fi
+    arena_args=(--game atari-go --size 9 --games-per-pair 40 --random-opening 2 --seed 7)
     ;;
   arimaa)
     folder=checkpoints/arimaa-table-20x8x8-comparison
@@ -64,7 +82,7 @@ case "$GAME" in
     made_by="the table \`plies train --objective comparison\` kept as best by validation loss over 3 epochs on the shipped archive games (\`$WORK/arimaa-rich/best\`)"
     ;;
   *)
-    echo "ship_checkpoints: no recipe for $GAME (connect-four, arimaa)" >&2
+    echo "ship_checkpoints: no recipe for $GAME (connect-four, atari-go, arimaa)" >&2
     exit 2
     ;;
 esac
