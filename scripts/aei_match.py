@@ -108,17 +108,11 @@ def finish(ctl, who, problems):
 
 def play_one(index, args, capture):
     plies_gold = index % 2 == 0
+    # An empty --player starts the engine with its own default player.
+    player = ["--player", args.player] if args.player else []
     plies_cmd = " ".join(
         shlex.quote(x)
-        for x in [
-            args.engine,
-            "engine",
-            "aei",
-            "--player",
-            args.player,
-            "--seed",
-            str(args.seed + index),
-        ]
+        for x in [args.engine, "engine", "aei", *player, "--seed", str(args.seed + index)]
     )
     simple_cmd = f"{shlex.quote(sys.executable)} -m pyrimaa.simple_engine"
     names = ["plies", "simple_engine"] if plies_gold else ["simple_engine", "plies"]
@@ -192,7 +186,9 @@ def play_one(index, args, capture):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--engine", default="target/release/plies", help="the plies binary")
-    parser.add_argument("--player", default="random", help="plies' player spec")
+    parser.add_argument(
+        "--player", default="random", help="plies' player spec ('' for the engine's default)"
+    )
     parser.add_argument("--games", type=int, default=2)
     parser.add_argument("--seed", type=int, default=1, help="plies gets seed + game index")
     parser.add_argument(

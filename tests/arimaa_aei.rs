@@ -143,6 +143,17 @@ fn alphabeta_plays_a_whole_game_within_its_time() {
     assert!(slowest < 1.5, "slowest move {slowest} s: {r}");
 }
 
+#[test]
+fn the_default_player_plays_a_whole_game_inside_the_clock() {
+    let Some(py) = python() else { return };
+    // No --player: alpha-beta on the shipped table, at 2 s a move with no
+    // reserve, the clock the engine ladder chose it at.
+    let summary = play(&py, "", 1, &["--tc", "2s/0s/100/10s", "--max-turns", "40"]);
+    let r = &summary["results"][0];
+    let slowest = r["plies_move_seconds_max"].as_f64().unwrap();
+    assert!(slowest < 2.0, "slowest move {slowest} s: {r}");
+}
+
 /// A seeded (untrained) cnn3 for Arimaa's `arimaa-6x8x8` planes in `dir`.
 fn cnn3_checkpoint(dir: &Path) -> String {
     let encoder = plies::encode::arimaa_encoder("arimaa-6x8x8")
