@@ -31,4 +31,14 @@ pub enum ArenaError {
     /// A bad board size, setups source or count.
     #[error("{0}")]
     Options(String),
+    /// A match journal's folder: held by another writer, or given other
+    /// settings than it was started with.
+    #[error(transparent)]
+    RunDir(#[from] Box<crate::util::run_dir::RunDirError>),
+    /// A match journal that cannot be read or written.
+    #[error("{}: {why}", path.display())]
+    Journal {
+        path: std::path::PathBuf,
+        why: String,
+    },
 }

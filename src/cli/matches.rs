@@ -3,7 +3,10 @@
 use super::progress;
 use super::shared_args::{EvalDeviceArgs, GameStartArgs};
 use clap::Args;
-use plies::arena::{build_players, play_game_from, play_match_from, result_text, StartConfig};
+use plies::arena::{
+    build_players, play_game_from, play_match_from, play_match_journaled, result_text,
+    MatchJournal, StartConfig,
+};
 
 use plies::games::{GameKind, GameSupport};
 use plies::search::Player;
@@ -50,6 +53,29 @@ pub struct MatchArgs {
     json: bool,
     #[arg(long)]
     quiet: bool,
+    /// Record every finished game in this folder (games.jsonl, and
+    /// result.json at the end): a rerun with the same settings plays only
+    /// the missing games, so a long match survives an interruption; more
+    /// --games extend a finished one.
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+}
+
+/// What a journaled match's games depend on: a rerun on the same folder
+/// must give the same (all but `games`, which may grow).
+#[derive(serde::Serialize)]
+struct MatchSettings<'a> {
+    game: &'a str,
+    board_size: usize,
+    a: &'a str,
+    b: &'a str,
+    seed: u64,
+    openings: &'a str,
+    max_plies: usize,
+    random_opening: usize,
+    device: &'a str,
+    precision: String,
+    games: usize,
 }
 
 #[derive(Args)]
@@ -80,15 +106,46 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
     let (start, players) = start_and_players::<G>(p)?;
     let bar = progress(a.games as u64, "games", a.quiet || a.json);
     let t0 = Instant::now();
-    let r = play_match_from::<G>(
-        players[0].as_ref(),
-        players[1].as_ref(),
-        &start.starter::<G>(),
-        a.games,
-        p.seed,
-        p.start.ply_limit(),
-        Some(&bar),
-    )?;
+    // Games a journal already held: not played (nor timed) by this run.
+    let mut resumed = 0;
+    let r = match &a.out {
+        None => play_match_from::<G>(
+            players[0].as_ref(),
+            players[1].as_ref(),
+            &start.starter::<G>(),
+            a.games,
+            p.seed,
+            p.start.ply_limit(),
+            Some(&bar),
+        )?,
+        Some(out) => {
+            let settings = MatchSettings {
+                game: G::NAME,
+                board_size: start.size,
+                a: &p.a,
+                b: &p.b,
+                seed: p.seed,
+                openings: &start.openings_name,
+                max_plies: p.start.max_plies,
+                random_opening: p.start.random_opening,
+                device: &p.eval.device,
+                precision: format!("{:?}", p.eval.precision),
+                games: a.games,
+            };
+            let journal = MatchJournal::open(out, &settings)?;
+            resumed = journal.done().range(..a.games).count();
+            play_match_journaled::<G>(
+                players[0].as_ref(),
+                players[1].as_ref(),
+                &start.starter::<G>(),
+                a.games,
+                p.seed,
+                p.start.ply_limit(),
+                Some(&bar),
+                &journal,
+            )?
+        }
+    };
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     if a.json {
@@ -107,11 +164,24 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
             start.openings_name
         );
         println!("{r}");
+        let played = a.games - resumed;
         println!(
-            "{} games in {seconds:.2} s ({:.1} games/s)",
-            a.games,
-            a.games as f64 / seconds.max(1e-9)
+            "{played} games in {seconds:.2} s ({:.1} games/s)",
+            played as f64 / seconds.max(1e-9)
         );
+        if let Some(out) = &a.out {
+            let kept = if resumed > 0 {
+                format!(" ({resumed} of them from an earlier run)")
+            } else {
+                String::new()
+            };
+            println!(
+                "{} games recorded in {}{kept}; result in {}",
+                a.games,
+                out.join("games.jsonl").display(),
+                out.join("result.json").display()
+            );
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
