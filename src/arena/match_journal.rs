@@ -149,7 +149,7 @@ mod tests {
     fn game(i: usize) -> JournalGame {
         JournalGame {
             game: i,
-            a_first: i % 2 == 0,
+            a_first: i.is_multiple_of(2),
             outcome: Some(Outcome::Win(Side::First)),
             plies: 10 + i,
         }

@@ -85,7 +85,7 @@ impl<G: Game> Match<'_, '_, G> {
     /// Game `i`, from stream `i` of the seed: A moves first when `i` is even.
     fn play_one(&self, i: usize) -> Result<JournalGame, ArenaError> {
         let mut rng = seeded_rng(self.seed, i as u64);
-        let a_first = i % 2 == 0;
+        let a_first = i.is_multiple_of(2);
         let (first, second) = if a_first {
             (self.a, self.b)
         } else {
