@@ -35,20 +35,13 @@ pub fn play_match_from<G: Game>(
     max_plies: Option<usize>,
     progress: Option<&indicatif::ProgressBar>,
 ) -> Result<MatchResult, ArenaError> {
-    let match_ = Match {
-        a,
-        b,
-        start,
-        seed,
-        max_plies,
-    };
-    match_.play(games, progress, None)
+    play_match_journaled(a, b, start, games, seed, max_plies, progress, None)
 }
 
-/// [`play_match_from`] that records every finished game in `journal` and
-/// plays only the games it lacks: an interrupted match goes on where it
-/// stopped and ends with the uninterrupted result. The result is written
-/// to the journal's folder too.
+/// [`play_match_from`] that, given a `journal`, records every finished
+/// game there and plays only the games it lacks: an interrupted match goes
+/// on where it stopped and ends with the uninterrupted result. The result
+/// is written to the journal's folder too.
 #[allow(clippy::too_many_arguments)]
 pub fn play_match_journaled<G: Game>(
     a: &dyn Player<G>,
@@ -58,7 +51,7 @@ pub fn play_match_journaled<G: Game>(
     seed: u64,
     max_plies: Option<usize>,
     progress: Option<&indicatif::ProgressBar>,
-    journal: &MatchJournal,
+    journal: Option<&MatchJournal>,
 ) -> Result<MatchResult, ArenaError> {
     let match_ = Match {
         a,
@@ -67,8 +60,10 @@ pub fn play_match_journaled<G: Game>(
         seed,
         max_plies,
     };
-    let result = match_.play(games, progress, Some(journal))?;
-    journal.finish(&result)?;
+    let result = match_.play(games, progress, journal)?;
+    if let Some(j) = journal {
+        j.finish(&result)?;
+    }
     Ok(result)
 }
 

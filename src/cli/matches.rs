@@ -4,8 +4,7 @@ use super::progress;
 use super::shared_args::{EvalDeviceArgs, GameStartArgs};
 use clap::Args;
 use plies::arena::{
-    build_players, play_game_from, play_match_from, play_match_journaled, result_text,
-    MatchJournal, StartConfig,
+    build_players, play_game_from, play_match_journaled, result_text, MatchJournal, StartConfig,
 };
 
 use plies::games::{GameKind, GameSupport};
@@ -108,16 +107,8 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
     let t0 = Instant::now();
     // Games a journal already held: not played (nor timed) by this run.
     let mut resumed = 0;
-    let r = match &a.out {
-        None => play_match_from::<G>(
-            players[0].as_ref(),
-            players[1].as_ref(),
-            &start.starter::<G>(),
-            a.games,
-            p.seed,
-            p.start.ply_limit(),
-            Some(&bar),
-        )?,
+    let journal = match &a.out {
+        None => None,
         Some(out) => {
             let settings = MatchSettings {
                 game: G::NAME,
@@ -134,18 +125,19 @@ fn match_game<G: GameSupport>(a: MatchArgs) -> anyhow::Result<ExitCode> {
             };
             let journal = MatchJournal::open(out, &settings)?;
             resumed = journal.done().range(..a.games).count();
-            play_match_journaled::<G>(
-                players[0].as_ref(),
-                players[1].as_ref(),
-                &start.starter::<G>(),
-                a.games,
-                p.seed,
-                p.start.ply_limit(),
-                Some(&bar),
-                &journal,
-            )?
+            Some(journal)
         }
     };
+    let r = play_match_journaled::<G>(
+        players[0].as_ref(),
+        players[1].as_ref(),
+        &start.starter::<G>(),
+        a.games,
+        p.seed,
+        p.start.ply_limit(),
+        Some(&bar),
+        journal.as_ref(),
+    )?;
     let seconds = t0.elapsed().as_secs_f64();
     bar.finish_and_clear();
     if a.json {
