@@ -4,7 +4,7 @@
 # `checkpoints/` embeds (model.safetensors, config.json, and the model card
 # with the arena's ratings appended). CPU runs with the same seed give the
 # same weights; the arena's ratings come with 95% intervals.
-#   bash scripts/ship_checkpoints.sh connect-four|atari-go|arimaa [WORK_DIR]
+#   bash scripts/ship_checkpoints.sh connect-four|atari-go|pentago|amazons|arimaa [WORK_DIR]
 # A finished training stage is kept, so a second run only rates again.
 # Connect Four: the 16-generation self-play loop (data/loop/connect-four-16.json,
 # about 20 minutes on 2 cores), then its best network's MCTS at 400
@@ -20,6 +20,17 @@
 # Atari-Go 9x9: the 8-generation loop of data/loop/atari-go-9.json (about
 # 30 minutes on 2 idle cores), its best network's MCTS at 400 simulations
 # against naive, plain UCT at 400 and OpenSpiel's MCTS (on its go) at 100.
+# Pentago: the last generation of the loop taught by alpha-beta at depth 2
+# on the paper's hand features (data/loop/pentago-alphabeta-d2.json, about
+# 10 minutes on 2 idle cores), its MCTS at 200 simulations against naive,
+# the paper's greedy player, the teacher, plain UCT at 400 and OpenSpiel's
+# MCTS at 400, then 500 games against the greedy player.
+# Amazons 10x10: the thesis' network fitted on Lieberum's depth-2 search
+# values over the study's self-play database (`plies experiment amazons`,
+# one network; about 30 minutes on 2 idle cores), in alpha-beta at depth 2
+# and with no lookahead, against the good player (Lieberum, depth 2), the
+# simple one (minimal distance, no lookahead) and plain UCT at 300
+# (OpenSpiel's Amazons is 6x6 only).
 # PLIES names the binary (default target/release/plies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -41,6 +52,20 @@ loop_best() { # config
   made_by="the best network of \`plies loop --game $GAME --config $1\`"
 }
 
+# The last generation's network of a loop whose gate promoted none (its
+# self-play stayed with the bootstrap teacher; each generation trained on
+# more of the teacher's games).
+loop_last() { # config
+  local loop_dir="$WORK/loop-$GAME"
+  mkdir -p "$WORK"
+  "$P" loop --game "$GAME" --config "$1" --out "$loop_dir" --quiet > "$WORK/loop-$GAME.txt"
+  local last
+  last=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["generations"] - 1)' "$1")
+  best="$loop_dir/gen-$(printf %03d "$last")/net"
+  [ -f "$best/model.safetensors" ] || { echo "ship_checkpoints: $best holds no network" >&2; exit 1; }
+  made_by="the last generation's network of \`plies loop --game $GAME --config $1\`"
+}
+
 case "$GAME" in
   connect-four)
     folder=checkpoints/connect-four-resnet-tiny-loop
@@ -58,6 +83,34 @@ case "$GAME" in
     players=("mcts:sims=400,eval=ckpt:NET,reuse=off" naive "mcts:sims=400")
     if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=100"); fi
     arena_args=(--game atari-go --size 9 --games-per-pair 40 --random-opening 2 --seed 7)
+    ;;
+  pentago)
+    folder=checkpoints/pentago-resnet-tiny-loop
+    loop_last data/loop/pentago-alphabeta-d2.json
+    # The paper's greedy player on the hand features, the depth-2 alpha-beta
+    # that taught the loop, plain UCT and OpenSpiel's MCTS; 6 random plies
+    # open every game, as in the paper's protocol.
+    players=("mcts:sims=200,eval=ckpt:NET,reuse=off,decisive=on" naive "greedy:eval=pentago-features"
+      "alphabeta:depth=2,eval=pentago-features" "mcts:sims=400,decisive=on")
+    if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=400"); fi
+    arena_args=(--game pentago --games-per-pair 40 --random-opening 6 --seed 7)
+    match_args=(--game pentago --a "mcts:sims=200,eval=ckpt:NET,reuse=off,decisive=on"
+      --b "greedy:eval=pentago-features" --games 500 --random-opening 6 --seed 1)
+    ;;
+  amazons)
+    folder=checkpoints/amazons-10-elliott80-search
+    # The thesis' network (609 territory inputs, 80 Elliott units) fitted on
+    # the depth-2 search values of Lieberum's evaluator over the study's
+    # 1,200-game database: the study's first round, level with the good
+    # player at equal depth. Only the cheap no-lookahead equity cells are
+    # played here; the arena below rates it in search.
+    "$P" experiment amazons --out "$WORK/amazons" --encoders amazons-territory --hidden 80 --runs 1 \
+      --searches no-lookahead --value-nets elliott-80+search --quiet > "$WORK/amazons.txt"
+    best="$WORK/amazons/value-nets/elliott-80+search"
+    made_by="the \`elliott-80+search\` network of \`plies experiment amazons --encoders amazons-territory --hidden 80 --runs 1 --searches no-lookahead --value-nets elliott-80+search\`"
+    players=("alphabeta:depth=2,eval=ckpt:NET" "alphabeta:depth=2,eval=lieberum" "greedy:eval=mindist"
+      "greedy:eval=ckpt:NET" "mcts:sims=300")
+    arena_args=(--game amazons --size 10 --games-per-pair 40 --random-opening 2 --seed 7)
     ;;
   arimaa)
     folder=checkpoints/arimaa-table-20x8x8-comparison
@@ -82,7 +135,7 @@ case "$GAME" in
     made_by="the table \`plies train --objective comparison\` kept as best by validation loss over 3 epochs on the shipped archive games (\`$WORK/arimaa-rich/best\`)"
     ;;
   *)
-    echo "ship_checkpoints: no recipe for $GAME (connect-four, atari-go, arimaa)" >&2
+    echo "ship_checkpoints: no recipe for $GAME (connect-four, atari-go, pentago, amazons, arimaa)" >&2
     exit 2
     ;;
 esac

@@ -53,6 +53,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("connect-four", "connect-four-resnet-tiny-loop"),
     builtin!("arimaa", "arimaa-table-20x8x8-comparison"),
     builtin!("atari-go", "atari-go-9-resnet-tiny-loop"),
+    builtin!("pentago", "pentago-resnet-tiny-loop"),
 ];
 
 /// The shipped checkpoint `name`; an unknown name is an error listing the
