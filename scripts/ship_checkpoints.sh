@@ -4,7 +4,7 @@
 # `checkpoints/` embeds (model.safetensors, config.json, and the model card
 # with the arena's ratings appended). CPU runs with the same seed give the
 # same weights; the arena's ratings come with 95% intervals.
-#   bash scripts/ship_checkpoints.sh connect-four|atari-go|pentago|amazons|arimaa [WORK_DIR]
+#   bash scripts/ship_checkpoints.sh connect-four|atari-go|pentago|amazons|gomoku|arimaa [WORK_DIR]
 # A finished training stage is kept, so a second run only rates again.
 # Connect Four: the 16-generation self-play loop (data/loop/connect-four-16.json,
 # about 20 minutes on 2 cores), then its best network's MCTS at 400
@@ -31,6 +31,11 @@
 # and with no lookahead, against the good player (Lieberum, depth 2), the
 # simple one (minimal distance, no lookahead) and plain UCT at 300
 # (OpenSpiel's Amazons is 6x6 only).
+# Gomoku 15x15: cnn3 (48 5x5 filters, 64 hidden units) trained by
+# comparison on the shipped PlayOK games to rank the played move first
+# (4 epochs, about 18 minutes on 2 cores), in the threat player and one
+# ply deep, against the threat player on the hand patterns, naive and
+# OpenSpiel's MCTS at 1,000 simulations.
 # PLIES names the binary (default target/release/plies).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -111,6 +116,30 @@ case "$GAME" in
     players=("alphabeta:depth=2,eval=ckpt:NET" "alphabeta:depth=2,eval=lieberum" "greedy:eval=mindist"
       "greedy:eval=ckpt:NET" "mcts:sims=300")
     arena_args=(--game amazons --size 10 --games-per-pair 40 --random-opening 2 --seed 7)
+    # The pair that matters, the good player at equal depth, over more games.
+    match_args=(--game amazons --size 10 --a "alphabeta:depth=2,eval=ckpt:NET"
+      --b "alphabeta:depth=2,eval=lieberum" --games 200 --random-opening 2 --seed 1)
+    ;;
+  gomoku)
+    folder=checkpoints/gomoku-15-cnn3-comparison
+    best="$WORK/gomoku-cnn3/best"
+    mkdir -p "$WORK"
+    if [ ! -f "$best/config.json" ]; then
+      "$P" import --game gomoku --format playok-pgn data/gomoku/evacoregen6.pgn data/gomoku/runglathap.pgn \
+        --out "$WORK/gomoku-records" --force >/dev/null
+      "$P" dataset build --records "$WORK/gomoku-records/games.jsonl" --encoder stones-2 \
+        --terminations all --valid 0.1 --test 0.2 --out "$WORK/gomoku-ds" --force --quiet
+      "$P" train --data "$WORK/gomoku-ds" --model data/gomoku/models/cnn3-5x5-h64.json \
+        --objective comparison --comparison-loss softmax --optimizer adamw --lr 0.001 --batch 32 \
+        --epochs 4 --seed 1 --out "$WORK/gomoku-cnn3" --overwrite --quiet
+    fi
+    made_by="the network \`plies train --objective comparison\` kept as best by validation loss over 4 epochs on the shipped PlayOK games (\`$WORK/gomoku-cnn3/best\`)"
+    # In the threat player it values the quiet moves (wins, blocks and
+    # forced wins by fours are the player's own); one ply deep it plays
+    # on what it learned alone.
+    players=("threats:eval=ckpt:NET" "greedy:eval=ckpt:NET" threats naive)
+    if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=1000"); fi
+    arena_args=(--game gomoku --size 15 --games-per-pair 40 --random-opening 2 --seed 7)
     ;;
   arimaa)
     folder=checkpoints/arimaa-table-20x8x8-comparison
@@ -135,7 +164,7 @@ case "$GAME" in
     made_by="the table \`plies train --objective comparison\` kept as best by validation loss over 3 epochs on the shipped archive games (\`$WORK/arimaa-rich/best\`)"
     ;;
   *)
-    echo "ship_checkpoints: no recipe for $GAME (connect-four, atari-go, pentago, amazons, arimaa)" >&2
+    echo "ship_checkpoints: no recipe for $GAME (connect-four, atari-go, pentago, amazons, gomoku, arimaa)" >&2
     exit 2
     ;;
 esac
@@ -180,4 +209,6 @@ cp "$best/model.safetensors" "$best/config.json" "$staged/"
 } | sed -e "s|$WORK/|WORK/|g" > "$staged/README.md"
 rm -rf "$folder"
 mv "$staged" "$folder"
+# The arena's chart is the game's ladder in the docs.
+cp "$WORK/arena-$GAME/ratings.png" "docs/images/ladder-$GAME.png"
 echo "wrote $folder (from $best); ratings in $WORK/arena-$GAME"

@@ -332,16 +332,21 @@ fn every_shipped_checkpoint_plays_its_game() {
     for b in plies::checkpoint::BUILTINS {
         let ck = plies::checkpoint::load(&b.materialize().unwrap(), None, None).unwrap();
         let game = ck.config.game.clone();
-        // Each plays in the search its card rates it in: Arimaa's table at
+        // Each plays in a search its card rates it in: Arimaa's table at
         // one whole turn of alpha-beta (a 50-simulation MCTS there would
-        // take minutes a game), the networks as MCTS leaf evaluators.
-        let search = if game == "arimaa" {
-            "alphabeta:depth=1"
-        } else {
-            "mcts:sims=50,reuse=off"
+        // take minutes a game); the Amazons network with no lookahead (50
+        // simulations see little of its 2,000 opening moves); Gomoku's
+        // inside the threat player, where it values the quiet moves; the
+        // other networks as MCTS leaf evaluators.
+        let search = match game.as_str() {
+            "arimaa" => "alphabeta:depth=1",
+            "amazons" => "greedy",
+            "gomoku" => "threats",
+            _ => "mcts:sims=50,reuse=off",
         };
-        let spec = format!("{search},eval=builtin:{}", b.name);
-        let twin = format!("{search},eval=random");
+        let sep = if search.contains(':') { ',' } else { ':' };
+        let spec = format!("{search}{sep}eval=builtin:{}", b.name);
+        let twin = format!("{search}{sep}eval=random");
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_plies"))
             .env("RAYON_NUM_THREADS", "2")
             .args(["match", "--game", &game, "--a", &spec, "--b", &twin])

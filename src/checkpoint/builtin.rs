@@ -54,6 +54,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("arimaa", "arimaa-table-20x8x8-comparison"),
     builtin!("atari-go", "atari-go-9-resnet-tiny-loop"),
     builtin!("pentago", "pentago-resnet-tiny-loop"),
+    builtin!("amazons", "amazons-10-elliott80-search"),
 ];
 
 /// The shipped checkpoint `name`; an unknown name is an error listing the

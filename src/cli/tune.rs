@@ -5,7 +5,7 @@ use super::shared_args::JobArgs;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use plies::games::{GameKind, GameSupport};
-use plies::tune::{tune, TuneConfig, TuneMethod};
+use plies::tune::{tune, TuneConfig, TuneMethod, TunePlayer};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -18,6 +18,15 @@ enum Method {
     Spsa,
 }
 
+#[derive(Clone, Copy, ValueEnum)]
+enum Player {
+    /// One ply deep on the evaluator (the paper's feature player).
+    Greedy,
+    /// The threat player: wins, blocks and forced wins by fours first, then
+    /// the evaluator (Gomoku, Tic-tac-toe).
+    Threats,
+}
+
 #[derive(Args)]
 pub struct TuneArgs {
     #[arg(long, default_value = "pentago")]
@@ -27,6 +36,9 @@ pub struct TuneArgs {
     eval: Option<String>,
     #[arg(long, value_enum, default_value = "spsa")]
     method: Method,
+    /// The player both weight vectors play in.
+    #[arg(long, value_enum, default_value = "greedy")]
+    player: Player,
     /// Iterations in all (a resumed run does the rest); default 1,000
     /// (perturb) or 300 (spsa).
     #[arg(long)]
@@ -80,6 +92,10 @@ fn run_game<G: GameSupport>(a: TuneArgs) -> anyhow::Result<ExitCode> {
     };
     let defaults = TuneConfig::new(&eval, method);
     let cfg = TuneConfig {
+        player: match a.player {
+            Player::Greedy => TunePlayer::Greedy,
+            Player::Threats => TunePlayer::Threats,
+        },
         iterations: a.iterations.unwrap_or(defaults.iterations),
         games: a.games.unwrap_or(defaults.games),
         sigma: a.sigma,

@@ -6,7 +6,7 @@ use super::{cell_action, unknown_format, GameKind, GameSupport, ImportedFile, Su
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::gomoku_patterns::pattern_score;
 use crate::game::{Game, Gomoku, GomokuMove, Side};
-use crate::infer::hand::{HandEval, HAND_SCORE_CAP};
+use crate::infer::hand::{FeatureSet, HandEval, LinearEval, GOMOKU_FEATURE_SET, HAND_SCORE_CAP};
 use crate::record::gomoku_pgn::import_playok_gomoku;
 use std::path::Path;
 
@@ -24,14 +24,29 @@ impl GameSupport for Gomoku {
         stones_encoder(name, size)
     }
 
-    const HAND_EVALS: &'static [&'static str] = &["patterns"];
+    const HAND_EVALS: &'static [&'static str] = &["patterns", GOMOKU_FEATURE_SET.name];
 
-    /// Live windows of five weighted by the stones they hold, the tempo
-    /// read off the fours ([`crate::game::gomoku_patterns`]); two open
-    /// threes' worth is a clear advantage.
+    /// `patterns`: live windows of five weighted by the stones they hold,
+    /// the tempo read off the fours ([`crate::game::gomoku_patterns`]);
+    /// two open threes' worth is a clear advantage. `gomoku-features`: the
+    /// same counts as a weighted evaluator with `patterns`' weights, the
+    /// start `plies tune` learns from.
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        if let Some(set) = Self::feature_set(name) {
+            return Some(HandEval::from_formula(
+                name,
+                set.scale,
+                LinearEval::default_for(set),
+            ));
+        }
         (name == "patterns")
             .then(|| HandEval::new(name, 600.0, |g: &Gomoku| pattern_score(g, HAND_SCORE_CAP)))
+    }
+
+    const FEATURE_SETS: &'static [&'static str] = &[GOMOKU_FEATURE_SET.name];
+
+    fn feature_set(name: &str) -> Option<FeatureSet<Self>> {
+        (name == GOMOKU_FEATURE_SET.name).then_some(GOMOKU_FEATURE_SET)
     }
 
     fn immediate_wins(&self, side: Side) -> Option<Vec<GomokuMove>> {

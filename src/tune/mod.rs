@@ -1,12 +1,13 @@
 //! `plies tune`: the weights of a weighted hand evaluator
-//! ([`crate::infer::hand::FeatureSet`], Pentago's `pentago-features`
-//! first) tuned by play between 1-ply greedy players.
+//! ([`crate::infer::hand::FeatureSet`]: Pentago's `pentago-features`,
+//! Gomoku's `gomoku-features`) tuned by play between two players on it:
+//! 1-ply greedy ones (the paper's), or threat players (Gomoku).
 //!
 //! | file | what |
 //! | --- | --- |
 //! | `perturb.rs` | the paper's method: current weights against a perturbed copy, the winner's become current |
 //! | `spsa.rs` | SPSA on the match score: `w + c Δ` against `w - c Δ`, a step along Δ by the result |
-//! | `duel.rs` | the games between two weight vectors (greedy players, colours alternating, random openings) |
+//! | `duel.rs` | the games between two weight vectors (greedy or threat players, colours alternating, random openings) |
 //! | `run_state.rs` | the run's state after every iteration (resume), the progress rows, CSV and plot |
 //!
 //! Iteration `k` draws everything from stream `k` of the seed, and the
@@ -26,6 +27,7 @@ pub use run_state::{ProgressRow, TuneState};
 pub use spsa::SpsaGains;
 
 use crate::arena::ArenaError;
+use crate::game::Side;
 use crate::games::GameSupport;
 use crate::infer::hand::{FeatureSet, WeightsError, WeightsFile};
 use crate::report::ReportError;
@@ -55,12 +57,39 @@ impl std::fmt::Display for TuneMethod {
     }
 }
 
+/// The player both weight vectors play in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TunePlayer {
+    /// One ply deep: the move whose position the evaluator likes best (the
+    /// paper's feature player).
+    #[default]
+    Greedy,
+    /// The `threats` player: wins, blocks and forced wins by fours first,
+    /// then the evaluator among the moves that leave the opponent none
+    /// (Gomoku, Tic-tac-toe).
+    Threats,
+}
+
+impl std::fmt::Display for TunePlayer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            TunePlayer::Greedy => "greedy",
+            TunePlayer::Threats => "threats",
+        })
+    }
+}
+
 /// A tuning run's settings (all but `iterations` must match on resume).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TuneConfig {
     /// The weighted evaluator (`pentago-features`).
     pub eval: String,
     pub method: TuneMethod,
+    /// The player the weights are tuned in (runs saved before it existed
+    /// read as greedy).
+    #[serde(default)]
+    pub player: TunePlayer,
     pub iterations: usize,
     /// Games per iteration (colours alternate).
     pub games: usize,
@@ -85,6 +114,7 @@ impl TuneConfig {
         TuneConfig {
             eval: eval.into(),
             method,
+            player: TunePlayer::Greedy,
             iterations: match method {
                 TuneMethod::Perturb => 1000,
                 TuneMethod::Spsa => 300,
@@ -196,6 +226,19 @@ fn check(cfg: &TuneConfig) -> Result<(), TuneError> {
     Ok(())
 }
 
+/// Refuses the threat player for a game whose winning point is not the
+/// point that blocks it.
+fn check_player<G: GameSupport>(cfg: &TuneConfig) -> Result<(), TuneError> {
+    if cfg.player == TunePlayer::Threats && G::new().immediate_wins(Side::First).is_none() {
+        return Err(TuneError::Option {
+            option: "player",
+            value: format!("threats (for {})", G::NAME),
+            expected: "threats plays gomoku and tictactoe; expected greedy",
+        });
+    }
+    Ok(())
+}
+
 /// The feature set `cfg.eval` names for `G`.
 pub fn feature_set_of<G: GameSupport>(name: &str) -> Result<FeatureSet<G>, TuneError> {
     G::feature_set(name).ok_or_else(|| TuneError::UnknownEval {
@@ -219,6 +262,7 @@ pub fn tune<G: GameSupport>(
     on_iteration: &dyn Fn(usize),
 ) -> Result<TuneReport, TuneError> {
     check(cfg)?;
+    check_player::<G>(cfg)?;
     let set = feature_set_of::<G>(&cfg.eval)?;
     std::fs::create_dir_all(out).map_err(|e| TuneError::State {
         path: out.to_path_buf(),
@@ -246,6 +290,7 @@ pub fn tune<G: GameSupport>(
             TuneMethod::Perturb => {
                 let challenger = perturb::perturbed(&state.weights, &scales, cfg.sigma, &mut rng);
                 let r = duel(
+                    cfg.player,
                     set,
                     &challenger,
                     &state.weights,
@@ -263,6 +308,7 @@ pub fn tune<G: GameSupport>(
                 let (ak, ck) = gains.at(k);
                 let [plus, minus] = spsa::sides(&state.weights, &scales, &delta, ck);
                 let r = duel(
+                    cfg.player,
                     set,
                     &plus,
                     &minus,
@@ -316,6 +362,7 @@ fn measure<G: GameSupport>(
 ) -> Result<ProgressRow, TuneError> {
     let seed = derive_seed(cfg.seed ^ 0x6d65_6173_7572_6500, state.iteration as u64);
     let r = duel(
+        cfg.player,
         set,
         &state.weights,
         start,

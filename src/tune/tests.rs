@@ -93,3 +93,46 @@ fn a_directory_another_writer_holds_is_refused() {
     let r = tune::<Pentago>(&small(TuneMethod::Spsa, 1), &out, &|_| {}).unwrap();
     assert_eq!(r.iterations_done, 1);
 }
+
+#[test]
+fn gomoku_weights_tune_in_the_threat_player_which_pentago_refuses() {
+    let (_d, out) = scratch("gomoku");
+    let cfg = TuneConfig {
+        player: TunePlayer::Threats,
+        iterations: 2,
+        games: 2,
+        eval_every: 2,
+        eval_games: 2,
+        ..TuneConfig::new("gomoku-features", TuneMethod::Spsa)
+    };
+    let r = tune::<crate::game::Gomoku>(&cfg, &out, &|_| {}).unwrap();
+    assert_eq!(r.iterations_done, 2);
+    assert_eq!(r.progress.len(), 2);
+    let start = (crate::infer::hand::GOMOKU_FEATURE_SET.default_weights)();
+    assert_eq!(r.weights.len(), start.len());
+    assert!(r.weights.iter().all(|w| w.is_finite()), "{:?}", r.weights);
+    // The saved run reads back with its player: another is refused.
+    let greedy = TuneConfig {
+        player: TunePlayer::Greedy,
+        ..cfg.clone()
+    };
+    let e = tune::<crate::game::Gomoku>(&greedy, &out, &|_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("player") && e.contains("threats"), "{e}");
+    let (_p, pentago_out) = scratch("pentago");
+    let e = tune::<Pentago>(
+        &TuneConfig {
+            player: TunePlayer::Threats,
+            ..small(TuneMethod::Spsa, 1)
+        },
+        &pentago_out,
+        &|_| {},
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("--player threats") && e.contains("pentago") && e.contains("greedy"),
+        "{e}"
+    );
+}

@@ -90,6 +90,8 @@ impl<G: Game> Evaluator<G> for HandEval<G> {
 pub mod amazons_eval;
 pub mod arimaa_material;
 pub use amazons_eval::{AmazonsLieberum, AmazonsMinDist};
+pub mod gomoku_eval;
+pub use gomoku_eval::{default_gomoku_eval, GOMOKU_FEATURES, GOMOKU_FEATURE_SET};
 pub mod linear;
 pub use linear::{FeatureSet, LinearEval};
 pub mod pentago_eval;

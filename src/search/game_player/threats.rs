@@ -106,6 +106,19 @@ pub struct ThreatsPlayer<G: Game> {
     label: String,
 }
 
+impl<G: Game> ThreatsPlayer<G> {
+    /// The player at its default depth and width over `eval`, named
+    /// `label` (`plies tune` builds its rivals so).
+    pub fn with_scorer(eval: Scorer<G>, label: &str) -> Self {
+        ThreatsPlayer {
+            depth: DEFAULT_DEPTH,
+            width: DEFAULT_WIDTH,
+            eval,
+            label: label.to_string(),
+        }
+    }
+}
+
 impl<G: GameSupport> Player<G> for ThreatsPlayer<G> {
     fn name(&self) -> String {
         self.label.clone()
