@@ -55,6 +55,7 @@ pub const BUILTINS: &[Builtin] = &[
     builtin!("atari-go", "atari-go-9-resnet-tiny-loop"),
     builtin!("pentago", "pentago-resnet-tiny-loop"),
     builtin!("amazons", "amazons-10-elliott80-search"),
+    builtin!("gomoku", "gomoku-15-cnn3-comparison"),
 ];
 
 /// The shipped checkpoint `name`; an unknown name is an error listing the
