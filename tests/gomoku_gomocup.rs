@@ -480,7 +480,8 @@ fn an_evolved_mdrnn_plays_a_whole_15x15_game() {
     naive.end();
 }
 
-/// With no `--player` the engine plays its strongest player (`threats`):
+/// With no `--player` the engine plays its strongest player (the threat
+/// player on `gomoku-tuned`):
 /// it wins every game against a naive engine, with either colour, every
 /// move refereed.
 #[test]

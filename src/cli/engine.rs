@@ -12,6 +12,11 @@ use std::process::ExitCode;
 /// ladder's best (`scripts/engine_ladder.sh arimaa`).
 pub const DEFAULT_AEI_PLAYER: &str = "alphabeta:eval=builtin:arimaa";
 
+/// The Gomocup engine's player when `--player` is not given: the top of
+/// Gomoku's ladder (docs/checkpoints.md), the threat player on the
+/// pattern weights it learned by self-play.
+pub const DEFAULT_GOMOCUP_PLAYER: &str = "threats:eval=gomoku-tuned";
+
 #[derive(Subcommand)]
 pub enum EngineCmd {
     /// An Arimaa engine speaking AEI on stdin/stdout (or, with --server and
@@ -27,14 +32,15 @@ pub enum EngineCmd {
 #[derive(Args)]
 pub struct GomocupArgs {
     /// Any player spec of `plies match --game gomoku`: threats[:depth=D,
-    /// width=K,eval=E] (the default: wins, blocks, forced wins by fours,
-    /// else the best pattern-valued move that leaves the opponent none),
-    /// naive, random, expert, alphabeta:depth=D[,eval=E], greedy[:eval=E],
-    /// mcts:sims=N[,threads=T,eval=E,...]; E: patterns (the default),
-    /// random, ckpt:PATH or ckpt:hf:ORG/NAME[@REV] (a checkpoint for the
-    /// board size START names). The manager's timeout_turn and time_left
-    /// bound every search.
-    #[arg(long, default_value = "threats")]
+    /// width=K,eval=E] (wins, blocks, forced wins by fours, else the best
+    /// valued move that leaves the opponent none; the default on
+    /// gomoku-tuned, the line patterns with learned weights), naive,
+    /// random, expert, alphabeta:depth=D[,eval=E], greedy[:eval=E],
+    /// mcts:sims=N[,threads=T,eval=E,...]; E: gomoku-tuned, patterns,
+    /// random, builtin:gomoku, ckpt:PATH or ckpt:hf:ORG/NAME[@REV] (a
+    /// checkpoint for the board size START names). The manager's
+    /// timeout_turn and time_left bound every search.
+    #[arg(long, default_value = DEFAULT_GOMOCUP_PLAYER)]
     player: String,
     #[command(flatten)]
     eval: EvalDeviceArgs,

@@ -6,7 +6,10 @@ use super::{cell_action, unknown_format, GameKind, GameSupport, ImportedFile, Su
 use crate::encode::{stones_encoder, EncodeError, Encoder, Stones2};
 use crate::game::gomoku_patterns::pattern_score;
 use crate::game::{Game, Gomoku, GomokuMove, Side};
-use crate::infer::hand::{FeatureSet, HandEval, LinearEval, GOMOKU_FEATURE_SET, HAND_SCORE_CAP};
+use crate::infer::hand::gomoku_eval::TUNED_NAME;
+use crate::infer::hand::{
+    tuned_gomoku_eval, FeatureSet, HandEval, LinearEval, GOMOKU_FEATURE_SET, HAND_SCORE_CAP,
+};
 use crate::record::gomoku_pgn::import_playok_gomoku;
 use std::path::Path;
 
@@ -24,14 +27,20 @@ impl GameSupport for Gomoku {
         stones_encoder(name, size)
     }
 
-    const HAND_EVALS: &'static [&'static str] = &["patterns", GOMOKU_FEATURE_SET.name];
+    const HAND_EVALS: &'static [&'static str] = &["patterns", GOMOKU_FEATURE_SET.name, TUNED_NAME];
 
     /// `patterns`: live windows of five weighted by the stones they hold,
     /// the tempo read off the fours ([`crate::game::gomoku_patterns`]);
     /// two open threes' worth is a clear advantage. `gomoku-features`: the
     /// same counts as a weighted evaluator with `patterns`' weights, the
-    /// start `plies tune` learns from.
+    /// start `plies tune` learns from. `gomoku-tuned`: those counts with the
+    /// weights the threat player learned by self-play, shipped.
     fn hand_eval(name: &str) -> Option<HandEval<Self>> {
+        if name == TUNED_NAME {
+            // The shipped file is proven to load by a unit test.
+            let eval = tuned_gomoku_eval().ok()?;
+            return Some(HandEval::from_formula(name, GOMOKU_FEATURE_SET.scale, eval));
+        }
         if let Some(set) = Self::feature_set(name) {
             return Some(HandEval::from_formula(
                 name,

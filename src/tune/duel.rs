@@ -36,10 +36,9 @@ fn player_with<G: GameSupport>(
 ) -> Box<dyn Player<G>> {
     match player {
         TunePlayer::Greedy => Box::new(greedy_with(set, weights, label)),
-        TunePlayer::Threats => Box::new(ThreatsPlayer::with_scorer(
-            scorer_with(set, weights),
-            label,
-        )),
+        TunePlayer::Threats => {
+            Box::new(ThreatsPlayer::with_scorer(scorer_with(set, weights), label))
+        }
     }
 }
 

@@ -17,9 +17,10 @@
 //! opponent's, [`WINDOW_WEIGHTS`] in thousandths), so the default set
 //! scores every position as `patterns` does, within rounding.
 
-use super::{FeatureSet, LinearEval, HAND_SCORE_CAP};
+use super::{FeatureSet, LinearEval, WeightsError, WeightsFile, HAND_SCORE_CAP};
 use crate::game::gomoku_patterns::{LinePatterns, WINDOW_WEIGHTS};
 use crate::game::{Game, Gomoku};
+use std::path::Path;
 
 /// Number of features.
 pub const GOMOKU_FEATURES: usize = 10;
@@ -89,13 +90,31 @@ pub fn default_gomoku_eval() -> LinearEval<Gomoku> {
     LinearEval::default_for(GOMOKU_FEATURE_SET)
 }
 
+/// `gomoku-tuned`: the ten features with the weights `plies tune --game
+/// gomoku --player threats` learned by self-play from `patterns`' own
+/// (the file's `training` says how), shipped in the program.
+pub const TUNED_NAME: &str = "gomoku-tuned";
+/// Where the shipped tuned weights come from.
+pub const TUNED_FILE: &str = "data/gomoku/gomoku-features-tuned.json";
+const TUNED_TEXT: &str = include_str!("../../../data/gomoku/gomoku-features-tuned.json");
+
+/// The `gomoku-tuned` evaluator (a unit test proves the shipped file loads).
+pub fn tuned_gomoku_eval() -> Result<LinearEval<Gomoku>, WeightsError> {
+    WeightsFile::load_text(
+        TUNED_TEXT,
+        Path::new(TUNED_FILE),
+        Gomoku::NAME,
+        &GOMOKU_FEATURE_SET,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::gomoku_patterns::pattern_score;
+    use crate::game::test_support::{legal, play_all};
     use crate::infer::hand::HandEval;
     use crate::util::seeded_rng;
-    use crate::game::test_support::{legal, play_all};
     use rand::seq::IndexedRandom;
 
     #[test]
@@ -120,6 +139,21 @@ mod tests {
         }
         // Both kinds of position were compared.
         assert!(tempo > 20 && quiet > 1000, "{tempo} tempo, {quiet} quiet");
+    }
+
+    #[test]
+    fn the_shipped_tuned_weights_load_and_differ_from_the_hand_set_ones() {
+        let tuned = tuned_gomoku_eval().unwrap();
+        assert_eq!(tuned.weights().len(), GOMOKU_FEATURES);
+        assert_ne!(tuned.weights(), default_weights().as_slice());
+        // Learned by the threat player, as the name promises.
+        assert!(TUNED_TEXT.contains("\"player\": \"threats\""));
+        let named = <Gomoku as crate::games::GameSupport>::hand_eval(TUNED_NAME).unwrap();
+        let g = Gomoku::with_board_size(15).unwrap();
+        assert_eq!(
+            named.score(&g),
+            HandEval::from_formula(TUNED_NAME, 600.0, tuned).score(&g)
+        );
     }
 
     #[test]

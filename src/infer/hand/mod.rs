@@ -91,7 +91,9 @@ pub mod amazons_eval;
 pub mod arimaa_material;
 pub use amazons_eval::{AmazonsLieberum, AmazonsMinDist};
 pub mod gomoku_eval;
-pub use gomoku_eval::{default_gomoku_eval, GOMOKU_FEATURES, GOMOKU_FEATURE_SET};
+pub use gomoku_eval::{
+    default_gomoku_eval, tuned_gomoku_eval, GOMOKU_FEATURES, GOMOKU_FEATURE_SET,
+};
 pub mod linear;
 pub use linear::{FeatureSet, LinearEval};
 pub mod pentago_eval;

@@ -121,7 +121,12 @@ impl WeightsFile {
             path: path.to_path_buf(),
             source,
         })?;
-        serde_json::from_str(&text).map_err(|e| WeightsError::Json {
+        Self::parse(&text, path)
+    }
+
+    /// Parses the text of a weights file; `path` names it in errors.
+    fn parse(text: &str, path: &Path) -> Result<Self, WeightsError> {
+        serde_json::from_str(text).map_err(|e| WeightsError::Json {
             path: path.to_path_buf(),
             line: e.line(),
             column: e.column(),
@@ -135,9 +140,29 @@ impl WeightsFile {
         game: &str,
         set: &FeatureSet<G>,
     ) -> Result<LinearEval<G>, WeightsError> {
-        let file = Self::read(path)?;
-        file.check(path, game, set)?;
-        Ok(LinearEval::new(*set, file.weights))
+        Self::read(path)?.into_eval(path, game, set)
+    }
+
+    /// The evaluator of a weights file's `text` (one embedded in the
+    /// program), checked as [`WeightsFile::load`] checks a file; `origin`
+    /// names it in errors.
+    pub fn load_text<G: Game>(
+        text: &str,
+        origin: &Path,
+        game: &str,
+        set: &FeatureSet<G>,
+    ) -> Result<LinearEval<G>, WeightsError> {
+        Self::parse(text, origin)?.into_eval(origin, game, set)
+    }
+
+    fn into_eval<G: Game>(
+        self,
+        path: &Path,
+        game: &str,
+        set: &FeatureSet<G>,
+    ) -> Result<LinearEval<G>, WeightsError> {
+        self.check(path, game, set)?;
+        Ok(LinearEval::new(*set, self.weights))
     }
 
     /// Checks every field against `set` and `game`; `path` names the file.

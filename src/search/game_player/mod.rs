@@ -85,5 +85,5 @@ pub use grammar::Options;
 pub use grammar::SearchOptions;
 pub use greedy::EvalGreedyPlayer;
 pub use random_steps::{RandomStepsPlayer, DEFAULT_END_PROB};
-pub use threats::ThreatsPlayer;
 pub use registry::PlayerKind;
+pub use threats::ThreatsPlayer;
