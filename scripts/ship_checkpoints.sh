@@ -34,7 +34,8 @@
 # Gomoku 15x15: cnn3 (48 5x5 filters, 64 hidden units) trained by
 # comparison on the shipped PlayOK games to rank the played move first
 # (4 epochs, about 18 minutes on 2 cores), in the threat player and one
-# ply deep, against the threat player on the hand patterns, naive and
+# ply deep, against the threat player on the hand patterns and on the
+# pattern weights it learned by self-play (gomoku-tuned), naive and
 # OpenSpiel's MCTS at 1,000 simulations.
 # PLIES names the binary (default target/release/plies).
 set -euo pipefail
@@ -137,7 +138,7 @@ case "$GAME" in
     # In the threat player it values the quiet moves (wins, blocks and
     # forced wins by fours are the player's own); one ply deep it plays
     # on what it learned alone.
-    players=("threats:eval=ckpt:NET" "greedy:eval=ckpt:NET" threats naive)
+    players=("threats:eval=ckpt:NET" "greedy:eval=ckpt:NET" "threats:eval=gomoku-tuned" threats naive)
     if [ -n "${PLIES_SPIEL_PYTHON:-}" ]; then players+=("spiel-mcts:sims=1000"); fi
     arena_args=(--game gomoku --size 15 --games-per-pair 40 --random-opening 2 --seed 7)
     ;;
