@@ -27,7 +27,7 @@
 # MCTS at 400, then 500 games against the greedy player.
 # Amazons 10x10: the thesis' network fitted on Lieberum's depth-2 search
 # values over the study's self-play database (`plies experiment amazons`,
-# one network; about 30 minutes on 2 idle cores), in alpha-beta at depth 2
+# one network; 38 minutes on 2 cores shared with other jobs), in alpha-beta at depth 2
 # and with no lookahead, against the good player (Lieberum, depth 2), the
 # simple one (minimal distance, no lookahead) and plain UCT at 300
 # (OpenSpiel's Amazons is 6x6 only).
