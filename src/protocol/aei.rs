@@ -16,7 +16,10 @@
 //! A `go`'s time counts from the moment its line was read, and the think
 //! time of [`TimeControl::budget_after`] is shortened by twice the worst
 //! overhead of the last replies (their time from the `go` line to the written
-//! `bestmove` beyond the search's, see [`ReplyClock`]).
+//! `bestmove` beyond the search's, see [`ReplyClock`]). A search that finds
+//! its position critical (alpha-beta's best move changing between
+//! iterations, or the previous best refuted) may run on to the longer time
+//! of [`TimeControl::think_after`], drawn from the reserve.
 //!
 //! ```
 //! use plies::protocol::{run_aei, AeiConfig};
@@ -641,7 +644,8 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
         let reply_clock = self.clock;
         // The clock's floor is zero: the margin is twice the worst overhead.
         let overhead = lock(reply_clock).margin();
-        let clock = self.tc.budget_after(game.side_to_move(), overhead);
+        let think = self.tc.think_after(game.side_to_move(), overhead);
+        let clock = think.map(|t| t.target);
         let depth = (self.depth_steps > 0).then(|| self.depth_steps.div_ceil(4).max(1));
         let seed: u64 = self.rng.random();
         let signal = Arc::new(Signal {
@@ -654,6 +658,9 @@ impl<'env, 'p: 'env, W: Write + Send> Engine<'env, 'p, W> {
             stop: Some(signal.stop.clone()),
             // The time counts from the `go` line, not the search's start.
             deadline: budget.time.map(|t| arrived + t),
+            // The clock's time for a critical position, when the clock
+            // set this move's time (not while pondering).
+            critical_deadline: budget.time.and(think).map(|t| arrived + t.critical),
             ..budget
         };
         let out = self.out;

@@ -29,6 +29,15 @@ pub struct TimeControl {
     pub moveused: f64,
 }
 
+/// How long to think on a turn.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ThinkTime {
+    /// The time a turn aims at.
+    pub target: Duration,
+    /// The most a critical position may take (at least `target`).
+    pub critical: Duration,
+}
+
 impl Default for TimeControl {
     fn default() -> Self {
         TimeControl {
@@ -61,6 +70,9 @@ const RESERVE_SHARE: f64 = 1.0 / 20.0;
 const LAG_SHARE: f64 = 0.4;
 /// The most kept back from what is left before a loss on time.
 const LAG_MAX: f64 = 1.0;
+/// A critical position (its best move still changing) may think this many
+/// times a turn's share, within what is left before a loss on time.
+const CRITICAL_SHARE: f64 = 3.0;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
 /// The longest time a time option may give, in seconds (about 31 years):
@@ -126,6 +138,14 @@ impl TimeControl {
     /// [`TimeControl::budget`] less `overhead` as well: what the engine's
     /// replies have lately cost beyond their searches.
     pub fn budget_after(&self, side: Side, overhead: Duration) -> Option<Duration> {
+        self.think_after(side, overhead).map(|t| t.target)
+    }
+
+    /// [`TimeControl::budget_after`] and the most a critical position may
+    /// take: [`CRITICAL_SHARE`] times the turn's share, under the same
+    /// cap of what is left before a loss on time (so a clock without
+    /// reserve leaves nothing extra).
+    pub fn think_after(&self, side: Side, overhead: Duration) -> Option<ThinkTime> {
         if !self.is_timed() {
             return None;
         }
@@ -142,10 +162,17 @@ impl TimeControl {
             target = hard;
         }
         let lag = (LAG_SHARE * hard).clamp(SAFETY, LAG_MAX);
-        let think = ((target - SAFETY).min(hard - lag) - overhead.as_secs_f64())
-            .clamp(MIN_THINK, MAX_SECONDS);
-        // Only a NaN set through `set` fails here: it gets the shortest time.
-        Some(Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK)))
+        let seconds = |aim: f64| {
+            let think = ((aim - SAFETY).min(hard - lag) - overhead.as_secs_f64())
+                .clamp(MIN_THINK, MAX_SECONDS);
+            // Only a NaN set through `set` fails here: it gets the shortest time.
+            Duration::try_from_secs_f64(think).unwrap_or(Duration::from_secs_f64(MIN_THINK))
+        };
+        let think = seconds(target);
+        Some(ThinkTime {
+            target: think,
+            critical: seconds(CRITICAL_SHARE * target).max(think),
+        })
     }
 }
 
@@ -195,6 +222,19 @@ mod tests {
         assert!((secs(tc.budget_after(Side::First, late)) - 0.45).abs() < 1e-9);
         let awful = Duration::from_secs(5);
         assert!((secs(tc.budget_after(Side::First, awful)) - MIN_THINK).abs() < 1e-9);
+        // A critical position may take three turns' shares, under the
+        // same cap: 2 s and 5 of gold's 100 s reserve make 6.9 s, 20.9 s
+        // when critical; with no reserve there is nothing to add.
+        let mut tc = TimeControl::default();
+        tc.set("tcmove", 2.0);
+        tc.set("greserve", 100.0);
+        let t = tc.think_after(Side::First, Duration::ZERO).unwrap();
+        assert!((t.target.as_secs_f64() - 6.9).abs() < 1e-9, "{t:?}");
+        assert!((t.critical.as_secs_f64() - 20.9).abs() < 1e-9, "{t:?}");
+        tc.set("greserve", 0.0);
+        let t = tc.think_after(Side::First, Duration::ZERO).unwrap();
+        assert_eq!(t.critical, t.target);
+        assert!((t.target.as_secs_f64() - 1.2).abs() < 1e-9, "{t:?}");
         // A long turn with no reserve spends all but a second of it.
         tc.set("tcmove", 30.0);
         assert!((secs(tc.budget(Side::First)) - 29.0).abs() < 1e-9);

@@ -12,6 +12,13 @@
 //! moves that cut off at the same ply) and the history heuristic (moves
 //! that cut off often, weighted by depth) order the rest.
 //!
+//! A deadline may come with an [`Extension`]: in a critical position, one
+//! whose best move changed in the last iterations or whose previous best
+//! lost value at the new depth (the search has just seen a refutation and
+//! not yet the answer to it), the search runs on past the deadline to the
+//! extension's instant, and stops once an iteration ends calm again, as
+//! engines spend more of their clock where a move matters.
+//!
 //! ```
 //! use plies::game::{Game, TicTacToe};
 //! use plies::search::alphabeta::{search, SearchLimits};
@@ -68,6 +75,18 @@ pub struct SearchLimits<'a> {
     pub max_nodes: Option<u64>,
     /// Stop as soon as this becomes true (checked at every node).
     pub stop: Option<&'a AtomicBool>,
+    /// How far past `deadline` a critical position may run.
+    pub extend: Option<Extension>,
+}
+
+/// More time for a critical position: the instant the search may run to
+/// when the deadline finds it critical, and the fall in score of the
+/// previous best move that makes a position critical (in the
+/// evaluator's units; a change of best move always does).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Extension {
+    pub until: Instant,
+    pub drop: i32,
 }
 
 impl SearchLimits<'static> {
@@ -78,6 +97,7 @@ impl SearchLimits<'static> {
             deadline: None,
             max_nodes: None,
             stop: None,
+            extend: None,
         }
     }
 }
@@ -97,6 +117,8 @@ pub struct SearchResult<M> {
     /// Nodes visited (every position played into or evaluated).
     pub nodes: u64,
     pub elapsed: Duration,
+    /// Whether the search ran past its deadline on an [`Extension`].
+    pub extended: bool,
 }
 
 /// The exact value of a finished game for the side to move, `ply` moves
@@ -115,6 +137,10 @@ struct Searcher<'a, G: Game, E: ?Sized> {
     start: Instant,
     nodes: u64,
     aborted: bool,
+    /// Whether the position is critical now (see [`Extension`]).
+    critical: bool,
+    /// Whether the deadline has been moved to the extension's instant.
+    extended: bool,
     /// Move lists reused per ply.
     lists: Vec<Vec<G::Move>>,
     tt: TranspositionTable<G::Move>,
@@ -131,9 +157,29 @@ impl<G: Game, E: PositionEval<G> + ?Sized> Searcher<'_, G, E> {
         }
         let stop = self.limits.stop.is_some_and(|s| s.load(Ordering::Relaxed))
             || self.limits.max_nodes.is_some_and(|n| self.nodes >= n)
-            || self.limits.deadline.is_some_and(|d| Instant::now() >= d);
+            || self.past_deadline();
         self.aborted = stop;
         stop
+    }
+
+    /// Whether the deadline has passed, moving it to the extension's
+    /// instant the first time it passes in a critical position.
+    fn past_deadline(&mut self) -> bool {
+        let Some(due) = self.limits.deadline else {
+            return false;
+        };
+        let now = Instant::now();
+        if now < due {
+            return false;
+        }
+        match self.limits.extend {
+            Some(e) if self.critical && !self.extended && now < e.until => {
+                self.limits.deadline = Some(e.until);
+                self.extended = true;
+                false
+            }
+            _ => true,
+        }
     }
 
     /// Negamax value of `state` for its side to move.
@@ -345,6 +391,7 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         complete: false,
         nodes: 0,
         elapsed: Duration::ZERO,
+        extended: false,
     };
     if moves.is_empty() || root.outcome().is_some() {
         result.best = None;
@@ -359,6 +406,8 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         start,
         nodes: 0,
         aborted: false,
+        critical: false,
+        extended: false,
         lists: Vec::new(),
         // Deeper searches meet more positions: 2^12 entries at depth 1 up
         // to 2^20.
@@ -366,7 +415,13 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         killers: Vec::new(),
         history: Default::default(),
     };
+    // The deadline as given: an extended search stops once calm again.
+    let due = limits.deadline;
     for depth in 1..=limits.max_depth.max(1) {
+        // The previous iteration's best (first in `moves`) and its score.
+        let previous = (depth > 1).then_some(result.score);
+        // Whether this iteration has found the position critical.
+        let mut unsettled = false;
         let mut alpha = -INF;
         let mut best: Option<(usize, i32)> = None;
         // This iteration's scores, parallel to `moves` (fail-lows are
@@ -394,6 +449,12 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
                 best = Some((i, v));
                 alpha = alpha.max(v);
             }
+            if let (Some(last), Some(e)) = (previous, limits.extend) {
+                // The previous best refuted, or another move now better.
+                let fell = i == 0 && v <= last.saturating_sub(e.drop);
+                unsettled |= fell || best.is_some_and(|(b, _)| b != 0);
+                s.critical |= unsettled;
+            }
         }
         let finished = !s.aborted;
         if let Some((i, v)) = best {
@@ -406,10 +467,17 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
         }
         result.nodes = s.nodes;
         result.elapsed = s.start.elapsed();
+        result.extended = s.extended;
         if !finished {
             break;
         }
         progress(&result);
+        // The next iteration is critical only if this one was; an
+        // extended search that has settled stops.
+        s.critical = unsettled;
+        if s.extended && !unsettled && due.is_some_and(|d| Instant::now() >= d) {
+            break;
+        }
         // Order for the next iteration: best first, then by score (stable,
         // so ties keep the caller's order).
         let mut order: Vec<usize> = (0..moves.len()).collect();
@@ -427,13 +495,14 @@ pub fn search_with_progress<G: Game, E: PositionEval<G> + ?Sized>(
     }
     result.nodes = s.nodes;
     result.elapsed = s.start.elapsed();
+    result.extended = s.extended;
     result
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::{Side, TicTacToe};
+    use crate::game::{Side, TicTacToe, TttMove};
     use std::time::Duration;
 
     fn play(moves: &[&str]) -> TicTacToe {
@@ -576,6 +645,7 @@ mod tests {
             deadline: None,
             max_nodes: Some(50),
             stop: None,
+            extend: None,
         };
         let r = search(&g, None, &|_: &TicTacToe| 0, &limits);
         assert!(r.best.is_some() && r.depth < 9, "{r:?}");
@@ -586,6 +656,7 @@ mod tests {
             deadline: Some(Instant::now() + Duration::from_secs(60)),
             max_nodes: None,
             stop: Some(&stop),
+            extend: None,
         };
         let r = search(&g, None, &|_: &TicTacToe| 0, &limits);
         assert!(r.best.is_some());
@@ -595,8 +666,77 @@ mod tests {
             deadline: Some(Instant::now()),
             max_nodes: None,
             stop: None,
+            extend: None,
         };
         assert!(search(&g, None, &|_: &TicTacToe| 0, &past).best.is_some());
+    }
+
+    /// o to move must block x's a1-b1 at c1; the root's moves in
+    /// `first`-then-the-rest order, c1 last unless `first` is c1, and an
+    /// evaluator that sleeps 40 ms wherever o holds `first`'s cell.
+    fn block_with_slow_first(first: &str) -> (TicTacToe, Vec<TttMove>, impl Fn(&TicTacToe) -> i32) {
+        let g = play(&["a1", "c3", "b1"]);
+        let first = g.parse_move(first).unwrap();
+        let c1 = g.parse_move("c1").unwrap();
+        let mut order = Vec::new();
+        g.legal_moves(&mut order);
+        order.retain(|&m| m != first && m != c1);
+        order.insert(0, first);
+        if first != c1 {
+            order.push(c1);
+        }
+        let slow = move |s: &TicTacToe| {
+            if s.cell(first.0 as usize) == Some(Side::Second) {
+                std::thread::sleep(Duration::from_millis(40));
+            }
+            0
+        };
+        (g, order, slow)
+    }
+
+    fn timed(deadline_ms: u64, until_ms: Option<u64>) -> SearchLimits<'static> {
+        let start = Instant::now();
+        SearchLimits {
+            max_depth: 2,
+            deadline: Some(start + Duration::from_millis(deadline_ms)),
+            max_nodes: None,
+            stop: None,
+            extend: until_ms.map(|u| Extension {
+                until: start + Duration::from_millis(u),
+                drop: 1,
+            }),
+        }
+    }
+
+    #[test]
+    fn a_refuted_best_move_runs_on_past_the_deadline() {
+        // Depth 1 (40 ms) scores every move 0 and keeps a2 first; depth 2
+        // refutes a2 (x wins at c1) after 160 ms of slow leaves, past the
+        // 120 ms deadline: the position is critical, the search runs on
+        // and finds the block.
+        let (g, order, slow) = block_with_slow_first("a2");
+        let c1 = g.parse_move("c1").unwrap();
+        let r = search(&g, Some(&order), &slow, &timed(120, Some(30_000)));
+        assert_eq!(r.best, Some(c1), "{r:?}");
+        assert!(r.complete && r.extended && r.depth == 2, "{r:?}");
+        // Without an extension, or with one already over, the deadline
+        // ends depth 2 after a2 and the refuted move is all it has.
+        for until in [None, Some(130)] {
+            let r = search(&g, Some(&order), &slow, &timed(120, until));
+            assert_ne!(r.best, Some(c1), "{until:?}: {r:?}");
+            assert!(!r.complete && !r.extended, "{until:?}: {r:?}");
+        }
+    }
+
+    #[test]
+    fn a_calm_position_stops_at_the_deadline() {
+        // c1 first: depth 2 confirms it (200 ms of slow leaves), nothing
+        // changed, so the deadline stands.
+        let (g, order, slow) = block_with_slow_first("c1");
+        let r = search(&g, Some(&order), &slow, &timed(120, Some(30_000)));
+        assert_eq!(r.best, Some(order[0]));
+        assert!(!r.complete && !r.extended && r.depth == 2, "{r:?}");
+        assert!(r.elapsed < Duration::from_secs(10), "{r:?}");
     }
 
     #[test]

@@ -19,6 +19,11 @@ pub struct Budget {
     /// is already gone). The search stops at the earlier of this and its
     /// start plus `time`.
     pub deadline: Option<Instant>,
+    /// The latest instant a search may run to in a critical position (see
+    /// [`crate::search::alphabeta::Extension`]): an engine's share of its
+    /// reserve for the moves that matter. Only with `deadline`, never
+    /// before it.
+    pub critical_deadline: Option<Instant>,
     /// Nodes visited (alpha-beta), simulations run (MCTS) or positions
     /// valued (greedy).
     pub nodes: Option<u64>,
@@ -67,6 +72,7 @@ impl Budget {
     pub const UNLIMITED: Budget = Budget {
         time: None,
         deadline: None,
+        critical_deadline: None,
         nodes: None,
         depth: None,
         stop: None,

@@ -94,6 +94,17 @@ impl<G: Game> Scorer<G> {
         }
     }
 
+    /// The score difference that a difference of `value` (on the scale of
+    /// [`Scorer::value_of`]) makes around an even position: a change of
+    /// mind in this scorer's units.
+    pub fn score_span(&self, value: f32) -> i32 {
+        let per_value = match &self.source {
+            Source::Hand(hand) => hand.scale(),
+            Source::Model(_) => 10_000.0,
+        };
+        (value * per_value).round().max(1.0) as i32
+    }
+
     /// The evaluator behind the scores, when it is not a hand formula.
     pub fn model(&self) -> Option<&Arc<dyn Evaluator<G>>> {
         match &self.source {

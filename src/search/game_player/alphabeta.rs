@@ -8,7 +8,7 @@ use super::grammar::{SearchOptions, SEARCH_KEYS};
 use super::{Options, PlayerKind};
 use crate::game::Game;
 use crate::games::GameSupport;
-use crate::search::alphabeta::{search_with_progress, SearchLimits, SearchResult};
+use crate::search::alphabeta::{search_with_progress, Extension, SearchLimits, SearchResult};
 use crate::search::evaluators::PlayerContext;
 use crate::search::scorer::Scorer;
 use crate::search::SearchError;
@@ -26,6 +26,10 @@ const MAX_DEPTH: u32 = 64;
 /// The deepest `alphabeta` iteration when neither the spec nor the budget
 /// sets a depth.
 pub const DEFAULT_DEPTH: u32 = 3;
+
+/// The fall in value (on `[-1, 1]`) of the previous best move that makes
+/// a position critical, so that a clock's extra time goes to it.
+const CRITICAL_DROP: f32 = 0.1;
 
 /// An `alphabeta` spec.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -91,14 +95,22 @@ impl<G: Game> Player<G> for AlphaBetaPlayer<G> {
     fn search(&self, state: &G, budget: &Budget, rng: &mut SeededRng, watch: Watch) -> Found<G> {
         let mut moves = legal_or_none(state)?;
         moves.shuffle(rng);
+        let now = Instant::now();
+        let deadline = tighter(self.time.map(|t| now + t), budget.deadline(now));
         let limits = SearchLimits {
             max_depth: tighter(self.depth, budget.depth).unwrap_or(DEFAULT_DEPTH),
-            deadline: {
-                let now = Instant::now();
-                tighter(self.time.map(|t| now + t), budget.deadline(now))
-            },
+            deadline,
             max_nodes: tighter(self.nodes, budget.nodes),
             stop: budget.stop_flag(),
+            // The clock's time for critical positions, unless the spec's
+            // own time limit rules.
+            extend: match (self.time, budget.critical_deadline, deadline) {
+                (None, Some(until), Some(due)) if until > due => Some(Extension {
+                    until,
+                    drop: self.eval.score_span(CRITICAL_DROP),
+                }),
+                _ => None,
+            },
         };
         let info = |r: &SearchResult<G::Move>| SearchInfo {
             depth: Some(r.depth),
