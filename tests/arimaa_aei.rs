@@ -146,12 +146,18 @@ fn alphabeta_plays_a_whole_game_within_its_time() {
 #[test]
 fn the_default_player_plays_a_whole_game_inside_the_clock() {
     let Some(py) = python() else { return };
-    // No --player: alpha-beta on the shipped table, at 2 s a move with no
-    // reserve, the clock the engine ladder chose it at.
+    // No --player: alpha-beta on the shipped table, at 2 s a move, the
+    // clock the engine ladder chose it at. What a turn leaves of its 2 s
+    // goes to a reserve of at most 10 s, which the engine may spend where
+    // its search finds the position critical; the controller ends the game
+    // on time if a move overruns (`play` refuses any such ending).
     let summary = play(&py, "", 1, &["--tc", "2s/0s/100/10s", "--max-turns", "40"]);
     let r = &summary["results"][0];
     let slowest = r["plies_move_seconds_max"].as_f64().unwrap();
-    assert!(slowest < 2.0, "slowest move {slowest} s: {r}");
+    let mean = r["plies_move_seconds_mean"].as_f64().unwrap();
+    assert!(slowest < 12.0, "slowest move {slowest} s: {r}");
+    // Most turns spend about their own time, well inside 2 s.
+    assert!(mean < 2.0, "mean move {mean} s: {r}");
 }
 
 /// A seeded (untrained) cnn3 for Arimaa's `arimaa-6x8x8` planes in `dir`.
