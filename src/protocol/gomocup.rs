@@ -24,14 +24,16 @@
 //! never exits on bad input: only `END` or the end of the input ends the
 //! loop.
 //!
-//! Any player spec of [`crate::search::game_player`] plays (`naive`, the
-//! default; `random`, `expert`, `alphabeta:depth=D`, `mcts:sims=N`,
+//! Any player spec of [`crate::search::game_player`] plays (the threat
+//! search on the learned pattern weights by default; `naive`, `random`, `expert`, `alphabeta:depth=D`, `mcts:sims=N`,
 //! `greedy:eval=ckpt:PATH`, `mcts:sims=N,eval=ckpt:PATH`, ...), built by the
 //! one player builder for the board size `START` names, drawing from a
 //! generator seeded once per session. The manager's clock reaches the
 //! search as a [`Budget`] deadline: `INFO timeout_turn` (milliseconds per
 //! move) and a twentieth of `INFO time_left` (or of `timeout_match` before
-//! the first `time_left`), whichever is tighter, counted from the moment
+//! the first `time_left`), whichever is tighter (a search that finds its
+//! position critical may take up to three times that share of `time_left`,
+//! within `timeout_turn`), counted from the moment
 //! the command's line was read (a BOARD block's from its `BOARD` line), less
 //! a margin of [`SAFETY_MS`] plus twice the worst overhead of the last
 //! replies (see [`ReplyClock`]); `PLIES_CLOCK_LOG=1` prints each reply's
@@ -52,7 +54,7 @@
 use crate::game::gomoku::MAX_SIZE;
 use crate::game::{longest_line_through, Game, Gomoku, GomokuMove};
 use crate::search::game_player::{build_player_in, GamePlayerSpec, PlayerContext};
-use crate::search::{tighter, Budget, Player, SearchError};
+use crate::search::{tighter, Budget, Player, SearchError, CRITICAL_SHARE};
 use crate::util::{seeded_rng, SeededRng};
 use rand::RngExt;
 use std::collections::BTreeMap;
@@ -288,9 +290,21 @@ impl Brain {
         };
         // timeout_match 0 means no match limit.
         let left = ms("time_left").or(ms("timeout_match").filter(|&m| m > 0));
-        match tighter(ms("timeout_turn"), left.map(|l| l / MOVES_LEFT)) {
-            Some(limit) => Budget::until(self.clock.due(arrived, Duration::from_millis(limit))),
-            None => Budget::UNLIMITED,
+        let turn = ms("timeout_turn");
+        let Some(limit) = tighter(turn, left.map(|l| l / MOVES_LEFT)) else {
+            return Budget::UNLIMITED;
+        };
+        // A critical position may take more of the match's time, never
+        // more than the turn's.
+        let critical = tighter(
+            turn,
+            left.map(|l| l * u64::from(CRITICAL_SHARE) / MOVES_LEFT),
+        );
+        let due = |ms: u64| self.clock.due(arrived, Duration::from_millis(ms));
+        let deadline = due(limit);
+        Budget {
+            critical_deadline: critical.map(due).filter(|&c| c > deadline),
+            ..Budget::until(deadline)
         }
     }
 

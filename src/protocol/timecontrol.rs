@@ -8,6 +8,7 @@
 //! of the current turn has already gone (`moveused`).
 
 use crate::game::Side;
+use crate::search::CRITICAL_SHARE;
 use std::time::Duration;
 
 /// What the engine knows of the clock.
@@ -70,9 +71,6 @@ const RESERVE_SHARE: f64 = 1.0 / 20.0;
 const LAG_SHARE: f64 = 0.4;
 /// The most kept back from what is left before a loss on time.
 const LAG_MAX: f64 = 1.0;
-/// A critical position (its best move still changing) may think this many
-/// times a turn's share, within what is left before a loss on time.
-const CRITICAL_SHARE: f64 = 3.0;
 /// The shortest think time handed out.
 const MIN_THINK: f64 = 0.02;
 /// The longest time a time option may give, in seconds (about 31 years):
@@ -171,7 +169,7 @@ impl TimeControl {
         let think = seconds(target);
         Some(ThinkTime {
             target: think,
-            critical: seconds(CRITICAL_SHARE * target).max(think),
+            critical: seconds(f64::from(CRITICAL_SHARE) * target).max(think),
         })
     }
 }

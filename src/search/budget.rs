@@ -8,6 +8,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// A critical position may take this many times a move's share of the
+/// clock (see [`Budget::critical_deadline`]), within the clock's hard limit.
+pub const CRITICAL_SHARE: u32 = 3;
+
 /// Limits on one move's search; `None` leaves that limit to the player.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Budget {

@@ -27,7 +27,7 @@ pub mod timed;
 pub mod tt;
 
 pub use alphabeta::{search as alphabeta_search, PositionEval, SearchLimits, SearchResult};
-pub use budget::{tighter, Budget, StopFlag};
+pub use budget::{tighter, Budget, StopFlag, CRITICAL_SHARE};
 pub use error::SearchError;
 pub use expert::ExpertPlayer;
 pub use greedy::greedy_choice;

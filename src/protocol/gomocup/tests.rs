@@ -235,8 +235,15 @@ fn the_clock_becomes_the_budget() {
     brain.info.insert("timeout_turn".into(), "1000".into());
     assert_eq!(brain.budget(t0), due(950));
     brain.info.insert("timeout_match".into(), "10000".into());
-    assert_eq!(brain.budget(t0), due(450));
+    // A twentieth of the match (500 ms), a critical position three times
+    // that but no more than the turn (1000 ms); both less the margin.
+    let critical = Budget {
+        critical_deadline: Some(t0 + Duration::from_millis(950)),
+        ..due(450)
+    };
+    assert_eq!(brain.budget(t0), critical);
     brain.info.insert("time_left".into(), "40000".into());
+    // The turn's limit is tighter than a twentieth: nothing to extend.
     assert_eq!(brain.budget(t0), due(950));
     // A reply that took 30 ms beyond its search: 30 ms more margin.
     brain.unanswered = Some((t0, Duration::from_millis(500), None));
