@@ -302,6 +302,7 @@ fn fit_config(data: &Path, out: &Path) -> FitConfig {
         patience: None,
         save_every: 0,
         device_name: "cpu".into(),
+        precision: Default::default(),
         resume: false,
         overwrite: false,
         quiet: true,

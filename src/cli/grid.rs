@@ -77,6 +77,10 @@ pub struct GridArgs {
     /// cpu, cuda, cuda:N or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// What the training steps compute in: f32, tf32 (CUDA) or bf16
+    /// (mixed precision); as `plies train --precision`.
+    #[arg(long, default_value = "f32")]
+    precision: plies::infer::plan::Precision,
     /// Also print the table as JSON.
     #[arg(long)]
     json: bool,
@@ -136,6 +140,7 @@ pub fn run(a: GridArgs) -> anyhow::Result<ExitCode> {
         lr: a.lr,
         momentum: a.momentum,
         device_name: a.device.clone(),
+        precision: a.precision,
         quiet: a.quiet,
     };
     let points = cfg.points().len();

@@ -5,6 +5,7 @@ use super::train::TrainCmd;
 use candle_core::Device;
 use clap::{Args, ValueEnum};
 use plies::dataset::Dataset;
+use plies::infer::plan::Precision;
 use plies::optim::{AdamWConfig, MomentumConfig, OptimizerConfig, RmsPropConfig};
 use plies::train::{
     fit, resolve_model, ComparisonConfig, ComparisonLoss, FitConfig, Reduce, ScheduleSpec,
@@ -117,6 +118,11 @@ pub struct FitArgs {
     /// cpu, cuda, cuda:N or metal.
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// What the training steps compute in: f32; tf32 (CUDA tensor cores);
+    /// bf16 (mixed precision: bf16 copies of f32 master weights). Weights,
+    /// optimizer state, validation and checkpoints stay f32.
+    #[arg(long, default_value = "f32")]
+    precision: Precision,
     #[arg(long, value_enum, default_value = "mse")]
     loss: LossName,
     /// L1 penalty on weight matrices and kernels (not biases).
@@ -335,6 +341,7 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         patience: a.patience,
         save_every: a.save_every,
         device_name: a.device.clone(),
+        precision: a.precision,
         resume: a.resume,
         overwrite: a.overwrite,
         quiet: a.quiet,
@@ -344,7 +351,7 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
     };
     if !a.quiet {
         eprintln!(
-            "training {} {}on {} ({} train / {} valid positions) with {} on {}",
+            "training {} {}on {} ({} train / {} valid positions) with {} on {} in {}",
             cfg.model.describe(),
             match &cfg.comparison {
                 Some(c) => format!("by comparison ({c:?}) "),
@@ -354,7 +361,8 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
             dataset.num_rows(Some(plies::dataset::Split::Train)),
             dataset.num_rows(Some(plies::dataset::Split::Valid)),
             cfg.optimizer.kind(),
-            a.device
+            a.device,
+            cfg.precision
         );
     }
     let report = fit(&cfg, &device)?;

@@ -362,6 +362,7 @@ fn fit_one(
         patience: None,
         save_every: 200,
         device_name: "cpu".into(),
+        precision: Default::default(),
         resume: true,
         overwrite: true,
         quiet: true,

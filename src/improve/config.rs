@@ -4,6 +4,7 @@
 //! name, as is a value out of range.
 
 use super::LoopError;
+use crate::infer::plan::Precision;
 use crate::optim::OptimizerConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -179,6 +180,11 @@ pub struct LoopConfig {
     /// `cpu`, `cuda:N`: where networks train and evaluate.
     #[serde(default = "default_device")]
     pub device: String,
+    /// What networks compute in on `device`: self-play's evaluators and
+    /// the training steps (which keep f32 master weights). Below f32 on a
+    /// GPU only.
+    #[serde(default, skip_serializing_if = "is_f32")]
+    pub precision: Precision,
     #[serde(default)]
     pub selfplay: SelfplaySettings,
     #[serde(default)]
@@ -200,6 +206,9 @@ fn default_window() -> u32 {
 }
 fn default_device() -> String {
     "cpu".into()
+}
+fn is_f32(p: &Precision) -> bool {
+    *p == Precision::F32
 }
 
 impl LoopConfig {
@@ -235,6 +244,13 @@ impl LoopConfig {
         ];
         if let Some((field, _)) = positive.iter().find(|(_, v)| *v == 0) {
             return Err(format!("`{field}` is 0, expected at least 1"));
+        }
+        if self.precision != Precision::F32 && self.device == "cpu" {
+            return Err(format!(
+                "`precision` is {}, but `device` is cpu, whose evaluators run f32; \
+                 use a GPU (`\"device\": \"cuda\"`) or f32",
+                self.precision
+            ));
         }
         let finite = [
             (
@@ -289,9 +305,36 @@ mod tests {
             ..cfg.clone()
         };
         assert!(zero.check().unwrap_err().contains("`window`"));
-        let mut bad = cfg;
+        let mut bad = cfg.clone();
         bad.gate.margin = 0.7;
         assert!(bad.check().unwrap_err().contains("`gate.margin`"));
+        // Precision: f32 by default and not written; below f32 on a GPU only.
+        assert_eq!(cfg.precision, Precision::F32);
+        assert!(!serde_json::to_string(&cfg).unwrap().contains("precision"));
+        let gpu: LoopConfig =
+            serde_json::from_str(r#"{"game": "gomoku", "device": "cuda", "precision": "bf16"}"#)
+                .unwrap();
+        assert_eq!(gpu.precision, Precision::Bf16);
+        assert!(gpu.check().is_ok());
+        assert!(serde_json::to_string(&gpu)
+            .unwrap()
+            .contains(r#""precision":"bf16""#));
+        let cpu = LoopConfig {
+            device: "cpu".into(),
+            ..gpu
+        };
+        let e = cpu.check().unwrap_err();
+        assert!(
+            e.contains("`precision` is bf16") && e.contains("cpu"),
+            "{e}"
+        );
+        let e = serde_json::from_str::<LoopConfig>(r#"{"game": "gomoku", "precision": "fp8"}"#)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("fp8") && e.contains("expected f32, tf32 or bf16"),
+            "{e}"
+        );
     }
 
     /// `train.optimizer` reads as `plies train` configs write it; a config

@@ -299,7 +299,7 @@ impl Cnn3 {
 
     /// The training forward with dropout through candle's stock ops.
     fn forward_stock_dropout(&self, x: &Tensor) -> Result<Tensor> {
-        let h = x.conv2d(&self.conv_weight, 0, 1, 1, 1)?;
+        let h = super::stock_conv::conv2d(x, &self.conv_weight, 0)?;
         let h = tanh(&h.broadcast_add(&self.conv_bias)?)?;
         let h = tanh(&self.hidden.forward(&h.flatten_from(1)?)?)?;
         let y = self.out.forward(&self.dropout.forward(&h, true)?)?;
@@ -327,7 +327,7 @@ impl Cnn3 {
     /// tanh as `2 sigmoid(2x) - 1`): the reference for the fused path.
     pub fn forward_stock(&self, x: &Tensor) -> Result<Tensor> {
         self.check_input(x)?;
-        let h = x.conv2d(&self.conv_weight, 0, 1, 1, 1)?;
+        let h = super::stock_conv::conv2d(x, &self.conv_weight, 0)?;
         let h = tanh(&h.broadcast_add(&self.conv_bias)?)?;
         let h = tanh(&self.hidden.forward(&h.flatten_from(1)?)?)?;
         let y = self.out.forward(&h)?;

@@ -45,6 +45,7 @@
 //! ```
 
 mod activation;
+mod cast;
 mod cnn3;
 mod cnn3_net;
 mod config;
@@ -62,10 +63,12 @@ mod native_mdrnn;
 mod native_mlp;
 mod resnet;
 mod size;
+mod stock_conv;
 #[cfg(test)]
 pub(crate) mod test_tensors;
 
 pub use activation::{elliott, Activation};
+pub use cast::CastNet;
 pub use cnn3::{Cnn3, Cnn3Config, Cnn3Output};
 pub use cnn3_net::{Cnn3Net, Cnn3NetConfig};
 pub use config::{is_running_stat, ModelConfig, WeightInit};

@@ -324,7 +324,8 @@ impl ConvBn {
     }
 
     fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
-        self.bn.forward_t(&self.conv.forward(x)?, train)
+        let y = super::stock_conv::conv2d(x, self.conv.weight(), self.pad)?;
+        self.bn.forward_t(&y, train)
     }
 
     /// The convolution's weight and bias with the batch norm's running

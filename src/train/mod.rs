@@ -8,6 +8,7 @@ pub mod grid;
 pub mod loss;
 pub mod mdp;
 pub mod metrics;
+pub mod mixed_precision;
 pub mod policy_loss;
 pub mod regularize;
 pub mod run_state;

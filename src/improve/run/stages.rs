@@ -41,7 +41,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             size,
             eval: EvalContext {
                 device: device.clone(),
-                ..EvalContext::default()
+                precision: cfg.precision,
             },
         };
         let encoder = Arc::from(G::encoder(&cfg.encoder, size)?);
@@ -199,6 +199,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             patience: None,
             save_every: 50,
             device_name: cfg.device.clone(),
+            precision: cfg.precision,
             resume: true,
             overwrite: false,
             quiet: self.quiet,

@@ -68,6 +68,20 @@ impl fmt::Display for Precision {
     }
 }
 
+/// By name (`"bf16"`), as configuration files write it.
+impl serde::Serialize for Precision {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Precision {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl FromStr for Precision {
     type Err = String;
 
@@ -108,6 +122,16 @@ mod tests {
         }
         let err = "fp16".parse::<Precision>().unwrap_err();
         assert!(err.contains("fp16") && err.contains("bf16"), "{err}");
+        for p in Precision::ALL {
+            let json = serde_json::to_string(&p).unwrap();
+            assert_eq!(json, format!("\"{}\"", p.name()));
+            assert_eq!(serde_json::from_str::<Precision>(&json).unwrap(), p);
+        }
+        let err = serde_json::from_str::<Precision>("\"f16\"").unwrap_err();
+        assert!(
+            err.to_string().contains("expected f32, tf32 or bf16"),
+            "{err}"
+        );
     }
 
     #[test]

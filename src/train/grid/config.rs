@@ -8,6 +8,7 @@ use rand::seq::SliceRandom;
 
 use super::{GridAxes, GridError, GridPoint, Regularizer, Rule};
 use crate::dataset::Dataset;
+use crate::infer::plan::Precision;
 use crate::model::{Cnn3NetConfig, ModelConfig};
 use crate::train::loss::LossKind;
 use crate::train::trainer::{CvFolds, FitConfig, ScheduleSpec};
@@ -39,13 +40,15 @@ pub struct GridConfig {
     pub lr: f64,
     pub momentum: f64,
     pub device_name: String,
+    /// What the training steps compute in ([`FitConfig::precision`]).
+    pub precision: Precision,
     pub quiet: bool,
 }
 
 impl GridConfig {
     /// The arguments a rerun must share.
     pub fn fingerprint(&self, manifest_sha256: &str) -> serde_json::Value {
-        serde_json::json!({
+        let mut v = serde_json::json!({
             "dataset_manifest_sha256": manifest_sha256,
             "folds": self.folds,
             "sample": self.sample,
@@ -59,7 +62,13 @@ impl GridConfig {
             "lr": self.lr,
             "momentum": self.momentum,
             "device": self.device_name,
-        })
+        });
+        // Only grids below f32 carry their precision, so older ones rerun.
+        if let (Precision::Tf32 | Precision::Bf16, Some(obj)) = (self.precision, v.as_object_mut())
+        {
+            obj.insert("precision".into(), serde_json::json!(self.precision.name()));
+        }
+        v
     }
 
     /// The configurations to train, in product order.
@@ -181,6 +190,7 @@ impl GridConfig {
             patience: None,
             save_every: 200,
             device_name: self.device_name.clone(),
+            precision: self.precision,
             resume: true,
             overwrite: false,
             quiet: true,

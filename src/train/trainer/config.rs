@@ -4,9 +4,10 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use candle_core::Tensor;
+use candle_core::{Device, Tensor};
 
 use super::{FitError, ScheduleSpec};
+use crate::infer::plan::Precision;
 use crate::model::{ModelConfig, F32_BYTES};
 use crate::optim::OptimizerConfig;
 use crate::train::comparison::ComparisonConfig;
@@ -41,6 +42,9 @@ pub struct FitConfig {
     pub save_every: u64,
     /// `cpu`, `cuda:0`, ...: recorded, part of the fingerprint.
     pub device_name: String,
+    /// What the training steps compute in ([`super::precision`]); weights,
+    /// optimizer state and validation stay f32.
+    pub precision: Precision,
     pub resume: bool,
     pub overwrite: bool,
     pub quiet: bool,
@@ -83,6 +87,11 @@ impl FitConfig {
         if let (Some(c), Some(obj)) = (&self.comparison, v.as_object_mut()) {
             obj.insert("comparison".into(), serde_json::json!(c));
         }
+        // Likewise only runs below f32 carry their precision.
+        if let (Precision::Tf32 | Precision::Bf16, Some(obj)) = (self.precision, v.as_object_mut())
+        {
+            obj.insert("precision".into(), serde_json::json!(self.precision.name()));
+        }
         // Likewise only augmented runs carry the flag.
         if let (true, Some(obj)) = (self.augment, v.as_object_mut()) {
             obj.insert("augment".into(), serde_json::json!(true));
@@ -95,6 +104,35 @@ impl FitConfig {
             );
         }
         v
+    }
+
+    /// Whether the run's precision can train this model on `device`
+    /// ([`crate::train::mixed_precision`]).
+    pub(super) fn check_precision(&self, device: &Device) -> Result<(), FitError> {
+        let cfg = self;
+        let refuse = |why: String| {
+            Err(FitError::Invalid {
+                field: "precision",
+                why: format!("{}: {why}", cfg.precision),
+            })
+        };
+        match cfg.precision {
+            Precision::F32 => Ok(()),
+            Precision::Tf32 if !device.is_cuda() => refuse(format!(
+                "TF32 is a mode of CUDA's tensor cores, and this run is on {}; use f32 or bf16",
+                cfg.device_name
+            )),
+            Precision::Tf32 => Ok(()),
+            Precision::Bf16 if cfg.comparison.is_some() => {
+                refuse("comparison training runs in f32 or tf32".into())
+            }
+            Precision::Bf16 if matches!(cfg.model, ModelConfig::Mdrnn(_)) => refuse(
+                "the MDRNN's recurrences across the board compound bf16's rounding; \
+                 it trains in f32 or tf32"
+                    .into(),
+            ),
+            Precision::Bf16 => Ok(()),
+        }
     }
 
     pub(super) fn validate(&self) -> Result<(), FitError> {
@@ -160,8 +198,10 @@ impl FitConfig {
                 field: "loss",
                 why: e.to_string(),
             })?;
-        // Weights, gradients and the optimizer's state, before any is made.
-        let values = 2 + self.optimizer.state_per_param();
+        // Weights, gradients and the optimizer's state, before any is made;
+        // bf16 adds a half-width copy of the weights and their gradients.
+        let copies = u64::from(self.precision == Precision::Bf16);
+        let values = 2 + self.optimizer.state_per_param() + copies;
         self.model
             .check_memory(F32_BYTES * values)
             .map_err(|e| FitError::Model {

@@ -39,17 +39,18 @@ impl Session<'_> {
             let b = batch?;
             lr = loaders.schedule.lr(loaders.base_lr, st.step as usize);
             opt.set_learning_rate(lr);
+            self.trainee.begin_step()?;
             let (lv, mut grads) = match (&cfg.comparison, &self.inputs.children) {
                 (Some(cmp), Some(x)) => {
                     let rows = move_rows(&b);
                     moved_rows += rows.len() as u64;
                     let comparer = Comparer {
-                        net: self.trainee.net.as_ref(),
+                        net: self.trainee.step_net(),
                         expander: x.as_ref(),
                         cfg: cmp,
                         shape: self.inputs.spec.encoder.shape,
                         device: self.device,
-                        vars: &self.trainee.tvars,
+                        vars: self.trainee.step_vars(),
                     };
                     let scale = 1.0 / rows.len().max(1) as f64;
                     let seed = derive_seed(derive_seed(cfg.seed, SAMPLE_STREAM), st.step);
@@ -57,7 +58,10 @@ impl Session<'_> {
                     let rest = self.value_part(&b, st.step, cmp.value_weight)?;
                     let lv = c.loss_sum * scale + rest.to_dtype(DType::F64)?.to_scalar::<f64>()?;
                     let mut g = c.grads;
-                    add_grads(&mut g, keep_vars(rest.backward()?, &self.trainee.tvars))?;
+                    add_grads(
+                        &mut g,
+                        keep_vars(rest.backward()?, self.trainee.step_vars()),
+                    )?;
                     (lv, g.ok_or(candle_core::Error::Msg("no gradient".into()))?)
                 }
                 _ => {
@@ -72,6 +76,7 @@ impl Session<'_> {
                     epoch: epoch + 1,
                 });
             }
+            self.trainee.to_masters(&mut grads)?;
             if let Some(c) = cfg.clip {
                 let norm = clip_grad_norm(&mut grads, &self.trainee.tvars, c)?;
                 if !norm.is_finite() {
@@ -112,7 +117,7 @@ impl Session<'_> {
         let labels = labels_for(b, self.inputs.encoder.perspective)?;
         let out_v = crate::model::dropout::with_step(cfg.seed, step, || {
             self.trainee
-                .net
+                .step_net()
                 .forward(&b.planes, b.globals.as_ref(), true)
         })?;
         let data_loss = value_loss(cfg.loss, cfg.model.output(), &out_v.value, &labels)?;

@@ -122,6 +122,8 @@ fn fit_cv_here(
     cv: Option<&CvFolds>,
     device: &Device,
 ) -> Result<FitReport, FitError> {
+    cfg.check_precision(device)?;
+    let _products = crate::train::mixed_precision::Tf32Products::set(cfg.precision);
     let inputs = Inputs::check(cfg, cv)?;
     let claim = Claim::take(cfg, &inputs)?;
     let (trainee, mut opt) = Trainee::build(cfg, device)?;
