@@ -7,13 +7,15 @@ PLAN (written by plies) names the device ("cpu", "cuda", "cuda:N", "metal"),
 seconds per timed round, rounds, a seed, and the networks: for each, a plies
 checkpoint (loaded by scripts/torch_models.py: the same weights), an inputs
 file (`planes` [N, C, H, W] as uint8, `expected`: plies' f32 values of the
-first rows), inference batch sizes, the training batch, and whether to try
-torch.compile.
+first rows), inference batch sizes, the training batches, and whether to
+try torch.compile.
 
 For each network: max |PyTorch - plies| over `expected` (the same function),
 then positions/s of the forward pass (torch.inference_mode, eval mode) at
 every batch size and of training steps (train mode, MSE against seeded
-targets, SGD lr 0.01 momentum 0.9 Nesterov), eager and under torch.compile.
+targets, SGD lr 0.01 momentum 0.9 Nesterov) at every training batch, eager,
+under torch.compile and under bf16 autocast (CUDA and CPU; f32 weights,
+the loss in f32).
 Inputs are on the device before timing; the device is synchronised after
 every call; TF32 is off (full f32 products, as plies'). The MDRNN runs its anti-diagonal sweep (`Mdrnn.sweep_diagonals`,
 the same function in H + W - 1 steps). A compile that fails leaves its
@@ -26,8 +28,9 @@ replay (f32 and bf16 autocast) at batch <= 64; torch.compile at batch >=
 
 Prints one JSON object: {"torch", "device_name", "nets": [{"name",
 "max_abs_diff", "infer": [[batch, eager, compiled]...], "tuned": [[batch,
-{"tf32", "bf16", "graph", "graph_bf16"}]...], "train": [batch, eager,
-compiled], "compile_note", "tuned_note"}]}; progress goes to stderr.
+{"tf32", "bf16", "graph", "graph_bf16"}]...], "train": [[batch, eager,
+compiled, bf16]...], "compile_note", "tuned_note"}]}; progress goes to
+stderr.
 """
 
 import contextlib
@@ -200,44 +203,63 @@ def main(argv):
             log(f"{net['name']} batch {batch}: eager {eager:.0f}/s, compiled {fast}")
             infer.append([batch, eager, fast])
 
-        batch = net["train_batch"]
-        x = planes[:batch]
-        t = torch.rand(batch, generator=gen).to(device)
-
-        def train_rate(m, params):
+        def train_rate(m, params, batch, bf16):
+            x = planes[:batch]
+            t = torch.rand(batch, generator=gen).to(device)
             opt = torch.optim.SGD(params, lr=0.01, momentum=0.9, nesterov=True)
+            cast = (
+                torch.autocast(device.type, dtype=torch.bfloat16)
+                if bf16
+                else contextlib.nullcontext()
+            )
 
             def step():
                 opt.zero_grad(set_to_none=True)
-                v, _ = m(x)
-                loss = ((v - t) ** 2).mean()
+                with cast:
+                    v, _ = m(x)
+                loss = ((v.float() - t) ** 2).mean()
                 loss.backward()
                 opt.step()
 
             return rate(step, sync, seconds, rounds, batch)
 
-        trained = copy.deepcopy(model).train()
-        train_eager = train_rate(trained, trained.parameters())
-        train_fast = None
-        if compiled is not None:
+        train = []
+        for batch in net["train_batches"]:
             trained = copy.deepcopy(model).train()
-            try:
-                train_fast = train_rate(torch.compile(trained, dynamic=False), trained.parameters())
-            except Exception as e:
-                compile_note = short(e)
-        log(f"{net['name']} training at {batch}: eager {train_eager:.0f}/s, compiled {train_fast}")
+            eager = train_rate(trained, trained.parameters(), batch, False)
+            fast = None
+            if compiled is not None:
+                trained = copy.deepcopy(model).train()
+                try:
+                    fast = train_rate(
+                        torch.compile(trained, dynamic=False), trained.parameters(), batch, False
+                    )
+                except Exception as e:
+                    compile_note, compiled = short(e), None
+            bf16 = None
+            if device.type in ("cuda", "cpu"):
+                trained = copy.deepcopy(model).train()
+                try:
+                    bf16 = train_rate(trained, trained.parameters(), batch, True)
+                except Exception as e:
+                    tuned_notes.append(f"bf16 autocast training: {short(e)}")
+            log(
+                f"{net['name']} training at {batch}: eager {eager:.0f}/s, "
+                f"compiled {fast}, bf16 autocast {bf16}"
+            )
+            train.append([batch, eager, fast, bf16])
         results.append(
             {
                 "name": net["name"],
                 "max_abs_diff": diff,
                 "infer": infer,
-                "train": [batch, train_eager, train_fast],
+                "train": train,
                 "compile_note": compile_note,
                 "tuned": tuned,
                 "tuned_note": "; ".join(tuned_notes) or None,
             }
         )
-        del model, compiled, trained, planes
+        del model, compiled, planes
         if device.type == "cuda":
             torch.cuda.empty_cache()
     print(json.dumps({"torch": torch.__version__, "device_name": device_name, "nets": results}))

@@ -59,7 +59,7 @@ fn quick_cpu_run_reports_every_row() {
     let train = v["train"].as_array().unwrap();
     let nets = v["nets"].as_array().unwrap();
     assert_eq!(infer.len(), p.nets.len() * p.batches.len());
-    assert_eq!(train.len(), p.nets.len());
+    assert_eq!(train.len(), p.nets.len() * p.train_batches.len());
     assert_eq!(nets.len(), p.nets.len());
     let mut rows = infer.iter();
     for (i, net) in p.nets.iter().enumerate() {
@@ -84,10 +84,20 @@ fn quick_cpu_run_reports_every_row() {
                 }
             }
         }
-        let t = &train[i];
-        assert_eq!(t["net"].as_str(), Some(net.name.as_str()));
-        assert_eq!(t["batch"].as_u64(), Some(p.train_batch as u64));
-        assert!(rate(t, "plies").is_some(), "{t}");
+        for (k, &batch) in p.train_batches.iter().enumerate() {
+            let t = &train[i * p.train_batches.len() + k];
+            assert_eq!(t["net"].as_str(), Some(net.name.as_str()));
+            assert_eq!(t["batch"].as_u64(), Some(batch as u64));
+            assert!(rate(t, "plies").is_some(), "{t}");
+            // bf16 training has a figure, or says why not (the MDRNN).
+            let mdrnn = net.name.starts_with("mdrnn");
+            assert_eq!(rate(t, "plies_bf16").is_some(), !mdrnn, "{t}");
+            assert_eq!(t["bf16_note"].is_string(), mdrnn, "{t}");
+            if python.is_some() {
+                assert!(rate(t, "torch_eager").is_some(), "{t}");
+                assert!(rate(t, "torch_bf16").is_some(), "{t}");
+            }
+        }
         let n = &nets[i];
         // bf16 has a figure and an accuracy cost, or says why not.
         assert!(
@@ -122,12 +132,14 @@ fn quick_cpu_run_reports_every_row() {
         p.mcts_threads.iter().map(|&t| t as u64).collect::<Vec<_>>()
     );
     let targets = v["targets"].as_array().unwrap();
-    assert_eq!(targets.len(), 3);
+    assert_eq!(targets.len(), 4);
     // No quick row is at batch >= 1024 or 512 threads.
     assert_eq!(targets[1]["status"], "unmeasured");
-    assert_eq!(targets[2]["status"], "unmeasured");
+    assert_eq!(targets[3]["status"], "unmeasured");
     if python.is_none() {
         assert_eq!(targets[0]["status"], "unmeasured");
+        // bf16 training: plies' figures, but no autocast's to compare.
+        assert_eq!(targets[2]["status"], "unmeasured");
         assert!(v["torch_note"].as_str().unwrap().contains("--no-torch"));
     }
 }

@@ -21,6 +21,19 @@ use candle_nn::{VarBuilder, VarMap};
 use crate::infer::plan::Precision;
 use crate::model::{build, is_running_stat, CastNet, ModelConfig, ValueNet};
 
+/// Why `model` does not train in bf16, if it does not: the MDRNN's
+/// recurrences carry each point's state across the whole board, and bf16
+/// rounds it at every step.
+pub fn bf16_refusal(model: &ModelConfig) -> Option<&'static str> {
+    match model {
+        ModelConfig::Mdrnn(_) => Some(
+            "the MDRNN's recurrences across the board compound bf16's rounding; \
+             it trains in f32 or tf32",
+        ),
+        _ => None,
+    }
+}
+
 /// TF32 products for f32 on CUDA while it lives, as candle keeps them: one
 /// setting of the process, restored on drop.
 pub struct Tf32Products {

@@ -6,15 +6,16 @@
 use std::collections::HashMap;
 
 use candle_core::{DType, Device, Tensor};
-use candle_nn::{VarBuilder, VarMap};
+use candle_nn::{Optimizer, VarBuilder, VarMap};
 use rand::RngExt;
 
 use super::super::models::timed;
-use super::super::{mse_step, nesterov_sgd, Result};
+use super::super::{nesterov_sgd, Result};
 use crate::infer::backend::{Backend, BackendChoice, Encoded};
 use crate::infer::plan::Precision;
 use crate::infer::weights_backend;
 use crate::model::{build, seeded_init, trainable_vars, ModelConfig, ValueNet};
+use crate::train::mixed_precision::{ComputeCopy, Tf32Products};
 use crate::util::seeded_rng;
 
 /// How often a plane point is set in the random inputs (about a board's
@@ -175,20 +176,51 @@ pub fn abs_diff(a: &[f32], b: &[f32]) -> (f64, f64) {
 }
 
 /// Positions/s of training steps (forward in training mode + MSE + backward
-/// + SGD with Nesterov momentum) on `planes`, against seeded targets.
-pub fn train_rate(cfg: &ModelConfig, seed: u64, x: &Tensor, t: Timing) -> Result<f64> {
+/// and SGD with Nesterov momentum) on `planes`, against seeded targets.
+/// In bf16 the steps run as `plies train --precision bf16` runs them: on
+/// bf16 copies of the f32 weights, refreshed before each step, their
+/// gradients widened to f32 for the optimizer ([`ComputeCopy`]).
+pub fn train_rate(
+    cfg: &ModelConfig,
+    seed: u64,
+    x: &Tensor,
+    t: Timing,
+    precision: Precision,
+) -> Result<f64> {
     let device = x.device().clone();
     let varmap = VarMap::new();
     let net = build(cfg, VarBuilder::from_varmap(&varmap, DType::F32, &device))?;
     seeded_init(&varmap, cfg, &mut seeded_rng(seed, 0), &device)?;
-    let mut opt = nesterov_sgd(trainable_vars(&varmap))?;
+    let masters = trainable_vars(&varmap);
+    let copy = match precision {
+        Precision::Bf16 => Some(ComputeCopy::new(
+            cfg,
+            &varmap,
+            &masters,
+            DType::BF16,
+            &device,
+        )?),
+        Precision::F32 | Precision::Tf32 => None,
+    };
+    let _products = Tf32Products::set(precision);
+    let mut opt = nesterov_sgd(masters)?;
     let batch = x.dim(0)?;
     let mut rng = seeded_rng(seed, 2);
     let targets: Vec<f32> = (0..batch).map(|_| rng.random::<f32>()).collect();
     let targets = Tensor::from_vec(targets, batch, &device)?;
     let mut step = || -> Result<()> {
-        let y = net.forward(x, None, true)?.value;
-        mse_step(&mut opt, y, &targets)?;
+        let y = match &copy {
+            Some(c) => {
+                c.refresh()?;
+                c.net.forward(x, None, true)?.value
+            }
+            None => net.forward(x, None, true)?.value,
+        };
+        let mut grads = (y - &targets)?.sqr()?.mean_all()?.backward()?;
+        if let Some(c) = &copy {
+            c.to_masters(&mut grads)?;
+        }
+        opt.step(&grads)?;
         device.synchronize()?;
         Ok(())
     };

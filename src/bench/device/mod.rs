@@ -30,6 +30,7 @@ use crate::games::GameKind;
 use crate::infer::backend::Backend;
 use crate::infer::plan::Precision;
 use crate::model::ModelConfig;
+use crate::train::mixed_precision::bf16_refusal;
 use crate::util::atomic::write_atomic_with;
 use crate::util::parse_device;
 use measure::{
@@ -63,7 +64,7 @@ pub struct DeviceBenchOptions {
 struct Measured {
     info: NetInfo,
     infer: Vec<InferRow>,
-    train: TrainRow,
+    train: Vec<TrainRow>,
     peer: PeerNet,
 }
 
@@ -164,11 +165,14 @@ fn assemble(
             }
             infer.push(row);
         }
-        let mut row = m.train;
-        if let Some((_, eager, compiled)) = theirs.and_then(|t| t.train) {
-            (row.torch_eager, row.torch_compile) = (eager, compiled);
+        for mut row in m.train {
+            if let Some(&(_, eager, compiled, bf16)) =
+                theirs.and_then(|t| t.train.iter().find(|r| r.0 == row.batch))
+            {
+                (row.torch_eager, row.torch_compile, row.torch_bf16) = (eager, compiled, bf16);
+            }
+            train.push(row);
         }
-        train.push(row);
         nets.push(info);
     }
     DeviceReport {
@@ -208,7 +212,7 @@ fn measure_net(
         .batches
         .iter()
         .copied()
-        .chain([plan.train_batch])
+        .chain(plan.train_batches.iter().copied())
         .max()
         .unwrap_or(1);
     let check = plan.check_rows.min(most);
@@ -317,12 +321,34 @@ fn measure_net(
         });
     }
     drop((net, bf16, natives));
-    let x = on_device(&planes, plan.train_batch, DType::F32, device)?;
-    let plies = train_rate(cfg, seed, &x, timing).step(|| "training".into())?;
-    notes(&format!(
-        "{} training at {}: {plies:.0} positions/s",
-        bench.name, plan.train_batch
-    ));
+    let mut train = Vec::new();
+    for &batch in &plan.train_batches {
+        let x = on_device(&planes, batch, DType::F32, device)?;
+        let plies = train_rate(cfg, seed, &x, timing, Precision::F32)
+            .step(|| format!("training at {batch}"))?;
+        let (plies_bf16, bf16_note) = match bf16_refusal(cfg) {
+            Some(why) => (None, Some(why.to_string())),
+            None => match train_rate(cfg, seed, &x, timing, Precision::Bf16) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(first_line(&e))),
+            },
+        };
+        notes(&format!(
+            "{} training at {batch}: {plies:.0} positions/s{}",
+            bench.name,
+            plies_bf16.map_or(String::new(), |b| format!(", bf16 {b:.0}"))
+        ));
+        train.push(TrainRow {
+            net: bench.name.clone(),
+            batch,
+            plies,
+            plies_bf16,
+            torch_eager: None,
+            torch_compile: None,
+            torch_bf16: None,
+            bf16_note,
+        });
+    }
     let peer = write_peer_files(bench, plan, seed, work, &weights, &planes, &expected)?;
     Ok(Measured {
         info: NetInfo {
@@ -341,13 +367,7 @@ fn measure_net(
             tuned_note: None,
         },
         infer,
-        train: TrainRow {
-            net: bench.name.clone(),
-            batch: plan.train_batch,
-            plies,
-            torch_eager: None,
-            torch_compile: None,
-        },
+        train,
         peer,
     })
 }
@@ -407,7 +427,7 @@ fn write_peer_files(
         checkpoint: checkpoint_dir,
         inputs,
         batches: plan.batches.clone(),
-        train_batch: plan.train_batch,
+        train_batches: plan.train_batches.clone(),
         compile: plan.compile_all || std::ptr::eq(bench, &plan.nets[0]),
     })
 }

@@ -1,5 +1,5 @@
 //! What `plies bench device` measures: the networks, batch sizes, training
-//! batch and MCTS thread counts. The full plan is the GPU check's list;
+//! batches and MCTS thread counts. The full plan is the GPU check's list;
 //! `--quick` keeps its shape (every kind of row) at sizes a CPU runs in
 //! seconds, to check the plumbing, never to quote.
 
@@ -30,8 +30,8 @@ pub struct Plan {
     pub nets: Vec<BenchNet>,
     /// Inference batch sizes, for every network.
     pub batches: Vec<usize>,
-    /// The batch of the training rows.
-    pub train_batch: usize,
+    /// The batches of the training rows.
+    pub train_batches: Vec<usize>,
     /// Search threads of the MCTS rows (Arimaa).
     pub mcts_threads: Vec<usize>,
     /// The preset MCTS evaluates with (`plies bench mcts --model`).
@@ -131,7 +131,7 @@ fn sizes(quick: bool) -> Plan {
                 mdrnn(8, 7),
             ],
             batches: vec![1, 8],
-            train_batch: 8,
+            train_batches: vec![8],
             mcts_threads: vec![2, 4, 8],
             mcts_model: "cnn3",
             mcts_sims: 64,
@@ -153,7 +153,7 @@ fn sizes(quick: bool) -> Plan {
             mdrnn(64, 19),
         ],
         batches: vec![1, 64, 1024, 16384],
-        train_batch: 256,
+        train_batches: vec![256, 1024],
         mcts_threads: vec![32, 128, 512],
         mcts_model: "resnet-small",
         mcts_sims: 2048,

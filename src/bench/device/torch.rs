@@ -22,7 +22,7 @@ pub struct PeerNet {
     /// plies' f32 values of the first rows.
     pub inputs: PathBuf,
     pub batches: Vec<usize>,
-    pub train_batch: usize,
+    pub train_batches: Vec<usize>,
     /// Whether torch.compile is tried on this network.
     pub compile: bool,
 }
@@ -45,8 +45,10 @@ pub struct PeerNetResult {
     pub max_abs_diff: Option<f64>,
     /// `(batch, eager positions/s, compiled positions/s)`.
     pub infer: Vec<(usize, Option<f64>, Option<f64>)>,
-    /// `(batch, eager, compiled)` positions/s of training steps.
-    pub train: Option<(usize, Option<f64>, Option<f64>)>,
+    /// `(batch, eager, compiled, bf16 autocast)` positions/s of training
+    /// steps, one per training batch.
+    #[serde(default)]
+    pub train: Vec<PeerTrainRow>,
     /// Why torch.compile gave no figure for this network.
     pub compile_note: Option<String>,
     /// `(batch, rates)` of PyTorch as its users tune it (CUDA only).
@@ -56,6 +58,9 @@ pub struct PeerNetResult {
     #[serde(default)]
     pub tuned_note: Option<String>,
 }
+
+/// `(batch, eager, compiled, bf16 autocast)` positions/s of training steps.
+pub type PeerTrainRow = (usize, Option<f64>, Option<f64>, Option<f64>);
 
 /// PyTorch's forward pass, positions/s, tuned as its users run it on a GPU
 /// (cudnn.benchmark on in every mode).
@@ -138,7 +143,7 @@ mod tests {
     #[test]
     fn the_peer_s_tuned_rates_are_read_and_may_be_absent() {
         let with = r#"{"torch": "2.11", "device_name": "H100", "nets": [{"name": "cnn3",
-            "max_abs_diff": 1e-7, "infer": [[64, 10.0, null]], "train": [256, 5.0, null],
+            "max_abs_diff": 1e-7, "infer": [[64, 10.0, null]], "train": [[256, 5.0, null, 9.0]],
             "compile_note": null, "tuned": [[64, {"tf32": 11.0, "bf16": 12.0,
             "graph": 40.0, "graph_bf16": null}]], "tuned_note": "graph_bf16 at 64: no"}]}"#;
         let r: PeerResult = serde_json::from_str(with).expect("parses");
@@ -148,9 +153,10 @@ mod tests {
         assert_eq!(net.tuned[0].1.graph_bf16, None);
         assert!(net.tuned[0].1.any());
         assert_eq!(net.tuned_note.as_deref(), Some("graph_bf16 at 64: no"));
+        assert_eq!(net.train, [(256, Some(5.0), None, Some(9.0))]);
         // A peer on a CPU writes no tuned rates.
         let without = r#"{"torch": "2.11", "device_name": null, "nets": [{"name": "cnn3",
-            "max_abs_diff": null, "infer": [], "train": null, "compile_note": null}]}"#;
+            "max_abs_diff": null, "infer": [], "train": [], "compile_note": null}]}"#;
         let r: PeerResult = serde_json::from_str(without).expect("parses");
         assert!(r.nets[0].tuned.is_empty() && r.nets[0].tuned_note.is_none());
         assert!(!TunedRates::default().any());

@@ -126,12 +126,10 @@ impl FitConfig {
             Precision::Bf16 if cfg.comparison.is_some() => {
                 refuse("comparison training runs in f32 or tf32".into())
             }
-            Precision::Bf16 if matches!(cfg.model, ModelConfig::Mdrnn(_)) => refuse(
-                "the MDRNN's recurrences across the board compound bf16's rounding; \
-                 it trains in f32 or tf32"
-                    .into(),
-            ),
-            Precision::Bf16 => Ok(()),
+            Precision::Bf16 => match crate::train::mixed_precision::bf16_refusal(&cfg.model) {
+                Some(why) => refuse(why.into()),
+                None => Ok(()),
+            },
         }
     }
 
