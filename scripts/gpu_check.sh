@@ -21,9 +21,13 @@
 # at the link-time driver stub), runs those tests with
 # PLIES_TEST_DEVICE=cuda, then `plies bench device` on the same device
 # against PyTorch eager and torch.compile (PLIES_BENCH_ARGS adds flags,
-# e.g. --quick), and writes DIR/gpu-check.txt (the tests' output and the
-# benchmark table) and DIR/gpu-check.json (the tests' results and the
-# benchmark's JSON, targets included).
+# e.g. --quick), then (PART 1) `plies train` on a real dataset: Arimaa
+# games of 1-ply material players, made there, trained by cnn3 and
+# resnet-6x64 at batch 1,024 in f32 and bf16. It writes DIR/gpu-check.txt
+# (the tests' output, the benchmark table, the training runs) and
+# DIR/gpu-check.json (the tests' results, the benchmark's JSON with its
+# targets, and each training run's positions/s and validation loss beside
+# the bench's step rate).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode="${1:-}"
@@ -64,6 +68,34 @@ for line in sys.stdin:
     exit 1
   fi
   echo "bundle ready: $dir.tar.xz ($bytes bytes). Carry it to the GPU machine, then: bash scripts/gpu_check.sh run $dir 1; bash scripts/gpu_check.sh run $dir 2"
+}
+
+# `plies train` on the device on a dataset made there (PLIES_TRAIN_GAMES
+# games, 1,500 by default; the bundle carries no data): cnn3 and
+# resnet-6x64, batch 1,024, 2 epochs, f32 then bf16. Each run's
+# metrics.jsonl gives its positions/s and validation loss.
+train_runs() {
+  local work="$1" p="$dir/plies"
+  case "$p" in /*) ;; *) p="$PWD/$p" ;; esac
+  rm -rf "$work"
+  mkdir -p "$work"
+  echo "== training: plies train --device $PLIES_TEST_DEVICE on Arimaa material players' games"
+  "$p" selfplay --game arimaa --white alphabeta:depth=1,eval=material \
+    --black alphabeta:depth=1,eval=material --epsilon 0.1 --games "${PLIES_TRAIN_GAMES:-1500}" \
+    --seed 11 --dataset arimaa-6x8x8 --out "$work/selfplay" --quiet
+  printf '%s\n' '{"kind": "resnet", "blocks": 6, "channels": 64, "value_hidden": 128}' \
+    > "$work/resnet-6x64.json"
+  local model precision
+  for model in cnn3 "$work/resnet-6x64.json"; do
+    for precision in f32 bf16; do
+      local name
+      name="$(basename "$model" .json)-$precision"
+      "$p" train --data "$work/selfplay/dataset" --model "$model" --device "$PLIES_TEST_DEVICE" \
+        --precision "$precision" --batch 1024 --epochs 2 --lr 0.01 --seed 1 \
+        --out "$work/$name" --quiet || return 1
+      echo "$name: $(tail -1 "$work/$name/metrics.jsonl")"
+    done
+  done
 }
 
 # DIR from DIR.tar.xz when only the archive travelled.
@@ -132,6 +164,7 @@ run() {
   done
   local tests_json
   tests_json="[$(IFS=,; echo "${results[*]}")]"
+  [ -z "$tests" ] || train_runs "$dir/train-check" >> "$report" 2>&1 || status=1
 
   # The benchmarks, from inside the bundle so that its scripts/ are used
   # (a relative interpreter path is made absolute first).
@@ -153,7 +186,29 @@ bench = None
 if os.path.exists(path):
     with open(path) as f:
         bench = json.load(f)
-report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench}
+# The training runs beside the bench's step rate for the same net and batch.
+train = {}
+runs = os.path.join(folder, "train-check")
+for name in sorted(os.listdir(runs)) if os.path.isdir(runs) else []:
+    metrics = os.path.join(runs, name, "metrics.jsonl")
+    if not os.path.exists(metrics):
+        continue
+    with open(metrics) as f:
+        last = [json.loads(line) for line in f][-1]
+    net, precision = name.rsplit("-", 1)
+    step = [r for r in (bench or {}).get("train", []) if r["net"] == net and r["batch"] == 1024]
+    rate = step and step[0].get("plies_bf16" if precision == "bf16" else "plies")
+    train[name] = {
+        "positions_per_s": last["positions_per_s"],
+        "valid_loss": last["valid_loss"],
+        "bench_step_rate": rate or None,
+        "of_bench": last["positions_per_s"] / rate if rate else None,
+    }
+for net in sorted({n.rsplit("-", 1)[0] for n in train}):
+    a, b = train.get(net + "-f32"), train.get(net + "-bf16")
+    if a and b:
+        b["valid_loss_over_f32"] = b["valid_loss"] / a["valid_loss"]
+report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench, "train": train}
 tmp = os.path.join(folder, ".gpu-check.json.tmp")
 with open(tmp, "w") as f:
     json.dump(report, f, indent=1)
