@@ -6,16 +6,24 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::plies;
 use safetensors::SafeTensors;
 
-fn plies(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_plies"))
-        .env("RAYON_NUM_THREADS", "2")
-        .args(args)
-        .output()
-        .unwrap()
+/// `plies train` on `data` into `out` for one quiet epoch, then `extra`.
+fn train_args<'a>(data: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "train",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--epochs",
+        "1",
+        "--quiet",
+    ];
+    args.extend_from_slice(extra);
+    args
 }
 
 /// A small Arimaa dataset from 1-ply material players' games (10% random
@@ -47,16 +55,9 @@ fn dataset(dir: &Path) -> PathBuf {
 
 /// Trains `model` for an epoch in `precision`; the metrics rows.
 fn train(data: &Path, model: &str, precision: &str, out: &Path) -> Vec<serde_json::Value> {
-    let o = plies(&[
-        "train",
-        "--data",
-        data.to_str().unwrap(),
+    let extra = [
         "--model",
         model,
-        "--out",
-        out.to_str().unwrap(),
-        "--epochs",
-        "1",
         "--batch",
         "256",
         "--lr",
@@ -65,8 +66,8 @@ fn train(data: &Path, model: &str, precision: &str, out: &Path) -> Vec<serde_jso
         "7",
         "--precision",
         precision,
-        "--quiet",
-    ]);
+    ];
+    let o = plies(&train_args(data, out, &extra));
     assert!(o.status.success(), "{}", common::text(&o));
     std::fs::read_to_string(out.join("metrics.jsonl"))
         .unwrap()
@@ -129,18 +130,7 @@ fn precisions_that_do_not_apply_are_refused_before_any_work() {
     let data = dataset(tmp.path());
     let refused = |extra: &[&str], expect: &[&str]| {
         let out = tmp.path().join("refused");
-        let mut args = vec![
-            "train",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-            "--epochs",
-            "1",
-            "--quiet",
-        ];
-        args.extend_from_slice(extra);
-        let o = plies(&args);
+        let o = plies(&train_args(&data, &out, extra));
         let t = common::text(&o);
         assert!(!o.status.success(), "{t}");
         for e in expect {
@@ -174,34 +164,10 @@ fn precisions_that_do_not_apply_are_refused_before_any_work() {
 
     // A run resumes only in the precision it began in.
     let out = tmp.path().join("run");
-    let o = plies(&[
-        "train",
-        "--data",
-        data.to_str().unwrap(),
-        "--model",
-        "linear",
-        "--out",
-        out.to_str().unwrap(),
-        "--epochs",
-        "1",
-        "--quiet",
-    ]);
+    let o = plies(&train_args(&data, &out, &["--model", "linear"]));
     assert!(o.status.success(), "{}", common::text(&o));
-    let o = plies(&[
-        "train",
-        "--data",
-        data.to_str().unwrap(),
-        "--model",
-        "linear",
-        "--out",
-        out.to_str().unwrap(),
-        "--epochs",
-        "1",
-        "--precision",
-        "bf16",
-        "--resume",
-        "--quiet",
-    ]);
+    let bf16 = ["--model", "linear", "--precision", "bf16", "--resume"];
+    let o = plies(&train_args(&data, &out, &bf16));
     let t = common::text(&o);
     assert!(!o.status.success(), "{t}");
     assert!(t.contains("precision"), "{t}");
