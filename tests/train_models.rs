@@ -20,26 +20,7 @@ fn plies(args: &[&str]) -> std::process::Output {
 }
 
 fn dataset(dir: &Path) -> PathBuf {
-    let out = dir.join("selfplay");
-    let o = plies(&[
-        "selfplay",
-        "--game",
-        "arimaa",
-        "--white",
-        "random-steps",
-        "--black",
-        "random-steps",
-        "--games",
-        "200",
-        "--seed",
-        "3",
-        "--dataset",
-        "arimaa-6x8x8",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", common::text(&o));
-    out.join("dataset")
+    common::arimaa_selfplay_dataset(dir, ["random-steps", "random-steps"], 200, 3, &[])
 }
 
 fn jsonl(path: &Path) -> Vec<serde_json::Value> {

@@ -29,28 +29,8 @@ fn train_args<'a>(data: &'a Path, out: &'a Path, extra: &[&'a str]) -> Vec<&'a s
 /// A small Arimaa dataset from 1-ply material players' games (10% random
 /// moves), whose labels material predicts: a signal to learn.
 fn dataset(dir: &Path) -> PathBuf {
-    let out = dir.join("selfplay");
-    let o = plies(&[
-        "selfplay",
-        "--game",
-        "arimaa",
-        "--white",
-        "alphabeta:depth=1,eval=material",
-        "--black",
-        "alphabeta:depth=1,eval=material",
-        "--epsilon",
-        "0.1",
-        "--games",
-        "200",
-        "--seed",
-        "11",
-        "--dataset",
-        "arimaa-6x8x8",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", common::text(&o));
-    out.join("dataset")
+    let material = "alphabeta:depth=1,eval=material";
+    common::arimaa_selfplay_dataset(dir, [material, material], 200, 11, &["--epsilon", "0.1"])
 }
 
 /// Trains `model` for an epoch in `precision`; the metrics rows.

@@ -15,6 +15,40 @@ pub fn plies(args: &[&str]) -> Output {
         .expect("run plies")
 }
 
+/// The `arimaa-6x8x8` dataset of `games` Arimaa self-play games between
+/// the player specs `white` and `black` (`extra`: more `plies selfplay`
+/// flags), made under `dir/selfplay`; its path.
+pub fn arimaa_selfplay_dataset(
+    dir: &Path,
+    [white, black]: [&str; 2],
+    games: u32,
+    seed: u64,
+    extra: &[&str],
+) -> PathBuf {
+    let out = dir.join("selfplay");
+    let (games, seed) = (games.to_string(), seed.to_string());
+    let mut args = vec![
+        "selfplay",
+        "--game",
+        "arimaa",
+        "--white",
+        white,
+        "--black",
+        black,
+        "--games",
+        &games,
+        "--seed",
+        &seed,
+        "--dataset",
+        "arimaa-6x8x8",
+    ];
+    args.extend_from_slice(extra);
+    args.extend(["--out", out.to_str().expect("a UTF-8 path")]);
+    let o = plies(&args);
+    assert!(o.status.success(), "{}", text(&o));
+    out.join("dataset")
+}
+
 /// stdout and stderr together.
 pub fn text(o: &Output) -> String {
     format!(
