@@ -23,7 +23,8 @@
 # against PyTorch eager and torch.compile (PLIES_BENCH_ARGS adds flags,
 # e.g. --quick), then (PART 1) `plies train` on a real dataset: Arimaa
 # games of 1-ply material players, made there, trained by cnn3 and
-# resnet-6x64 at batch 1,024 in f32 and bf16. It writes DIR/gpu-check.txt
+# resnet-6x64 at batch 1,024 in f32 and bf16, and cnn3 once more on the
+# CPU (the same seed, to compare f32 with). It writes DIR/gpu-check.txt
 # (the tests' output, the benchmark table, the training runs) and
 # DIR/gpu-check.json (the tests' results, the benchmark's JSON with its
 # targets, and each training run's positions/s and validation loss beside
@@ -96,6 +97,11 @@ train_runs() {
       echo "$name: $(tail -1 "$work/$name/metrics.jsonl")"
     done
   done
+  # The same seeded f32 cnn3 run on the CPU: the device's validation loss
+  # should match it within 1e-3 relative.
+  "$p" train --data "$work/selfplay/dataset" --model cnn3 --device cpu --batch 1024 --epochs 2 \
+    --lr 0.01 --seed 1 --out "$work/cnn3-cpu-f32" --quiet || return 1
+  echo "cnn3-cpu-f32: $(tail -1 "$work/cnn3-cpu-f32/metrics.jsonl")"
 }
 
 # DIR from DIR.tar.xz when only the archive travelled.
@@ -208,6 +214,9 @@ for net in sorted({n.rsplit("-", 1)[0] for n in train}):
     a, b = train.get(net + "-f32"), train.get(net + "-bf16")
     if a and b:
         b["valid_loss_over_f32"] = b["valid_loss"] / a["valid_loss"]
+    cpu = train.get(net + "-cpu-f32")
+    if a and cpu:
+        a["valid_loss_over_cpu"] = a["valid_loss"] / cpu["valid_loss"]
 report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench, "train": train}
 tmp = os.path.join(folder, ".gpu-check.json.tmp")
 with open(tmp, "w") as f:
