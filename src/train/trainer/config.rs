@@ -42,8 +42,9 @@ pub struct FitConfig {
     pub save_every: u64,
     /// `cpu`, `cuda:0`, ...: recorded, part of the fingerprint.
     pub device_name: String,
-    /// What the training steps compute in ([`super::precision`]); weights,
-    /// optimizer state and validation stay f32.
+    /// What the training steps compute in
+    /// ([`crate::train::mixed_precision`]); weights, optimizer state and
+    /// validation stay f32.
     pub precision: Precision,
     pub resume: bool,
     pub overwrite: bool,
