@@ -185,6 +185,84 @@ fn the_plane_widening_kernel_matches_its_twin() {
     assert_eq!(got, planes::widen_host(&bytes));
 }
 
+/// The convolution op on cuDNN (forward, input and filter gradients)
+/// against its CPU side (candle's convolution) for the models' shapes, in
+/// f32 (FMA math), TF32 and bf16; and in f32 a second run gives the same
+/// bits (deterministic algorithms).
+#[cfg(feature = "cuda")]
+#[test]
+fn the_cudnn_convolution_matches_the_cpu_in_each_precision() {
+    use candle_core::Var;
+    use plies::model::device_kernels::conv;
+    let Some(dev) = device() else { return };
+    if !dev.is_cuda() {
+        eprintln!("{dev:?} is not CUDA: the cuDNN convolution is not tested");
+        return;
+    }
+    // (label, dtype, TF32 products, relative tolerance). f32 sums in
+    // another order; TF32 reads 10-bit mantissas; bf16 rounds the result
+    // once, as the CPU side does, but from sums in another order.
+    let precisions = [
+        ("f32", DType::F32, false, 1e-5),
+        ("tf32", DType::F32, true, 5e-3),
+        ("bf16", DType::BF16, false, 1.6e-2),
+    ];
+    let shapes = [
+        (64, 64, 8, 8, 64, 3, 1),
+        (33, 6, 8, 8, 32, 5, 0),
+        (17, 64, 19, 19, 2, 1, 0),
+        (5, 3, 7, 6, 16, 3, 1),
+    ];
+    // Gradients of a loss that weighs each output differently, copied to
+    // the CPU as f32: [y, dx, dw].
+    let pass = |x: &Tensor, w: &Tensor, pad: usize, dtype: DType| -> Vec<Tensor> {
+        let (xv, wv) = (
+            Var::from_tensor(&x.to_dtype(dtype).unwrap()).unwrap(),
+            Var::from_tensor(&w.to_dtype(dtype).unwrap()).unwrap(),
+        );
+        let y = conv::conv2d(xv.as_tensor(), wv.as_tensor(), pad).unwrap();
+        let ramp = uniform(77, 1.0, y.dims(), &x.device().clone())
+            .to_dtype(dtype)
+            .unwrap();
+        let grads = (&y * ramp).unwrap().sum_all().unwrap().backward().unwrap();
+        let cpu = |t: &Tensor| {
+            t.to_dtype(DType::F32)
+                .unwrap()
+                .to_device(&Device::Cpu)
+                .unwrap()
+        };
+        vec![
+            cpu(&y),
+            cpu(grads.get(xv.as_tensor()).unwrap()),
+            cpu(grads.get(wv.as_tensor()).unwrap()),
+        ]
+    };
+    for (label, dtype, tf32, tol) in precisions {
+        candle_core::cuda::set_gemm_reduced_precision_f32(tf32);
+        for (i, &(b, c, h, w, f, k, pad)) in shapes.iter().enumerate() {
+            let x = uniform(30 + i as u64, 1.0, &[b, c, h, w], &Device::Cpu);
+            let wt = uniform(40 + i as u64, 0.3, &[f, c, k, k], &Device::Cpu);
+            let want = pass(&x, &wt, pad, dtype);
+            let (xd, wd) = (x.to_device(&dev).unwrap(), wt.to_device(&dev).unwrap());
+            let got = pass(&xd, &wd, pad, dtype);
+            for (name, (a, g)) in ["y", "dx", "dw"].iter().zip(want.iter().zip(&got)) {
+                let d = max_rel_diff(a, g);
+                assert!(
+                    d < tol,
+                    "{label} {b}x{c}x{h}x{w} * {f}x{c}x{k}x{k} pad {pad}: {name} differs by {d} (relative)"
+                );
+            }
+            if label == "f32" {
+                let again = pass(&xd, &wd, pad, dtype);
+                for (name, (a, g)) in ["y", "dx", "dw"].iter().zip(got.iter().zip(&again)) {
+                    assert_eq!(max_rel_diff(a, g), 0.0, "f32 {name} is not repeatable");
+                }
+            }
+        }
+    }
+    candle_core::cuda::set_gemm_reduced_precision_f32(false);
+}
+
 /// The models an inference plan covers, for the native backend.
 #[cfg(feature = "cuda")]
 fn plan_models() -> Vec<ModelConfig> {

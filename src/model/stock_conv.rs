@@ -1,15 +1,21 @@
-//! candle's 2-d convolution (stride 1, no dilation) for every device and
-//! dtype the models run in. candle's CPU convolution has no bf16, so on
-//! the CPU a bf16 convolution reads its inputs widened to f32 and rounds
-//! its output back: what bf16 tensor cores compute (bf16 inputs, f32
-//! sums, a bf16 result). Both casts are graph ops, so gradients flow (in
-//! f32 inside, bf16 outside), which is how bf16 training runs on the CPU.
+//! The models' 2-d convolution (stride 1, no dilation) for every device
+//! and dtype they run in: on CUDA the cuDNN op of
+//! [`crate::model::device_kernels::conv`], elsewhere candle's own.
+//!
+//! candle's CPU convolution has no bf16, so on the CPU a bf16 convolution
+//! reads its inputs widened to f32 and rounds its output back: what bf16
+//! tensor cores compute (bf16 inputs, f32 sums, a bf16 result). Both casts
+//! are graph ops, so gradients flow (in f32 inside, bf16 outside), which
+//! is how bf16 training runs on the CPU.
 
 use candle_core::{DType, Result, Tensor};
 
 /// `x` `[B, C, H, W]` convolved with `w` `[F, C, KH, KW]`, `pad` zeros on
 /// each side.
 pub fn conv2d(x: &Tensor, w: &Tensor, pad: usize) -> Result<Tensor> {
+    if super::device_kernels::conv::takes(x) {
+        return super::device_kernels::conv::conv2d(x, w, pad);
+    }
     if x.device().is_cpu() && x.dtype() == DType::BF16 {
         let wide = x
             .to_dtype(DType::F32)?

@@ -81,6 +81,9 @@ pub fn run(opts: &DeviceBenchOptions, notes: Notes) -> Result<DeviceReport> {
                 .step(|| format!("plies, {}", net.name))?,
         );
     }
+    // What cuDNN chose for the training convolutions, measured above on
+    // this thread.
+    let cudnn = crate::model::device_kernels::conv::cudnn_choices();
     let torch = if opts.no_torch {
         Err(PeerError::NotRun("--no-torch".into()))
     } else {
@@ -106,7 +109,9 @@ pub fn run(opts: &DeviceBenchOptions, notes: Notes) -> Result<DeviceReport> {
         ));
         mcts_rows(opts, &plan, notes)?
     };
-    Ok(assemble(opts, &plan, &device, measured, torch, mcts))
+    let mut report = assemble(opts, &plan, &device, measured, torch, mcts);
+    report.cudnn = cudnn;
+    Ok(report)
 }
 
 /// MCTS with the batched evaluator against unbatched ([`mcts::run`]).
@@ -190,6 +195,7 @@ fn assemble(
         mcts_sims: plan.mcts_sims,
         mcts_positions: plan.mcts_positions,
         mcts,
+        cudnn: None,
     }
 }
 

@@ -114,6 +114,9 @@ pub struct DeviceReport {
     pub mcts_sims: u64,
     pub mcts_positions: usize,
     pub mcts: Vec<MctsRow>,
+    /// cuDNN's version and the algorithms it chose for the training
+    /// convolutions, when they ran on cuDNN.
+    pub cudnn: Option<crate::model::device_kernels::conv::CudnnChoices>,
 }
 
 /// Rows at or above `factor` times their peer: met when all are, unmet
@@ -285,6 +288,7 @@ impl DeviceReport {
                 "rows": self.mcts,
             },
             "targets": self.targets(),
+            "cudnn": self.cudnn,
         })
     }
 
@@ -445,6 +449,29 @@ impl fmt::Display for DeviceReport {
                 r.batch,
                 r.bf16_note.as_deref().unwrap_or_default()
             )?;
+        }
+        if let Some(c) = &self.cudnn {
+            writeln!(
+                f,
+                "  training convolutions on cuDNN {}.{}.{} (forward / input gradient / filter gradient):",
+                c.version / 10_000,
+                c.version / 100 % 100,
+                c.version % 100
+            )?;
+            for k in &c.convolutions {
+                let [b, ch, h, w] = k.x;
+                let [f_out, _, kh, kw] = k.w;
+                writeln!(
+                    f,
+                    "    {} {b}x{ch}x{h}x{w} * {f_out}x{kh}x{kw} pad {}: {} / {} / {}, workspace {} KiB",
+                    k.precision,
+                    k.pad,
+                    k.forward.as_deref().unwrap_or("-"),
+                    k.data.as_deref().unwrap_or("-"),
+                    k.filter.as_deref().unwrap_or("-"),
+                    k.workspace_bytes.div_ceil(1024)
+                )?;
+            }
         }
         if self.mcts.is_empty() {
             writeln!(f, "\nMCTS: not measured in this run (--no-mcts)")?;
@@ -623,6 +650,7 @@ mod tuned_tests {
             mcts_sims: 1,
             mcts_positions: 1,
             mcts: Vec::new(),
+            cudnn: None,
         }
     }
 

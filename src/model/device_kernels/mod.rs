@@ -1,9 +1,15 @@
-//! Custom ops of the models whose GPU side is a CUDA kernel of `kernels/`
-//! (compiled to PTX by `build.rs` with the `cuda` feature) and whose CPU
-//! side is the kernel's exact twin: the same loops in the same order, so the host tests
-//! pin the arithmetic the GPU runs. Forward only: they serve inference;
-//! training goes through candle's ops, which carry gradients.
+//! Custom ops of the models with a GPU side of their own and a CPU twin
+//! that the host tests pin:
+//! - [`mdrnn_sweep`]: a CUDA kernel of `kernels/` (compiled to PTX by
+//!   `build.rs` with the `cuda` feature), whose twin runs the same loops
+//!   in the same order. Forward only: it serves inference.
+//! - [`conv`]: the convolution on cuDNN, forward and both gradients, for
+//!   training and candle-path inference; its twin is candle's own
+//!   convolution.
 
+pub mod conv;
+#[cfg(feature = "cuda")]
+pub(crate) mod conv_cudnn;
 pub mod mdrnn_sweep;
 
 use candle_core::{CpuStorage, Layout, Result};

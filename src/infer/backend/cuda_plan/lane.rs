@@ -4,7 +4,7 @@
 //! run at once (the batched service's two workers).
 
 use super::raw::Raw;
-use super::storage::{blas_compute, cudnn_math, Storage};
+use super::storage::{blas_compute, Storage};
 use super::{device_error, OpWeights, Shared};
 use crate::infer::backend::{Encoded, Outputs};
 use crate::infer::plan::{Conv, Dense, NetPlan, Op, PlanAct, SlotPlan};
@@ -559,8 +559,10 @@ fn conv_descs<T: Storage>(
             cudnnConvolutionMode_t::CUDNN_CROSS_CORRELATION,
         )
         .map_err(&what)?;
-    conv.set_math_type(cudnn_math(plan.precision))
-        .map_err(&what)?;
+    conv.set_math_type(crate::model::device_kernels::conv_cudnn::math_type(
+        plan.precision,
+    ))
+    .map_err(&what)?;
     let bias = cudnn
         .create_4d_tensor::<T>(nhwc, [1, c.out_channels as i32, 1, 1])
         .map_err(&what)?;

@@ -3,7 +3,7 @@
 
 use crate::infer::plan::Precision;
 use cudarc::cublas::sys::{cublasComputeType_t, cudaDataType};
-use cudarc::cudnn::{sys::cudnnMathType_t, CudnnDataType};
+use cudarc::cudnn::CudnnDataType;
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
 /// A storage type of activations and weights.
@@ -53,14 +53,5 @@ pub(super) fn blas_compute(precision: Precision) -> cublasComputeType_t {
         Precision::F32 => cublasComputeType_t::CUBLAS_COMPUTE_32F_PEDANTIC,
         Precision::Tf32 => cublasComputeType_t::CUBLAS_COMPUTE_32F_FAST_TF32,
         Precision::Bf16 => cublasComputeType_t::CUBLAS_COMPUTE_32F,
-    }
-}
-
-/// cuDNN's math type for a precision: FMA only for f32 (cuDNN would
-/// otherwise take TF32 on tensor cores), tensor cores for TF32 and bf16.
-pub(super) fn cudnn_math(precision: Precision) -> cudnnMathType_t {
-    match precision {
-        Precision::F32 => cudnnMathType_t::CUDNN_FMA_MATH,
-        Precision::Tf32 | Precision::Bf16 => cudnnMathType_t::CUDNN_TENSOR_OP_MATH,
     }
 }
