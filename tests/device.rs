@@ -263,6 +263,78 @@ fn the_cudnn_convolution_matches_the_cpu_in_each_precision() {
     candle_core::cuda::set_gemm_reduced_precision_f32(false);
 }
 
+/// The batch-norm kernels against their twin (the ops' CPU side): the
+/// kernels round every step explicitly, so the values, statistics and
+/// gradients should agree to the last bit; the bound leaves a rounding or
+/// two.
+#[cfg(feature = "cuda")]
+#[test]
+fn the_batch_norm_kernels_match_their_twin() {
+    use candle_core::Var;
+    use plies::model::device_kernels::batch_norm;
+    let Some(dev) = device() else { return };
+    if !dev.is_cuda() {
+        eprintln!("{dev:?} is not CUDA: the batch-norm kernels are not tested");
+        return;
+    }
+    let shapes: [&[usize]; 4] = [&[256, 64, 8, 8], &[33, 5, 19, 19], &[7, 3, 2, 2], &[40, 16]];
+    let mut worst = 0f32;
+    for (i, shape) in shapes.iter().enumerate() {
+        for dtype in [DType::F32, DType::BF16] {
+            for relu in [false, true] {
+                let c = shape[1];
+                let x = (uniform(50 + i as u64, 2.0, shape, &Device::Cpu) + 0.5).unwrap();
+                let gamma = (uniform(60 + i as u64, 0.5, &[c], &Device::Cpu) + 1.0).unwrap();
+                let beta = uniform(70 + i as u64, 0.5, &[c], &Device::Cpu);
+                let weigh = uniform(80 + i as u64, 1.0, shape, &Device::Cpu);
+                let run = |on: &Device| -> Vec<Tensor> {
+                    let put = |t: &Tensor| {
+                        Var::from_tensor(&t.to_dtype(dtype).unwrap().to_device(on).unwrap())
+                            .unwrap()
+                    };
+                    let (xv, gv, bv) = (put(&x), put(&gamma), put(&beta));
+                    let (y, stats) = batch_norm::train(
+                        xv.as_tensor(),
+                        gv.as_tensor(),
+                        bv.as_tensor(),
+                        1e-5,
+                        relu,
+                    )
+                    .unwrap();
+                    let w = weigh.to_dtype(dtype).unwrap().to_device(on).unwrap();
+                    let grads = (&y * w).unwrap().sum_all().unwrap().backward().unwrap();
+                    let cpu = |t: &Tensor| {
+                        t.to_dtype(DType::F32)
+                            .unwrap()
+                            .to_device(&Device::Cpu)
+                            .unwrap()
+                    };
+                    vec![
+                        cpu(&y),
+                        cpu(&stats),
+                        cpu(grads.get(xv.as_tensor()).unwrap()),
+                        cpu(grads.get(gv.as_tensor()).unwrap()),
+                        cpu(grads.get(bv.as_tensor()).unwrap()),
+                    ]
+                };
+                let (want, got) = (run(&Device::Cpu), run(&dev));
+                for (name, (a, b)) in ["y", "stats", "dx", "dgamma", "dbeta"]
+                    .iter()
+                    .zip(want.iter().zip(&got))
+                {
+                    let d = max_rel_diff(a, b);
+                    worst = worst.max(d);
+                    assert!(
+                        d < 1e-5,
+                        "{shape:?} {dtype:?} relu {relu}: {name} differs by {d} (relative)"
+                    );
+                }
+            }
+        }
+    }
+    eprintln!("batch-norm kernels against the twin: largest relative difference {worst:e}");
+}
+
 /// The models an inference plan covers, for the native backend.
 #[cfg(feature = "cuda")]
 fn plan_models() -> Vec<ModelConfig> {

@@ -323,9 +323,40 @@ impl ConvBn {
         })
     }
 
-    fn forward(&self, x: &Tensor, train: bool) -> Result<Tensor> {
+    /// The stock path's `act(BN(conv(x)))`. Training on CUDA runs the
+    /// batch norm and ReLU as one set of device ops
+    /// ([`super::device_kernels::batch_norm`]); elsewhere candle's
+    /// `BatchNorm`, then the activation.
+    fn forward(&self, x: &Tensor, train: bool, act: Act) -> Result<Tensor> {
         let y = super::stock_conv::conv2d(x, self.conv.weight(), self.pad)?;
-        self.bn.forward_t(&y, train)
+        let relu = act == Act::Relu;
+        if train && super::device_kernels::batch_norm::takes(&y) {
+            let (gamma, beta) = self.affine()?;
+            let (out, stats) =
+                super::device_kernels::batch_norm::train(&y, gamma, beta, self.bn.eps(), relu)?;
+            self.update_running_on_device(&stats, y.elem_count() / y.dim(1)?)?;
+            return Ok(out);
+        }
+        let y = self.bn.forward_t(&y, train)?;
+        if relu {
+            y.relu()
+        } else {
+            Ok(y)
+        }
+    }
+
+    /// [`ConvBn::update_running`] with the batch's statistics `[2, C]` on
+    /// the device, by tensor ops (no copy to the host).
+    fn update_running_on_device(&self, stats: &Tensor, count: usize) -> Result<()> {
+        let m = self.bn.momentum();
+        let n = count as f64;
+        let (mean, var) = super::device_kernels::batch_norm::split_stats(stats)?;
+        let update = |running: &Tensor, batch: &Tensor, weight: f64| -> Result<()> {
+            let new = ((running * (1.0 - m))? + (batch.to_dtype(running.dtype())? * weight)?)?;
+            candle_core::Var::from_tensor(running)?.set(&new)
+        };
+        update(self.bn.running_mean(), &mean, m)?;
+        update(self.bn.running_var(), &var, m * n / (n - 1.0))
     }
 
     /// The convolution's weight and bias with the batch norm's running
@@ -640,7 +671,7 @@ impl ResNet {
             let y = match path {
                 Path::Infer => return cb.forward_folded(x, act),
                 Path::Train => cb.head_train(x)?,
-                Path::Stock => cb.forward(x, train)?,
+                Path::Stock => return cb.forward(x, train, act),
             };
             match act {
                 Act::Relu => y.relu(),

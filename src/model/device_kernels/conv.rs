@@ -25,14 +25,10 @@ pub fn conv2d(x: &Tensor, w: &Tensor, pad: usize) -> Result<Tensor> {
 }
 
 /// Whether a convolution of `x` takes the op: on CUDA (cuDNN) in f32 or
-/// bf16, unless candle's ops are forced
-/// ([`crate::model::kernels::candle_ops_forced`]). Elsewhere candle's own
-/// convolution is as fast (the CPU has the fused kernels).
+/// bf16 ([`super::device_ops_take`]). Elsewhere candle's own convolution
+/// is as fast (the CPU has the fused kernels).
 pub fn takes(x: &Tensor) -> bool {
-    cfg!(feature = "cuda")
-        && x.device().is_cuda()
-        && matches!(x.dtype(), DType::F32 | DType::BF16)
-        && !crate::model::kernels::candle_ops_forced()
+    super::device_ops_take(x)
 }
 
 /// What cuDNN chose for the convolutions this thread ran: its version and
@@ -444,10 +440,19 @@ mod tests {
     }
 
     /// On the CPU the models keep candle's convolution (and the fused
-    /// kernels); only CUDA takes the op.
+    /// kernels) unless a test asks for the device path; forced candle ops
+    /// win over both.
     #[test]
-    fn only_cuda_takes_the_op() {
+    fn the_cpu_takes_the_op_only_when_asked() {
         let x = Tensor::zeros((1, 1, 2, 2), DType::F32, &Device::Cpu).unwrap();
         assert!(!takes(&x));
+        assert!(super::super::with_device_ops_on_the_cpu(|| takes(&x)));
+        assert!(!takes(&x));
+        let forced = crate::model::kernels::with_candle_ops(|| {
+            super::super::with_device_ops_on_the_cpu(|| takes(&x))
+        });
+        assert!(!forced);
+        let ints = Tensor::zeros((1, 1, 2, 2), DType::U8, &Device::Cpu).unwrap();
+        assert!(!super::super::with_device_ops_on_the_cpu(|| takes(&ints)));
     }
 }

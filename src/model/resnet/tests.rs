@@ -352,3 +352,86 @@ fn train_path_does_not_depend_on_threads() {
         assert!(a == b, "{name} differs between 1 and 3 threads");
     }
 }
+
+/// The path a GPU trains by (the convolution op, the fused batch norm +
+/// ReLU, running statistics moved on the device) gives candle's stock
+/// ops' outputs, gradients and running statistics, run through the ops'
+/// CPU sides.
+#[test]
+fn the_device_ops_path_trains_as_candles_ops() {
+    let dev = Device::Cpu;
+    let cfg = ResNetConfig {
+        policy: true,
+        ..ResNetConfig::tiny(InputShape::new([3, 5, 4], 2))
+    };
+    let model = crate::model::ModelConfig::Resnet(cfg.clone());
+    let mut rt = crate::model::test_tensors::SeededTensors::new(8);
+    let x = rt.randn(0f32, 1.0, (6, 3, 5, 4), &dev).unwrap();
+    let g = rt.randn(0f32, 1.0, (6, 2), &dev).unwrap();
+    // One training step's outputs, gradients and running statistics, by
+    // variable name.
+    let step = |device_ops: bool| {
+        let vm = VarMap::new();
+        let net = ResNet::new(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+        crate::model::seeded_init(&vm, &model, &mut crate::util::seeded_rng(8, 0), &dev).unwrap();
+        let run = || net.forward_stock(&x, Some(&g), true).unwrap();
+        let out = if device_ops {
+            crate::model::device_kernels::with_device_ops_on_the_cpu(run)
+        } else {
+            run()
+        };
+        let policy = out.policy.clone().unwrap();
+        let loss = (out.value.sqr().unwrap().sum_all().unwrap()
+            + (policy.sqr().unwrap().mean_all().unwrap()))
+        .unwrap();
+        let grads = loss.backward().unwrap();
+        let data = vm.data().lock().unwrap();
+        let mut named: Vec<(String, Tensor)> = data
+            .iter()
+            .map(|(n, v)| {
+                let t = if n.contains("running") {
+                    v.as_tensor().clone()
+                } else {
+                    grads.get(v.as_tensor()).unwrap().clone()
+                };
+                (n.clone(), t)
+            })
+            .collect();
+        named.sort_by(|a, b| a.0.cmp(&b.0));
+        (out.value, policy, named)
+    };
+    let (v_ref, p_ref, ref_named) = step(false);
+    let (v_dev, p_dev, dev_named) = step(true);
+    let rel = |a: &Tensor, b: &Tensor| {
+        let d = crate::model::test_tensors::max_diff(a, b);
+        d / (1.0 + crate::model::test_tensors::max_abs(b))
+    };
+    assert!(
+        rel(&v_dev, &v_ref) < 1e-5,
+        "values: {}",
+        rel(&v_dev, &v_ref)
+    );
+    assert!(
+        rel(&p_dev, &p_ref) < 1e-5,
+        "policy: {}",
+        rel(&p_dev, &p_ref)
+    );
+    assert_eq!(ref_named.len(), dev_named.len());
+    let mut running = 0;
+    for ((name, a), (_, b)) in dev_named.iter().zip(&ref_named) {
+        running += usize::from(name.contains("running"));
+        assert!(
+            rel(a, b) < 1e-4,
+            "{name}: differs by {} (relative)",
+            rel(a, b)
+        );
+    }
+    // Every batch norm's two running statistics moved, and were compared.
+    assert_eq!(running, 2 * (1 + 2 * cfg.blocks + 2));
+    let moved = ref_named
+        .iter()
+        .find(|(n, _)| n == "stem.bn.running_mean")
+        .map(|(_, t)| crate::model::test_tensors::max_abs(t))
+        .unwrap();
+    assert!(moved > 0.0, "the stem's running mean did not move");
+}
