@@ -335,6 +335,67 @@ fn the_batch_norm_kernels_match_their_twin() {
     eprintln!("batch-norm kernels against the twin: largest relative difference {worst:e}");
 }
 
+/// SGD with Nesterov momentum and weight decay on the device (every
+/// parameter in one launch) against the CPU's steps: the kernel runs the
+/// CPU rules' operations, each rounded alone, so three steps agree to
+/// the bit.
+#[cfg(feature = "cuda")]
+#[test]
+fn the_fused_momentum_step_matches_the_cpu() {
+    use candle_core::Var;
+    use candle_nn::Optimizer;
+    use plies::optim::{Momentum, MomentumConfig};
+    let Some(dev) = device() else { return };
+    if !dev.is_cuda() {
+        eprintln!("{dev:?} is not CUDA: the fused optimizer step is not tested");
+        return;
+    }
+    let cfg = MomentumConfig {
+        lr: 0.01,
+        momentum: 0.9,
+        weight_decay: 1e-4,
+        nesterov: true,
+        ..Default::default()
+    };
+    let shapes: [&[usize]; 4] = [&[64, 64, 3, 3], &[64], &[1], &[300_001]];
+    let run = |on: &Device| -> Vec<Vec<f32>> {
+        let vars: Vec<Var> = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| Var::from_tensor(&uniform(90 + i as u64, 1.0, s, on)).unwrap())
+            .collect();
+        let mut opt = Momentum::new(vars.clone(), cfg).unwrap();
+        for step in 0..3u64 {
+            let mut loss = Tensor::zeros((), DType::F32, on).unwrap();
+            for (i, v) in vars.iter().enumerate() {
+                let g = uniform(100 * step + i as u64, 1.0, v.dims(), on);
+                loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
+            }
+            opt.backward_step(&loss).unwrap();
+        }
+        vars.iter()
+            .map(|v| {
+                v.as_tensor()
+                    .to_device(&Device::Cpu)
+                    .unwrap()
+                    .flatten_all()
+                    .unwrap()
+                    .to_vec1()
+                    .unwrap()
+            })
+            .collect()
+    };
+    let (want, got) = (run(&Device::Cpu), run(&dev));
+    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+        let differ = a.iter().zip(b).filter(|(x, y)| x != y).count();
+        assert_eq!(
+            differ, 0,
+            "tensor {i} ({:?}): {differ} values differ",
+            shapes[i]
+        );
+    }
+}
+
 /// The models an inference plan covers, for the native backend.
 #[cfg(feature = "cuda")]
 fn plan_models() -> Vec<ModelConfig> {

@@ -66,6 +66,7 @@ macro_rules! lr_in_config {
 mod adamw;
 mod any;
 mod clip;
+mod fused;
 mod inplace;
 mod momentum;
 mod rmsprop;

@@ -133,6 +133,50 @@ impl Momentum {
         Ok(())
     }
 
+    /// The whole step in one launch on CUDA ([`super::fused`]), when every
+    /// parameter with a gradient, the gradient and the buffer are f32 on
+    /// one CUDA device; `false` (nothing done) otherwise.
+    fn fused_step(&mut self, grads: &GradStore) -> Result<bool> {
+        let with_grads: Vec<(usize, &Tensor)> = self
+            .vars
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| Some((i, grads.get(&s.var)?)))
+            .collect();
+        let mut all: Vec<&Tensor> = Vec::with_capacity(3 * with_grads.len());
+        for &(i, g) in &with_grads {
+            all.push(self.vars[i].var.as_tensor());
+            all.push(g);
+            all.extend(self.vars[i].buf.as_ref());
+        }
+        if !super::fused::takes(&all) {
+            return Ok(false);
+        }
+        let mut first = vec![false; self.vars.len()];
+        for &(i, _) in &with_grads {
+            if self.vars[i].buf.is_none() {
+                // Storage of its own, filled by the kernel.
+                self.vars[i].buf = Some(self.vars[i].var.as_tensor().zeros_like()?);
+                first[i] = true;
+            }
+        }
+        let mut entries = Vec::with_capacity(with_grads.len());
+        for &(i, g) in &with_grads {
+            let s = &self.vars[i];
+            let Some(buf) = s.buf.as_ref() else {
+                candle_core::bail!("momentum: a buffer was not made");
+            };
+            entries.push(super::fused::Entry {
+                param: s.var.as_tensor(),
+                grad: g,
+                buf,
+                first: first[i],
+            });
+        }
+        super::fused::momentum_step(&entries, &super::fused::MomentumHyper::new(&self.config))?;
+        Ok(true)
+    }
+
     /// Adds a var (with an empty momentum buffer).
     pub fn push(&mut self, var: &Var) {
         if var.dtype().is_float() {
@@ -154,6 +198,9 @@ impl candle_nn::Optimizer for Momentum {
     }
 
     fn step(&mut self, grads: &GradStore) -> Result<()> {
+        if self.config.momentum != 0.0 && self.fused_step(grads)? {
+            return Ok(());
+        }
         let MomentumConfig {
             lr,
             momentum,

@@ -1,0 +1,265 @@
+//! SGD with momentum over every parameter in one launch on CUDA
+//! (`kernels/optim.cu`), where candle's ops take about eight launches,
+//! each allocating a parameter-sized tensor, per parameter per step.
+//!
+//! The parameters and buffers are updated in place through their device
+//! addresses, gathered into a table each step (the gradients are new
+//! tensors every step). [`momentum_element`] is the kernel's twin: the
+//! same operations in the same order, each rounded on its own, which are
+//! also those of the CPU's in-place rules ([`super::inplace`]), so a CUDA
+//! step gives the CPU's bits (tested on the CPU against the optimizer, and
+//! on a GPU by `tests/device.rs`).
+
+use candle_core::{Result, Tensor};
+
+/// A momentum step's hyper-parameters as the kernel reads them (f32,
+/// converted from the config's f64 as the CPU rules convert them).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(super) struct MomentumHyper {
+    pub lr: f32,
+    pub momentum: f32,
+    /// One less the dampening: the gradient's weight in the buffer.
+    pub blend_new: f32,
+    pub weight_decay: f32,
+    pub nesterov: bool,
+}
+
+impl MomentumHyper {
+    pub fn new(c: &super::MomentumConfig) -> Self {
+        MomentumHyper {
+            lr: c.lr as f32,
+            momentum: c.momentum as f32,
+            blend_new: (1.0 - c.dampening) as f32,
+            weight_decay: c.weight_decay as f32,
+            nesterov: c.nesterov,
+        }
+    }
+}
+
+/// One value's step: the parameter and buffer after it, from the
+/// parameter `p`, gradient `g` and buffer `buf` (ignored on the buffer's
+/// first step, where it becomes the decayed gradient). The kernel's twin,
+/// run by the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn momentum_element(
+    p: f32,
+    g: f32,
+    buf: f32,
+    first: bool,
+    h: &MomentumHyper,
+) -> (f32, f32) {
+    let g = if h.weight_decay != 0.0 {
+        g + (p * h.weight_decay + 0.0)
+    } else {
+        g
+    };
+    let b = if first {
+        g
+    } else {
+        (buf * h.momentum + 0.0) + (g * h.blend_new + 0.0)
+    };
+    let step = if h.nesterov {
+        (g + (b * h.momentum + 0.0)) * h.lr + 0.0
+    } else {
+        b * h.lr + 0.0
+    };
+    (p - step, b)
+}
+
+/// One parameter's share of a fused step.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(super) struct Entry<'a> {
+    pub param: &'a Tensor,
+    pub grad: &'a Tensor,
+    pub buf: &'a Tensor,
+    /// The buffer's first step: it becomes the gradient.
+    pub first: bool,
+}
+
+/// Whether a fused step takes these tensors: all f32, contiguous and on
+/// one CUDA device (with the `cuda` feature).
+pub(super) fn takes(tensors: &[&Tensor]) -> bool {
+    cfg!(feature = "cuda")
+        && !tensors.is_empty()
+        && tensors.iter().all(|t| {
+            t.device().is_cuda()
+                && t.dtype() == candle_core::DType::F32
+                && t.is_contiguous()
+                && t.device().same_device(tensors[0].device())
+        })
+}
+
+/// Runs one momentum step over `entries` in one launch.
+pub(super) fn momentum_step(entries: &[Entry<'_>], h: &MomentumHyper) -> Result<()> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    #[cfg(feature = "cuda")]
+    {
+        cuda::momentum_step(entries, h)
+    }
+    #[cfg(not(feature = "cuda"))]
+    {
+        let _ = h;
+        candle_core::bail!("the fused optimizer step needs the `cuda` feature")
+    }
+}
+
+#[cfg(feature = "cuda")]
+mod cuda {
+    use super::{Entry, MomentumHyper};
+    use candle_core::cuda_backend::cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
+    use candle_core::cuda_backend::WrapErr;
+    use candle_core::{Result, Storage, Tensor};
+
+    const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/optim.ptx"));
+    const THREADS: u32 = 256;
+
+    /// `t`'s device address (its first value), with its device.
+    fn address(t: &Tensor) -> Result<(u64, candle_core::CudaDevice)> {
+        let (storage, layout) = t.storage_and_layout();
+        let Storage::Cuda(cs) = &*storage else {
+            candle_core::bail!("fused optimizer step: a tensor is not on CUDA");
+        };
+        let stream = cs.device.cuda_stream();
+        let slice = cs.as_cuda_slice::<f32>()?;
+        let (ptr, _record) = slice.device_ptr(&stream);
+        Ok((
+            ptr + (layout.start_offset() * std::mem::size_of::<f32>()) as u64,
+            cs.device.clone(),
+        ))
+    }
+
+    pub(super) fn momentum_step(entries: &[Entry<'_>], h: &MomentumHyper) -> Result<()> {
+        let mut table = Vec::with_capacity(4 * entries.len());
+        let mut longest = 0usize;
+        let mut device = None;
+        for e in entries {
+            let n = e.param.elem_count();
+            if e.grad.elem_count() != n || e.buf.elem_count() != n {
+                candle_core::bail!("fused optimizer step: a gradient or buffer of another size");
+            }
+            let (p, dev) = address(e.param)?;
+            table.extend([p, address(e.grad)?.0, address(e.buf)?.0]);
+            table.push(n as u64 | (u64::from(e.first) << 63));
+            longest = longest.max(n);
+            device.get_or_insert(dev);
+        }
+        let Some(dev) = device else { return Ok(()) };
+        let tensors = u32::try_from(entries.len())
+            .ok()
+            .filter(|&t| t <= 65_535)
+            .ok_or_else(|| {
+                candle_core::Error::Msg("fused optimizer step: over 65,535 tensors".into())
+            })?;
+        let table = dev.cuda_stream().clone_htod(&table).w()?;
+        let f = dev.get_or_load_custom_func("momentum_step_f32", "plies_optim", PTX)?;
+        let cfg = LaunchConfig {
+            grid_dim: (
+                (longest.div_ceil(THREADS as usize)).clamp(1, 1024) as u32,
+                tensors,
+                1,
+            ),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        };
+        let nesterov = i32::from(h.nesterov);
+        let mut b = f.builder();
+        b.arg(&table)
+            .arg(&h.lr)
+            .arg(&h.momentum)
+            .arg(&h.blend_new)
+            .arg(&h.weight_decay)
+            .arg(&nesterov);
+        // SAFETY: the arguments match the kernel's signature; every
+        // address in the table is a live f32 tensor of the stated length
+        // (the entries borrow them until the launch is queued, and freed
+        // memory is reused only in stream order).
+        unsafe { b.launch(cfg) }.w()?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::optim::{Momentum, MomentumConfig};
+    use candle_core::backprop::GradStore;
+    use candle_core::{Device, Var};
+    use candle_nn::Optimizer;
+
+    /// The twin, stepped over host copies, gives the optimizer's own CPU
+    /// steps bit for bit (so the kernel, which runs the twin's operations,
+    /// gives them on a GPU) for Nesterov and plain momentum, with weight
+    /// decay and dampening, over three steps.
+    #[test]
+    fn the_twin_is_the_optimizers_step() {
+        let dev = Device::Cpu;
+        let mut rng = crate::model::test_tensors::SeededTensors::new(12);
+        let configs = [
+            MomentumConfig {
+                lr: 0.01,
+                momentum: 0.9,
+                nesterov: true,
+                ..Default::default()
+            },
+            MomentumConfig {
+                lr: 0.03,
+                momentum: 0.8,
+                dampening: 0.25,
+                weight_decay: 1e-3,
+                ..Default::default()
+            },
+            MomentumConfig {
+                lr: 0.02,
+                momentum: 0.95,
+                weight_decay: 5e-4,
+                nesterov: true,
+                ..Default::default()
+            },
+        ];
+        for cfg in configs {
+            let shapes: [&[usize]; 3] = [&[4, 3, 3, 3], &[7], &[5, 6]];
+            let vars: Vec<Var> = shapes
+                .iter()
+                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
+                .collect();
+            let mut host: Vec<Vec<f32>> = vars
+                .iter()
+                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
+                .collect();
+            let mut bufs: Vec<Vec<f32>> = host.iter().map(|p| vec![0.0; p.len()]).collect();
+            let mut opt = Momentum::new(vars.clone(), cfg).unwrap();
+            let h = MomentumHyper::new(&cfg);
+            for step in 0..3 {
+                // sum(v * g) has gradient g (times one) for each var.
+                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
+                let mut host_grads = Vec::new();
+                for v in &vars {
+                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
+                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
+                }
+                let grads: GradStore = loss.backward().unwrap();
+                opt.step(&grads).unwrap();
+                for ((p, b), g) in host.iter_mut().zip(&mut bufs).zip(&host_grads) {
+                    for i in 0..p.len() {
+                        (p[i], b[i]) = momentum_element(p[i], g[i], b[i], step == 0, &h);
+                    }
+                }
+                for (v, p) in vars.iter().zip(&host) {
+                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
+                    assert_eq!(&got, p, "{cfg:?}, step {step}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_cpu_is_not_taken() {
+        let t = Tensor::zeros(3, candle_core::DType::F32, &Device::Cpu).unwrap();
+        assert!(!takes(&[&t]));
+        assert!(!takes(&[]));
+    }
+}
