@@ -23,8 +23,10 @@
 # against PyTorch eager and torch.compile (PLIES_BENCH_ARGS adds flags,
 # e.g. --quick), then (PART 1) `plies train` on a real dataset: Arimaa
 # games of 1-ply material players, made there, trained by cnn3 and
-# resnet-6x64 at batch 1,024 in f32 and bf16, and cnn3 once more on the
-# CPU (the same seed, to compare f32 with). It writes DIR/gpu-check.txt
+# resnet-6x64 at batch 1,024 in f32 and bf16, cnn3 once more on the
+# CPU (the same seed, to compare f32 with), resnet-6x64 once more through
+# candle's stock ops (PLIES_KERNELS=candle, what the device ops bring),
+# and `plies bench loader` on the device. It writes DIR/gpu-check.txt
 # (the tests' output, the benchmark table, the training runs) and
 # DIR/gpu-check.json (the tests' results, the benchmark's JSON with its
 # targets, and each training run's positions/s and validation loss beside
@@ -102,6 +104,19 @@ train_runs() {
   "$p" train --data "$work/selfplay/dataset" --model cnn3 --device cpu --batch 1024 --epochs 2 \
     --lr 0.01 --seed 1 --out "$work/cnn3-cpu-f32" --quiet || return 1
   echo "cnn3-cpu-f32: $(tail -1 "$work/cnn3-cpu-f32/metrics.jsonl")"
+  # What the device ops (cuDNN convolutions, batch-norm kernels, the
+  # one-launch optimizer step) bring: the f32 residual run once more
+  # through candle's stock ops, one epoch.
+  PLIES_KERNELS=candle "$p" train --data "$work/selfplay/dataset" --model "$work/resnet-6x64.json" \
+    --device "$PLIES_TEST_DEVICE" --batch 1024 --epochs 1 --lr 0.01 --seed 1 \
+    --out "$work/resnet-6x64-candle-f32" --quiet || return 1
+  echo "resnet-6x64-candle-f32: $(tail -1 "$work/resnet-6x64-candle-f32/metrics.jsonl")"
+  # The loader (int8 planes widened on the device) against cnn3's step
+  # rate on the device: the fastest step, so a loader ahead of it is
+  # ahead of every model's.
+  echo "== loader: plies bench loader --device $PLIES_TEST_DEVICE"
+  "$p" bench loader --data "$work/loader-data" --synthetic 400000 --device "$PLIES_TEST_DEVICE" \
+    --batch 1024 --no-python || return 1
 }
 
 # DIR from DIR.tar.xz when only the archive travelled.
@@ -217,6 +232,9 @@ for net in sorted({n.rsplit("-", 1)[0] for n in train}):
     cpu = train.get(net + "-cpu-f32")
     if a and cpu:
         a["valid_loss_over_cpu"] = a["valid_loss"] / cpu["valid_loss"]
+    stock = train.get(net + "-candle-f32")
+    if a and stock:
+        a["rate_over_candle_ops"] = a["positions_per_s"] / stock["positions_per_s"]
 report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench, "train": train}
 tmp = os.path.join(folder, ".gpu-check.json.tmp")
 with open(tmp, "w") as f:

@@ -78,9 +78,11 @@ pub(super) struct Entry<'a> {
 }
 
 /// Whether a fused step takes these tensors: all f32, contiguous and on
-/// one CUDA device (with the `cuda` feature).
+/// one CUDA device (with the `cuda` feature), unless candle's ops are
+/// forced (`PLIES_KERNELS=candle`, as the device ops step aside).
 pub(super) fn takes(tensors: &[&Tensor]) -> bool {
     cfg!(feature = "cuda")
+        && !crate::model::kernels::candle_ops_forced()
         && !tensors.is_empty()
         && tensors.iter().all(|t| {
             t.device().is_cuda()
