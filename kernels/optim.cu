@@ -1,38 +1,77 @@
-// SGD with momentum (Nesterov or not) over every parameter in one launch
-// (src/optim/fused.rs), where candle's ops take about eight launches per
-// parameter per step.
+// The optimizers' steps over every parameter in one launch
+// (src/optim/fused.rs), where candle's ops take about eight (momentum) to
+// twelve (AdamW) launches per parameter per step.
 //
-// table: four 64-bit words per tensor: its parameter, gradient and
-// momentum-buffer addresses (f32), and its length with bit 63 set on the
-// buffer's first step (the buffer becomes the gradient). Block (x, k)
-// updates tensor k, grid-striding over its values.
+// table: five 64-bit words per tensor: its parameter, gradient and two
+// state addresses (f32; momentum uses the first, AdamW both moments), and
+// its length with bit 63 set on the state's first step (momentum's buffer
+// becomes the gradient). Block (x, k) updates tensor k, grid-striding over
+// its values.
 //
-// Twin: src/optim/fused.rs::momentum_element, the same operations in the
-// same order, each rounded on its own (no fused multiply-add), which are
-// also those of the CPU's in-place rules (src/optim/inplace.rs).
+// Twins: src/optim/fused.rs::momentum_element and adamw_element, the same
+// operations in the same order, each rounded on its own (no fused
+// multiply-add), which are also those of the CPU's in-place rules
+// (src/optim/inplace.rs).
+
+#define WORDS 5
+
+struct Slot {
+  float *p;
+  const float *g;
+  float *a;
+  float *b;
+  long long n;
+  bool first;
+};
+
+__device__ __forceinline__ Slot slot(const unsigned long long *table) {
+  const unsigned long long *e = table + WORDS * (long long)blockIdx.y;
+  Slot s;
+  s.p = (float *)e[0];
+  s.g = (const float *)e[1];
+  s.a = (float *)e[2];
+  s.b = (float *)e[3];
+  s.first = (e[4] >> 63) != 0;
+  s.n = (long long)(e[4] & 0x7fffffffffffffffull);
+  return s;
+}
+
+// x * k + 0, as candle's affine and the CPU rules compute it.
+__device__ __forceinline__ float scaled(float x, float k) { return __fadd_rn(__fmul_rn(x, k), 0.0f); }
 
 extern "C" __global__ void momentum_step_f32(const unsigned long long *table, float lr,
                                              float momentum, float blend_new, float weight_decay,
                                              int nesterov) {
-  const unsigned long long *e = table + 4 * (long long)blockIdx.y;
-  float *p = (float *)e[0];
-  const float *g = (const float *)e[1];
-  float *buf = (float *)e[2];
-  const bool first = (e[3] >> 63) != 0;
-  const long long n = (long long)(e[3] & 0x7fffffffffffffffull);
-  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+  const Slot s = slot(table);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < s.n;
        i += (long long)gridDim.x * blockDim.x) {
-    const float pv = p[i];
-    float gv = g[i];
-    if (weight_decay != 0.0f) gv = __fadd_rn(gv, __fadd_rn(__fmul_rn(pv, weight_decay), 0.0f));
-    const float b = first ? gv
-                          : __fadd_rn(__fadd_rn(__fmul_rn(buf[i], momentum), 0.0f),
-                                      __fadd_rn(__fmul_rn(gv, blend_new), 0.0f));
+    const float pv = s.p[i];
+    float gv = s.g[i];
+    if (weight_decay != 0.0f) gv = __fadd_rn(gv, scaled(pv, weight_decay));
+    const float b =
+        s.first ? gv : __fadd_rn(scaled(s.a[i], momentum), scaled(gv, blend_new));
     const float step =
-        nesterov ? __fadd_rn(__fmul_rn(__fadd_rn(gv, __fadd_rn(__fmul_rn(b, momentum), 0.0f)), lr),
-                             0.0f)
-                 : __fadd_rn(__fmul_rn(b, lr), 0.0f);
-    buf[i] = b;
-    p[i] = __fsub_rn(pv, step);
+        nesterov ? scaled(__fadd_rn(gv, scaled(b, momentum)), lr) : scaled(b, lr);
+    s.a[i] = b;
+    s.p[i] = __fsub_rn(pv, step);
+  }
+}
+
+extern "C" __global__ void adamw_step_f32(const unsigned long long *table, float lr, float beta1,
+                                          float beta1_new, float beta2, float beta2_new,
+                                          float scale_m, float scale_v, float eps, float decay) {
+  const Slot s = slot(table);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < s.n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const float gv = s.g[i];
+    const float m = __fadd_rn(scaled(s.a[i], beta1), scaled(gv, beta1_new));
+    const float v = __fadd_rn(scaled(s.b[i], beta2), scaled(__fmul_rn(gv, gv), beta2_new));
+    const float m_hat = scaled(m, scale_m);
+    const float v_hat = scaled(v, scale_v);
+    const float denom = __fadd_rn(__fmul_rn(__fsqrt_rn(v_hat), 1.0f), eps);
+    const float step = scaled(__fdiv_rn(m_hat, denom), lr);
+    s.a[i] = m;
+    s.b[i] = v;
+    s.p[i] = __fsub_rn(scaled(s.p[i], decay), step);
   }
 }

@@ -335,36 +335,30 @@ fn the_batch_norm_kernels_match_their_twin() {
     eprintln!("batch-norm kernels against the twin: largest relative difference {worst:e}");
 }
 
-/// SGD with Nesterov momentum and weight decay on the device (every
-/// parameter in one launch) against the CPU's steps: the kernel runs the
-/// CPU rules' operations, each rounded alone, so three steps agree to
-/// the bit.
+/// SGD with Nesterov momentum and AdamW, both with weight decay, on the
+/// device (every parameter in one launch) against the CPU's steps: the
+/// kernels run the CPU rules' operations, each rounded alone, so three
+/// steps agree to the bit.
 #[cfg(feature = "cuda")]
 #[test]
-fn the_fused_momentum_step_matches_the_cpu() {
+fn the_fused_optimizer_steps_match_the_cpu() {
     use candle_core::Var;
     use candle_nn::Optimizer;
-    use plies::optim::{Momentum, MomentumConfig};
+    use plies::optim::{AdamW, AdamWConfig, Momentum, MomentumConfig};
     let Some(dev) = device() else { return };
     if !dev.is_cuda() {
-        eprintln!("{dev:?} is not CUDA: the fused optimizer step is not tested");
+        eprintln!("{dev:?} is not CUDA: the fused optimizer steps are not tested");
         return;
     }
-    let cfg = MomentumConfig {
-        lr: 0.01,
-        momentum: 0.9,
-        weight_decay: 1e-4,
-        nesterov: true,
-        ..Default::default()
-    };
     let shapes: [&[usize]; 4] = [&[64, 64, 3, 3], &[64], &[1], &[300_001]];
-    let run = |on: &Device| -> Vec<Vec<f32>> {
+    // Three steps of `step` over seeded vars on `on`, their values after.
+    fn run<O: Optimizer>(shapes: &[&[usize]], on: &Device, config: O::Config) -> Vec<Vec<f32>> {
         let vars: Vec<Var> = shapes
             .iter()
             .enumerate()
             .map(|(i, s)| Var::from_tensor(&uniform(90 + i as u64, 1.0, s, on)).unwrap())
             .collect();
-        let mut opt = Momentum::new(vars.clone(), cfg).unwrap();
+        let mut opt = O::new(vars.clone(), config).unwrap();
         for step in 0..3u64 {
             let mut loss = Tensor::zeros((), DType::F32, on).unwrap();
             for (i, v) in vars.iter().enumerate() {
@@ -384,15 +378,40 @@ fn the_fused_momentum_step_matches_the_cpu() {
                     .unwrap()
             })
             .collect()
+    }
+    let momentum = MomentumConfig {
+        lr: 0.01,
+        momentum: 0.9,
+        weight_decay: 1e-4,
+        nesterov: true,
+        ..Default::default()
     };
-    let (want, got) = (run(&Device::Cpu), run(&dev));
-    for (i, (a, b)) in want.iter().zip(&got).enumerate() {
-        let differ = a.iter().zip(b).filter(|(x, y)| x != y).count();
-        assert_eq!(
-            differ, 0,
-            "tensor {i} ({:?}): {differ} values differ",
-            shapes[i]
-        );
+    let adamw = AdamWConfig {
+        lr: 1e-3,
+        weight_decay: 0.01,
+        ..Default::default()
+    };
+    let pairs = [
+        (
+            "momentum",
+            run::<Momentum>(&shapes, &Device::Cpu, momentum),
+            run::<Momentum>(&shapes, &dev, momentum),
+        ),
+        (
+            "adamw",
+            run::<AdamW>(&shapes, &Device::Cpu, adamw),
+            run::<AdamW>(&shapes, &dev, adamw),
+        ),
+    ];
+    for (name, want, got) in pairs {
+        for (i, (a, b)) in want.iter().zip(&got).enumerate() {
+            let differ = a.iter().zip(b).filter(|(x, y)| x != y).count();
+            assert_eq!(
+                differ, 0,
+                "{name}, tensor {i} ({:?}): {differ} values differ",
+                shapes[i]
+            );
+        }
     }
 }
 

@@ -97,6 +97,34 @@ pub struct AdamW {
 }
 
 impl AdamW {
+    /// The whole step in one launch on CUDA ([`super::fused`]), when every
+    /// parameter with a gradient, the gradient and both moments are f32
+    /// on one CUDA device; `false` (nothing done) otherwise.
+    fn fused_step(&mut self, grads: &GradStore, hyper: super::fused::AdamWHyper) -> Result<bool> {
+        let entries: Vec<super::fused::Entry<'_>> = self
+            .vars
+            .iter()
+            .filter_map(|s| {
+                Some(super::fused::Entry {
+                    param: s.var.as_tensor(),
+                    grad: grads.get(&s.var)?,
+                    state: &s.m,
+                    state2: Some(&s.v),
+                    first: false,
+                })
+            })
+            .collect();
+        let all: Vec<&Tensor> = entries
+            .iter()
+            .flat_map(|e| [e.param, e.grad, e.state, e.state2.unwrap_or(e.state)])
+            .collect();
+        if !super::fused::takes(&all) {
+            return Ok(false);
+        }
+        super::fused::step(&entries, super::fused::Rule::AdamW(hyper))?;
+        Ok(true)
+    }
+
     /// The current hyper-parameters.
     pub fn config(&self) -> &AdamWConfig {
         &self.config
@@ -173,6 +201,20 @@ impl candle_nn::Optimizer for AdamW {
         let t = i32::try_from(self.step_t).unwrap_or(i32::MAX);
         let scale_m = 1f64 / (1f64 - beta1.powi(t));
         let scale_v = 1f64 / (1f64 - beta2.powi(t));
+        let hyper = super::fused::AdamWHyper {
+            lr: lr as f32,
+            beta1: beta1 as f32,
+            beta1_new: (1.0 - beta1) as f32,
+            beta2: beta2 as f32,
+            beta2_new: (1.0 - beta2) as f32,
+            scale_m: scale_m as f32,
+            scale_v: scale_v as f32,
+            eps: eps as f32,
+            decay: (1f64 - lr_lambda) as f32,
+        };
+        if self.fused_step(grads, hyper)? {
+            return Ok(());
+        }
         for s in self.vars.iter_mut() {
             // Decoupled weight decay: the gradient itself is not decayed.
             let Some((theta, g)) = decayed_grad(grads, &s.var, 0.0)? else {

@@ -1,14 +1,15 @@
-//! SGD with momentum over every parameter in one launch on CUDA
-//! (`kernels/optim.cu`), where candle's ops take about eight launches,
-//! each allocating a parameter-sized tensor, per parameter per step.
+//! SGD with momentum and AdamW over every parameter in one launch on CUDA
+//! (`kernels/optim.cu`), where candle's ops take eight (momentum) to
+//! twelve (AdamW) launches, each allocating a parameter-sized tensor, per
+//! parameter per step.
 //!
-//! The parameters and buffers are updated in place through their device
-//! addresses, gathered into a table each step (the gradients are new
-//! tensors every step). [`momentum_element`] is the kernel's twin: the
-//! same operations in the same order, each rounded on its own, which are
-//! also those of the CPU's in-place rules ([`super::inplace`]), so a CUDA
-//! step gives the CPU's bits (tested on the CPU against the optimizer, and
-//! on a GPU by `tests/device.rs`).
+//! The parameters and their state are updated in place through their
+//! device addresses, gathered into a table each step (the gradients are
+//! new tensors every step). [`momentum_element`] and [`adamw_element`] are
+//! the kernels' twins: the same operations in the same order, each
+//! rounded on its own, which are also those of the CPU's in-place rules
+//! ([`super::inplace`]), so a CUDA step gives the CPU's bits (tested on the
+//! CPU against the optimizers, and on a GPU by `tests/device.rs`).
 
 use candle_core::{Result, Tensor};
 
@@ -67,13 +68,55 @@ pub(super) fn momentum_element(
     (p - step, b)
 }
 
+/// AdamW's step as the kernel reads it (f32, converted from the f64 the
+/// optimizer computes, as the CPU rules convert them).
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(super) struct AdamWHyper {
+    pub lr: f32,
+    pub beta1: f32,
+    pub beta1_new: f32,
+    pub beta2: f32,
+    pub beta2_new: f32,
+    /// Bias corrections `1 / (1 - beta^t)`.
+    pub scale_m: f32,
+    pub scale_v: f32,
+    pub eps: f32,
+    /// `1 - lr * weight_decay`.
+    pub decay: f32,
+}
+
+/// One value's AdamW step: the parameter and moments after it. The
+/// kernel's twin, run by the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn adamw_element(p: f32, g: f32, m: f32, v: f32, h: &AdamWHyper) -> (f32, f32, f32) {
+    let m = (m * h.beta1 + 0.0) + (g * h.beta1_new + 0.0);
+    let v = (v * h.beta2 + 0.0) + (g * g * h.beta2_new + 0.0);
+    let m_hat = m * h.scale_m + 0.0;
+    let v_hat = v * h.scale_v + 0.0;
+    let denom = v_hat.sqrt() * 1.0 + h.eps;
+    let step = (m_hat / denom) * h.lr + 0.0;
+    ((p * h.decay + 0.0) - step, m, v)
+}
+
+/// Which step a launch runs.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(super) enum Rule {
+    Momentum(MomentumHyper),
+    AdamW(AdamWHyper),
+}
+
 /// One parameter's share of a fused step.
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(super) struct Entry<'a> {
     pub param: &'a Tensor,
     pub grad: &'a Tensor,
-    pub buf: &'a Tensor,
-    /// The buffer's first step: it becomes the gradient.
+    /// Momentum's buffer, or AdamW's first moment.
+    pub state: &'a Tensor,
+    /// AdamW's second moment.
+    pub state2: Option<&'a Tensor>,
+    /// The state's first step (momentum's buffer becomes the gradient).
     pub first: bool,
 }
 
@@ -92,25 +135,25 @@ pub(super) fn takes(tensors: &[&Tensor]) -> bool {
         })
 }
 
-/// Runs one momentum step over `entries` in one launch.
-pub(super) fn momentum_step(entries: &[Entry<'_>], h: &MomentumHyper) -> Result<()> {
+/// Runs one step of `rule` over `entries` in one launch.
+pub(super) fn step(entries: &[Entry<'_>], rule: Rule) -> Result<()> {
     if entries.is_empty() {
         return Ok(());
     }
     #[cfg(feature = "cuda")]
     {
-        cuda::momentum_step(entries, h)
+        cuda::step(entries, rule)
     }
     #[cfg(not(feature = "cuda"))]
     {
-        let _ = h;
+        let _ = rule;
         candle_core::bail!("the fused optimizer step needs the `cuda` feature")
     }
 }
 
 #[cfg(feature = "cuda")]
 mod cuda {
-    use super::{Entry, MomentumHyper};
+    use super::{Entry, Rule};
     use candle_core::cuda_backend::cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
     use candle_core::cuda_backend::WrapErr;
     use candle_core::{Result, Storage, Tensor};
@@ -133,17 +176,22 @@ mod cuda {
         ))
     }
 
-    pub(super) fn momentum_step(entries: &[Entry<'_>], h: &MomentumHyper) -> Result<()> {
-        let mut table = Vec::with_capacity(4 * entries.len());
+    pub(super) fn step(entries: &[Entry<'_>], rule: Rule) -> Result<()> {
+        let mut table = Vec::with_capacity(5 * entries.len());
         let mut longest = 0usize;
         let mut device = None;
         for e in entries {
             let n = e.param.elem_count();
-            if e.grad.elem_count() != n || e.buf.elem_count() != n {
-                candle_core::bail!("fused optimizer step: a gradient or buffer of another size");
+            let sizes = [Some(e.grad), Some(e.state), e.state2];
+            if sizes.iter().flatten().any(|t| t.elem_count() != n) {
+                candle_core::bail!("fused optimizer step: a gradient or state of another size");
             }
             let (p, dev) = address(e.param)?;
-            table.extend([p, address(e.grad)?.0, address(e.buf)?.0]);
+            let second = match e.state2 {
+                Some(t) => address(t)?.0,
+                None => 0,
+            };
+            table.extend([p, address(e.grad)?.0, address(e.state)?.0, second]);
             table.push(n as u64 | (u64::from(e.first) << 63));
             longest = longest.max(n);
             device.get_or_insert(dev);
@@ -156,7 +204,6 @@ mod cuda {
                 candle_core::Error::Msg("fused optimizer step: over 65,535 tensors".into())
             })?;
         let table = dev.cuda_stream().clone_htod(&table).w()?;
-        let f = dev.get_or_load_custom_func("momentum_step_f32", "plies_optim", PTX)?;
         let cfg = LaunchConfig {
             grid_dim: (
                 (longest.div_ceil(THREADS as usize)).clamp(1, 1024) as u32,
@@ -166,19 +213,43 @@ mod cuda {
             block_dim: (THREADS, 1, 1),
             shared_mem_bytes: 0,
         };
-        let nesterov = i32::from(h.nesterov);
-        let mut b = f.builder();
-        b.arg(&table)
-            .arg(&h.lr)
-            .arg(&h.momentum)
-            .arg(&h.blend_new)
-            .arg(&h.weight_decay)
-            .arg(&nesterov);
-        // SAFETY: the arguments match the kernel's signature; every
-        // address in the table is a live f32 tensor of the stated length
-        // (the entries borrow them until the launch is queued, and freed
-        // memory is reused only in stream order).
-        unsafe { b.launch(cfg) }.w()?;
+        match rule {
+            Rule::Momentum(h) => {
+                let f = dev.get_or_load_custom_func("momentum_step_f32", "plies_optim", PTX)?;
+                let nesterov = i32::from(h.nesterov);
+                let mut b = f.builder();
+                b.arg(&table)
+                    .arg(&h.lr)
+                    .arg(&h.momentum)
+                    .arg(&h.blend_new)
+                    .arg(&h.weight_decay)
+                    .arg(&nesterov);
+                // SAFETY: the arguments match the kernel's signature; every
+                // address in the table is a live f32 tensor of the stated
+                // length (the entries borrow them until the launch is
+                // queued, and freed memory is reused only in stream order).
+                unsafe { b.launch(cfg) }.w()?;
+            }
+            Rule::AdamW(h) => {
+                if entries.iter().any(|e| e.state2.is_none()) {
+                    candle_core::bail!("fused AdamW step: a second moment is missing");
+                }
+                let f = dev.get_or_load_custom_func("adamw_step_f32", "plies_optim", PTX)?;
+                let mut b = f.builder();
+                b.arg(&table)
+                    .arg(&h.lr)
+                    .arg(&h.beta1)
+                    .arg(&h.beta1_new)
+                    .arg(&h.beta2)
+                    .arg(&h.beta2_new)
+                    .arg(&h.scale_m)
+                    .arg(&h.scale_v)
+                    .arg(&h.eps)
+                    .arg(&h.decay);
+                // SAFETY: as above, with both moments in the table.
+                unsafe { b.launch(cfg) }.w()?;
+            }
+        }
         Ok(())
     }
 }
@@ -248,6 +319,73 @@ mod tests {
                 for ((p, b), g) in host.iter_mut().zip(&mut bufs).zip(&host_grads) {
                     for i in 0..p.len() {
                         (p[i], b[i]) = momentum_element(p[i], g[i], b[i], step == 0, &h);
+                    }
+                }
+                for (v, p) in vars.iter().zip(&host) {
+                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
+                    assert_eq!(&got, p, "{cfg:?}, step {step}");
+                }
+            }
+        }
+    }
+
+    /// The AdamW twin, stepped over host copies with the optimizer's
+    /// bias corrections, gives its CPU steps bit for bit over three steps,
+    /// with and without weight decay.
+    #[test]
+    fn the_adamw_twin_is_the_optimizers_step() {
+        use crate::optim::{AdamW, AdamWConfig};
+        let dev = Device::Cpu;
+        let mut rng = crate::model::test_tensors::SeededTensors::new(13);
+        for cfg in [
+            AdamWConfig {
+                lr: 1e-3,
+                ..Default::default()
+            },
+            AdamWConfig {
+                lr: 3e-3,
+                beta1: 0.8,
+                beta2: 0.99,
+                eps: 1e-6,
+                weight_decay: 0.05,
+            },
+        ] {
+            let shapes: [&[usize]; 2] = [&[3, 2, 3, 3], &[11]];
+            let vars: Vec<Var> = shapes
+                .iter()
+                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
+                .collect();
+            let mut host: Vec<Vec<f32>> = vars
+                .iter()
+                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
+                .collect();
+            let mut ms: Vec<Vec<f32>> = host.iter().map(|p| vec![0.0; p.len()]).collect();
+            let mut vs = ms.clone();
+            let mut opt = AdamW::new(vars.clone(), cfg).unwrap();
+            for step in 1..=3 {
+                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
+                let mut host_grads = Vec::new();
+                for v in &vars {
+                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
+                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
+                }
+                opt.step(&loss.backward().unwrap()).unwrap();
+                let h = AdamWHyper {
+                    lr: cfg.lr as f32,
+                    beta1: cfg.beta1 as f32,
+                    beta1_new: (1.0 - cfg.beta1) as f32,
+                    beta2: cfg.beta2 as f32,
+                    beta2_new: (1.0 - cfg.beta2) as f32,
+                    scale_m: (1.0 / (1.0 - cfg.beta1.powi(step))) as f32,
+                    scale_v: (1.0 / (1.0 - cfg.beta2.powi(step))) as f32,
+                    eps: cfg.eps as f32,
+                    decay: (1.0 - cfg.lr * cfg.weight_decay) as f32,
+                };
+                for (k, g) in host_grads.iter().enumerate() {
+                    for i in 0..g.len() {
+                        (host[k][i], ms[k][i], vs[k][i]) =
+                            adamw_element(host[k][i], g[i], ms[k][i], vs[k][i], &h);
                     }
                 }
                 for (v, p) in vars.iter().zip(&host) {

@@ -169,11 +169,13 @@ impl Momentum {
             entries.push(super::fused::Entry {
                 param: s.var.as_tensor(),
                 grad: g,
-                buf,
+                state: buf,
+                state2: None,
                 first: first[i],
             });
         }
-        super::fused::momentum_step(&entries, &super::fused::MomentumHyper::new(&self.config))?;
+        let rule = super::fused::Rule::Momentum(super::fused::MomentumHyper::new(&self.config));
+        super::fused::step(&entries, rule)?;
         Ok(true)
     }
 
