@@ -1,25 +1,28 @@
 // The optimizers' steps over every parameter in one launch
-// (src/optim/fused.rs), where candle's ops take about eight (momentum) to
-// twelve (AdamW) launches per parameter per step.
+// (src/optim/fused.rs), where candle's ops take eight (momentum) to
+// fifteen (RMSProp) launches per parameter per step.
 //
-// table: five 64-bit words per tensor: its parameter, gradient and two
-// state addresses (f32; momentum uses the first, AdamW both moments), and
-// its length with bit 63 set on the state's first step (momentum's buffer
-// becomes the gradient). Block (x, k) updates tensor k, grid-striding over
-// its values.
+// table: six 64-bit words per tensor: its parameter, gradient and three
+// state addresses (f32; momentum uses the first, AdamW two moments,
+// RMSProp the square average, the gradient average when centered and the
+// momentum buffer), and its length with bit 63 set on the state's first
+// step (momentum's buffer becomes the gradient). Block (x, k) updates
+// tensor k, grid-striding over its values.
 //
-// Twins: src/optim/fused.rs::momentum_element and adamw_element, the same
+// Twins: src/optim/fused.rs::momentum_element, adamw_element and
+// rmsprop_element, the same
 // operations in the same order, each rounded on its own (no fused
 // multiply-add), which are also those of the CPU's in-place rules
 // (src/optim/inplace.rs).
 
-#define WORDS 5
+#define WORDS 6
 
 struct Slot {
   float *p;
   const float *g;
   float *a;
   float *b;
+  float *c;
   long long n;
   bool first;
 };
@@ -31,8 +34,9 @@ __device__ __forceinline__ Slot slot(const unsigned long long *table) {
   s.g = (const float *)e[1];
   s.a = (float *)e[2];
   s.b = (float *)e[3];
-  s.first = (e[4] >> 63) != 0;
-  s.n = (long long)(e[4] & 0x7fffffffffffffffull);
+  s.c = (float *)e[4];
+  s.first = (e[5] >> 63) != 0;
+  s.n = (long long)(e[5] & 0x7fffffffffffffffull);
   return s;
 }
 
@@ -73,5 +77,39 @@ extern "C" __global__ void adamw_step_f32(const unsigned long long *table, float
     s.a[i] = m;
     s.b[i] = v;
     s.p[i] = __fsub_rn(scaled(s.p[i], decay), step);
+  }
+}
+
+// RMSProp as torch.optim.RMSprop: a = square average, b = gradient
+// average (centered), c = momentum buffer (momentum > 0).
+extern "C" __global__ void rmsprop_step_f32(const unsigned long long *table, float lr, float alpha,
+                                            float alpha_new, float eps, float weight_decay,
+                                            float momentum, int centered, int with_momentum) {
+  const Slot s = slot(table);
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < s.n;
+       i += (long long)gridDim.x * blockDim.x) {
+    const float pv = s.p[i];
+    float gv = s.g[i];
+    if (weight_decay != 0.0f) gv = __fadd_rn(gv, scaled(pv, weight_decay));
+    const float sq = __fadd_rn(scaled(s.a[i], alpha), scaled(__fmul_rn(gv, gv), alpha_new));
+    float avg;
+    if (centered) {
+      const float ga = __fadd_rn(s.b[i], scaled(__fsub_rn(gv, s.b[i]), alpha_new));
+      s.b[i] = ga;
+      avg = __fsqrt_rn(__fsub_rn(sq, __fmul_rn(ga, ga)));
+    } else {
+      avg = __fsqrt_rn(sq);
+    }
+    avg = __fadd_rn(__fmul_rn(avg, 1.0f), eps);
+    float update;
+    if (with_momentum) {
+      const float buf = __fadd_rn(scaled(s.c[i], momentum), __fdiv_rn(gv, avg));
+      s.c[i] = buf;
+      update = scaled(buf, lr);
+    } else {
+      update = scaled(__fdiv_rn(gv, avg), lr);
+    }
+    s.a[i] = sq;
+    s.p[i] = __fsub_rn(pv, update);
   }
 }

@@ -335,16 +335,16 @@ fn the_batch_norm_kernels_match_their_twin() {
     eprintln!("batch-norm kernels against the twin: largest relative difference {worst:e}");
 }
 
-/// SGD with Nesterov momentum and AdamW, both with weight decay, on the
-/// device (every parameter in one launch) against the CPU's steps: the
-/// kernels run the CPU rules' operations, each rounded alone, so three
-/// steps agree to the bit.
+/// SGD with Nesterov momentum, AdamW and centered RMSProp with momentum,
+/// all with weight decay, on the device (every parameter in one launch)
+/// against the CPU's steps: the kernels run the CPU's operations, each
+/// rounded alone, so three steps agree to the bit.
 #[cfg(feature = "cuda")]
 #[test]
 fn the_fused_optimizer_steps_match_the_cpu() {
     use candle_core::Var;
     use candle_nn::Optimizer;
-    use plies::optim::{AdamW, AdamWConfig, Momentum, MomentumConfig};
+    use plies::optim::{AdamW, AdamWConfig, Momentum, MomentumConfig, RmsProp, RmsPropConfig};
     let Some(dev) = device() else { return };
     if !dev.is_cuda() {
         eprintln!("{dev:?} is not CUDA: the fused optimizer steps are not tested");
@@ -391,6 +391,13 @@ fn the_fused_optimizer_steps_match_the_cpu() {
         weight_decay: 0.01,
         ..Default::default()
     };
+    let rmsprop = RmsPropConfig {
+        lr: 1e-3,
+        momentum: 0.9,
+        centered: true,
+        weight_decay: 1e-4,
+        ..Default::default()
+    };
     let pairs = [
         (
             "momentum",
@@ -401,6 +408,11 @@ fn the_fused_optimizer_steps_match_the_cpu() {
             "adamw",
             run::<AdamW>(&shapes, &Device::Cpu, adamw),
             run::<AdamW>(&shapes, &dev, adamw),
+        ),
+        (
+            "rmsprop",
+            run::<RmsProp>(&shapes, &Device::Cpu, rmsprop),
+            run::<RmsProp>(&shapes, &dev, rmsprop),
         ),
     ];
     for (name, want, got) in pairs {

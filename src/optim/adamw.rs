@@ -108,15 +108,15 @@ impl AdamW {
                 Some(super::fused::Entry {
                     param: s.var.as_tensor(),
                     grad: grads.get(&s.var)?,
-                    state: &s.m,
-                    state2: Some(&s.v),
+                    states: [Some(&s.m), Some(&s.v), None],
                     first: false,
                 })
             })
             .collect();
         let all: Vec<&Tensor> = entries
             .iter()
-            .flat_map(|e| [e.param, e.grad, e.state, e.state2.unwrap_or(e.state)])
+            .flat_map(|e| [Some(e.param), Some(e.grad)].into_iter().chain(e.states))
+            .flatten()
             .collect();
         if !super::fused::takes(&all) {
             return Ok(false);

@@ -1,14 +1,15 @@
-//! SGD with momentum and AdamW over every parameter in one launch on CUDA
-//! (`kernels/optim.cu`), where candle's ops take eight (momentum) to
-//! twelve (AdamW) launches, each allocating a parameter-sized tensor, per
-//! parameter per step.
+//! SGD with momentum, AdamW and RMSProp over every parameter in one launch
+//! on CUDA (`kernels/optim.cu`), where candle's ops take eight (momentum)
+//! to fifteen (RMSProp) launches, each allocating a parameter-sized
+//! tensor, per parameter per step.
 //!
 //! The parameters and their state are updated in place through their
 //! device addresses, gathered into a table each step (the gradients are
-//! new tensors every step). [`momentum_element`] and [`adamw_element`] are
-//! the kernels' twins: the same operations in the same order, each
-//! rounded on its own, which are also those of the CPU's in-place rules
-//! ([`super::inplace`]), so a CUDA step gives the CPU's bits (tested on the
+//! new tensors every step). [`momentum_element`], [`adamw_element`] and
+//! [`rmsprop_element`] are the kernels' twins: the same operations in the
+//! same order, each rounded on its own, which are also those of the CPU's
+//! steps (the in-place rules of [`super::inplace`], candle's ops for
+//! RMSProp), so a CUDA step gives the CPU's bits (tested on the
 //! CPU against the optimizers, and on a GPU by `tests/device.rs`).
 
 use candle_core::{Result, Tensor};
@@ -99,12 +100,86 @@ pub(super) fn adamw_element(p: f32, g: f32, m: f32, v: f32, h: &AdamWHyper) -> (
     ((p * h.decay + 0.0) - step, m, v)
 }
 
+/// RMSProp's step as the kernel reads it.
+#[derive(Clone, Copy, Debug)]
+#[cfg_attr(not(any(test, feature = "cuda")), allow(dead_code))]
+pub(super) struct RmsPropHyper {
+    pub lr: f32,
+    pub alpha: f32,
+    /// `1 - alpha`.
+    pub alpha_new: f32,
+    pub eps: f32,
+    pub weight_decay: f32,
+    pub momentum: f32,
+    pub centered: bool,
+}
+
+impl RmsPropHyper {
+    pub fn new(c: &super::RmsPropConfig) -> Self {
+        RmsPropHyper {
+            lr: c.lr as f32,
+            alpha: c.alpha as f32,
+            alpha_new: (1.0 - c.alpha) as f32,
+            eps: c.eps as f32,
+            weight_decay: c.weight_decay as f32,
+            momentum: c.momentum as f32,
+            centered: c.centered,
+        }
+    }
+}
+
+/// One value's RMSProp step: the parameter, square average, gradient
+/// average (centered) and momentum buffer after it. The kernel's twin,
+/// run by the tests.
+#[cfg_attr(not(test), allow(dead_code))]
+pub(super) fn rmsprop_element(
+    p: f32,
+    g: f32,
+    [sq, ga, buf]: [f32; 3],
+    h: &RmsPropHyper,
+) -> (f32, [f32; 3]) {
+    let g = if h.weight_decay != 0.0 {
+        g + (p * h.weight_decay + 0.0)
+    } else {
+        g
+    };
+    let sq = (sq * h.alpha + 0.0) + (g * g * h.alpha_new + 0.0);
+    let (ga, avg) = if h.centered {
+        let ga = ga + ((g - ga) * h.alpha_new + 0.0);
+        (ga, (sq - ga * ga).sqrt())
+    } else {
+        (ga, sq.sqrt())
+    };
+    let avg = avg * 1.0 + h.eps;
+    let (buf, update) = if h.momentum > 0.0 {
+        let buf = (buf * h.momentum + 0.0) + g / avg;
+        (buf, buf * h.lr + 0.0)
+    } else {
+        (buf, (g / avg) * h.lr + 0.0)
+    };
+    (p - update, [sq, ga, buf])
+}
+
 /// Which step a launch runs.
 #[derive(Clone, Copy, Debug)]
 #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
 pub(super) enum Rule {
     Momentum(MomentumHyper),
     AdamW(AdamWHyper),
+    RmsProp(RmsPropHyper),
+}
+
+impl Rule {
+    /// Whether `states` are the ones the rule's kernel reads and writes.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    fn has_states(&self, states: &[Option<&Tensor>; 3]) -> bool {
+        let present = states.map(|s| s.is_some());
+        match self {
+            Rule::Momentum(_) => present == [true, false, false],
+            Rule::AdamW(_) => present == [true, true, false],
+            Rule::RmsProp(h) => present == [true, h.centered, h.momentum > 0.0],
+        }
+    }
 }
 
 /// One parameter's share of a fused step.
@@ -112,10 +187,10 @@ pub(super) enum Rule {
 pub(super) struct Entry<'a> {
     pub param: &'a Tensor,
     pub grad: &'a Tensor,
-    /// Momentum's buffer, or AdamW's first moment.
-    pub state: &'a Tensor,
-    /// AdamW's second moment.
-    pub state2: Option<&'a Tensor>,
+    /// The rule's state tensors, in the kernel's order: momentum's buffer;
+    /// AdamW's two moments; RMSProp's square average, gradient average
+    /// (centered) and momentum buffer (momentum > 0).
+    pub states: [Option<&'a Tensor>; 3],
     /// The state's first step (momentum's buffer becomes the gradient).
     pub first: bool,
 }
@@ -177,21 +252,25 @@ mod cuda {
     }
 
     pub(super) fn step(entries: &[Entry<'_>], rule: Rule) -> Result<()> {
-        let mut table = Vec::with_capacity(5 * entries.len());
+        let mut table = Vec::with_capacity(6 * entries.len());
         let mut longest = 0usize;
         let mut device = None;
         for e in entries {
             let n = e.param.elem_count();
-            let sizes = [Some(e.grad), Some(e.state), e.state2];
-            if sizes.iter().flatten().any(|t| t.elem_count() != n) {
+            if e.grad.elem_count() != n || e.states.iter().flatten().any(|t| t.elem_count() != n) {
                 candle_core::bail!("fused optimizer step: a gradient or state of another size");
             }
+            if !rule.has_states(&e.states) {
+                candle_core::bail!("fused optimizer step: the state tensors do not fit the rule");
+            }
             let (p, dev) = address(e.param)?;
-            let second = match e.state2 {
-                Some(t) => address(t)?.0,
-                None => 0,
-            };
-            table.extend([p, address(e.grad)?.0, address(e.state)?.0, second]);
+            table.extend([p, address(e.grad)?.0]);
+            for t in e.states {
+                table.push(match t {
+                    Some(t) => address(t)?.0,
+                    None => 0,
+                });
+            }
             table.push(n as u64 | (u64::from(e.first) << 63));
             longest = longest.max(n);
             device.get_or_insert(dev);
@@ -231,9 +310,6 @@ mod cuda {
                 unsafe { b.launch(cfg) }.w()?;
             }
             Rule::AdamW(h) => {
-                if entries.iter().any(|e| e.state2.is_none()) {
-                    candle_core::bail!("fused AdamW step: a second moment is missing");
-                }
                 let f = dev.get_or_load_custom_func("adamw_step_f32", "plies_optim", PTX)?;
                 let mut b = f.builder();
                 b.arg(&table)
@@ -247,6 +323,23 @@ mod cuda {
                     .arg(&h.eps)
                     .arg(&h.decay);
                 // SAFETY: as above, with both moments in the table.
+                unsafe { b.launch(cfg) }.w()?;
+            }
+            Rule::RmsProp(h) => {
+                let f = dev.get_or_load_custom_func("rmsprop_step_f32", "plies_optim", PTX)?;
+                let (centered, with_momentum) =
+                    (i32::from(h.centered), i32::from(h.momentum > 0.0));
+                let mut b = f.builder();
+                b.arg(&table)
+                    .arg(&h.lr)
+                    .arg(&h.alpha)
+                    .arg(&h.alpha_new)
+                    .arg(&h.eps)
+                    .arg(&h.weight_decay)
+                    .arg(&h.momentum)
+                    .arg(&centered)
+                    .arg(&with_momentum);
+                // SAFETY: as above, with the states the flags name.
                 unsafe { b.launch(cfg) }.w()?;
             }
         }
@@ -386,6 +479,70 @@ mod tests {
                     for i in 0..g.len() {
                         (host[k][i], ms[k][i], vs[k][i]) =
                             adamw_element(host[k][i], g[i], ms[k][i], vs[k][i], &h);
+                    }
+                }
+                for (v, p) in vars.iter().zip(&host) {
+                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
+                    assert_eq!(&got, p, "{cfg:?}, step {step}");
+                }
+            }
+        }
+    }
+
+    /// The RMSProp twin gives the optimizer's CPU steps (candle's ops)
+    /// bit for bit over three steps: plain, centered with momentum, and
+    /// with weight decay.
+    #[test]
+    fn the_rmsprop_twin_is_the_optimizers_step() {
+        use crate::optim::{RmsProp, RmsPropConfig};
+        let dev = Device::Cpu;
+        let mut rng = crate::model::test_tensors::SeededTensors::new(14);
+        for cfg in [
+            RmsPropConfig {
+                lr: 1e-3,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                lr: 5e-3,
+                alpha: 0.95,
+                eps: 1e-6,
+                momentum: 0.9,
+                centered: true,
+                ..Default::default()
+            },
+            RmsPropConfig {
+                lr: 2e-3,
+                weight_decay: 0.01,
+                momentum: 0.5,
+                ..Default::default()
+            },
+        ] {
+            let shapes: [&[usize]; 2] = [&[2, 3, 3, 3], &[9]];
+            let vars: Vec<Var> = shapes
+                .iter()
+                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
+                .collect();
+            let mut host: Vec<Vec<f32>> = vars
+                .iter()
+                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
+                .collect();
+            let mut states: Vec<Vec<[f32; 3]>> =
+                host.iter().map(|p| vec![[0.0; 3]; p.len()]).collect();
+            let mut opt = RmsProp::new(vars.clone(), cfg).unwrap();
+            let h = RmsPropHyper::new(&cfg);
+            for step in 0..3 {
+                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
+                let mut host_grads = Vec::new();
+                for v in &vars {
+                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
+                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
+                }
+                opt.step(&loss.backward().unwrap()).unwrap();
+                for (k, g) in host_grads.iter().enumerate() {
+                    for i in 0..g.len() {
+                        (host[k][i], states[k][i]) =
+                            rmsprop_element(host[k][i], g[i], states[k][i], &h);
                     }
                 }
                 for (v, p) in vars.iter().zip(&host) {

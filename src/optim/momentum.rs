@@ -169,8 +169,7 @@ impl Momentum {
             entries.push(super::fused::Entry {
                 param: s.var.as_tensor(),
                 grad: g,
-                state: buf,
-                state2: None,
+                states: [Some(buf), None, None],
                 first: first[i],
             });
         }

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use std::collections::HashMap;
 
+use super::inplace;
 use super::state::{key, OptimizerState, StateReader};
 use super::{check_rules, decayed_grad, float_var_states, non_negative, OptimError};
 
@@ -91,6 +92,35 @@ pub struct RmsProp {
 }
 
 impl RmsProp {
+    /// The whole step in one launch on CUDA ([`super::fused`]), when every
+    /// parameter with a gradient, the gradient and the states are f32 on
+    /// one CUDA device; `false` (nothing done) otherwise.
+    fn fused_step(&mut self, grads: &GradStore) -> Result<bool> {
+        let entries: Vec<super::fused::Entry<'_>> = self
+            .vars
+            .iter()
+            .filter_map(|s| {
+                Some(super::fused::Entry {
+                    param: s.var.as_tensor(),
+                    grad: grads.get(&s.var)?,
+                    states: [Some(&s.square_avg), s.grad_avg.as_ref(), s.buf.as_ref()],
+                    first: false,
+                })
+            })
+            .collect();
+        let all: Vec<&Tensor> = entries
+            .iter()
+            .flat_map(|e| [Some(e.param), Some(e.grad)].into_iter().chain(e.states))
+            .flatten()
+            .collect();
+        if !super::fused::takes(&all) {
+            return Ok(false);
+        }
+        let hyper = super::fused::RmsPropHyper::new(&self.config);
+        super::fused::step(&entries, super::fused::Rule::RmsProp(hyper))?;
+        Ok(true)
+    }
+
     /// The current hyper-parameters.
     pub fn config(&self) -> &RmsPropConfig {
         &self.config
@@ -106,12 +136,13 @@ impl RmsProp {
     pub fn state(&self) -> Result<OptimizerState> {
         let mut out = Vec::new();
         for (i, s) in self.vars.iter().enumerate() {
-            out.push((key(i, "square_avg"), s.square_avg.clone()));
+            // Copies: the states may be updated in place.
+            out.push((key(i, "square_avg"), s.square_avg.copy()?));
             if let Some(g) = &s.grad_avg {
-                out.push((key(i, "grad_avg"), g.clone()));
+                out.push((key(i, "grad_avg"), g.copy()?));
             }
             if let Some(b) = &s.buf {
-                out.push((key(i, "momentum_buffer"), b.clone()));
+                out.push((key(i, "momentum_buffer"), b.copy()?));
             }
         }
         Ok(out)
@@ -136,9 +167,10 @@ impl RmsProp {
         }
         reader.finish("RMSProp")?;
         for (s, (sq, ga, buf)) in self.vars.iter_mut().zip(new) {
-            s.square_avg = sq;
-            s.grad_avg = ga;
-            s.buf = buf;
+            // States of their own: they may be updated in place.
+            s.square_avg = inplace::owned(&sq)?;
+            s.grad_avg = ga.as_ref().map(inplace::owned).transpose()?;
+            s.buf = buf.as_ref().map(inplace::owned).transpose()?;
         }
         Ok(())
     }
@@ -154,11 +186,13 @@ impl RmsProp {
 
 impl VarState {
     fn new(var: Var, config: &RmsPropConfig) -> Result<Self> {
-        let zeros = var.as_tensor().zeros_like()?;
+        // Each state in storage of its own: the fused step on a GPU
+        // updates them in place.
+        let zeros = || var.as_tensor().zeros_like();
         Ok(Self {
-            grad_avg: config.centered.then(|| zeros.clone()),
-            buf: (config.momentum > 0.0).then(|| zeros.clone()),
-            square_avg: zeros,
+            grad_avg: config.centered.then(zeros).transpose()?,
+            buf: (config.momentum > 0.0).then(zeros).transpose()?,
+            square_avg: zeros()?,
             var,
         })
     }
@@ -182,6 +216,9 @@ impl candle_nn::Optimizer for RmsProp {
             momentum,
             centered: _,
         } = self.config;
+        if self.fused_step(grads)? {
+            return Ok(());
+        }
         for state in self.vars.iter_mut() {
             let Some((param, g)) = decayed_grad(grads, &state.var, weight_decay)? else {
                 continue;
