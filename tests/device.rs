@@ -138,16 +138,7 @@ fn every_model_on_the_device_matches_the_cpu() {
 #[test]
 fn the_mdrnn_sweep_kernel_matches_its_twin() {
     let Some(dev) = device() else { return };
-    for (seed, (c, h, w, k)) in [
-        (2, 5, 5, 10),
-        (2, 9, 9, 10),
-        (2, 19, 19, 10),
-        (2, 9, 9, 64),
-        (3, 4, 11, 7),
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (seed, (c, h, w, k)) in mdrnn_sweep::DEVICE_TEST_SHAPES.into_iter().enumerate() {
         let seed = seed as u64;
         let planes = uniform(seed, 1.0, &[17, c, h, w], &Device::Cpu);
         let packed = uniform(100 + seed, 0.5, &[k * c + k * k + 2 * k], &Device::Cpu);

@@ -51,7 +51,19 @@ impl Dims {
     fn packed_len(&self) -> usize {
         self.k * self.c + self.k * self.k + 2 * self.k
     }
+
+    /// Shared memory of the kernel that keeps the weights and two
+    /// diagonals of state there (`mdrnn_sweep_shared_f32`).
+    pub fn shared_bytes(&self) -> usize {
+        let longest_diagonal = self.h.min(self.w);
+        (self.packed_len() + 2 * longest_diagonal * self.k) * std::mem::size_of::<f32>()
+    }
 }
+
+/// The shared memory a block may use without opting in (48 KiB on every
+/// GPU since compute capability 3.0); larger MDRNNs take the kernel that
+/// keeps its state in global memory.
+pub const SHARED_LIMIT: usize = 48 * 1024;
 
 /// The kernel's twin: the same loops, in the same order, as one block of
 /// the CUDA kernel runs them (threads of one diagonal are independent, so
@@ -73,6 +85,18 @@ pub fn sweep_host(x: &[f32], weights: &[f32], d: Dims) -> Vec<f32> {
 /// simulation gives 2.24e-5 at 2x19x19, k = 10, where an H100 measured
 /// 2.3e-5: that is the whole of the difference.
 pub const DEVICE_TOLERANCE: f32 = 2.5e-4;
+
+/// The boards `(C, H, W, k)` `tests/device.rs` sweeps on a GPU: square,
+/// wide, 19x19, 64 units, and last one too large for the shared-memory
+/// kernel ([`SHARED_LIMIT`]), which takes the global-memory one.
+pub const DEVICE_TEST_SHAPES: [(usize, usize, usize, usize); 6] = [
+    (2, 5, 5, 10),
+    (2, 9, 9, 10),
+    (2, 19, 19, 10),
+    (2, 9, 9, 64),
+    (3, 4, 11, 7),
+    (2, 5, 5, 110),
+];
 
 /// [`sweep_host`] with the multiply-add `mad(s, a, b)` and the `tanh` given:
 /// the twin's loops under another machine's rounding.
@@ -204,10 +228,16 @@ impl CustomOp2 for Sweep {
         let hw = d.h * d.w;
         let x = s1.as_cuda_slice::<f32>()?.slice(l1.start_offset()..);
         let weights = s2.as_cuda_slice::<f32>()?.slice(l2.start_offset()..);
-        let state = dev.alloc_zeros::<f32>(d.b * 4 * hw * d.k)?;
         // SAFETY: every element is written by the kernel below.
         let out = unsafe { dev.alloc::<f32>(d.b * 4 * hw)? };
-        let func = dev.get_or_load_custom_func("mdrnn_sweep_f32", "plies_mdrnn_sweep", PTX)?;
+        let shared = d.shared_bytes();
+        let in_shared = shared <= SHARED_LIMIT;
+        let name = if in_shared {
+            "mdrnn_sweep_shared_f32"
+        } else {
+            "mdrnn_sweep_f32"
+        };
+        let func = dev.get_or_load_custom_func(name, "plies_mdrnn_sweep", PTX)?;
         let int = |v: usize| {
             i32::try_from(v)
                 .map_err(|_| candle_core::Error::Msg(format!("mdrnn-sweep: {v} too large")))
@@ -222,12 +252,21 @@ impl CustomOp2 for Sweep {
         let cfg = LaunchConfig {
             grid_dim: grid,
             block_dim: (super::THREADS, 1, 1),
-            shared_mem_bytes: 0,
+            shared_mem_bytes: if in_shared { shared as u32 } else { 0 },
+        };
+        // The whole board's state, for the kernel that keeps it in global
+        // memory.
+        let state = if in_shared {
+            None
+        } else {
+            Some(dev.alloc_zeros::<f32>(d.b * 4 * hw * d.k)?)
         };
         let mut builder = func.builder();
         builder.arg(&x);
         builder.arg(&weights);
-        builder.arg(&state);
+        if let Some(state) = &state {
+            builder.arg(state);
+        }
         builder.arg(&out);
         builder.arg(&c);
         builder.arg(&h);
@@ -263,16 +302,7 @@ mod tests {
     fn the_gpu_s_rounding_stays_within_the_device_tolerance() {
         use rand::RngExt;
         let mut worst = 0f32;
-        for (seed, (c, h, w, k)) in [
-            (2, 5, 5, 10),
-            (2, 9, 9, 10),
-            (2, 19, 19, 10),
-            (2, 9, 9, 64),
-            (3, 4, 11, 7),
-        ]
-        .into_iter()
-        .enumerate()
-        {
+        for (seed, (c, h, w, k)) in DEVICE_TEST_SHAPES.into_iter().enumerate() {
             let d = Dims { b: 17, c, h, w, k };
             // The device test's inputs.
             let uniform = |seed: u64, n: usize, scale: f32| -> Vec<f32> {
@@ -312,6 +342,120 @@ mod tests {
             worst < DEVICE_TOLERANCE / 4.0,
             "a GPU's rounding moves the twin by {worst}, near the device tolerance {DEVICE_TOLERANCE}"
         );
+    }
+
+    /// `mdrnn_sweep_shared_f32`'s indexing on the host: transposed
+    /// weights, two diagonal buffers swapped after each diagonal, each
+    /// point's output taken when its diagonal is done.
+    fn sweep_two_diagonals(x: &[f32], weights: &[f32], d: Dims) -> Vec<f32> {
+        let Dims { b, c, h, w, k } = d;
+        let hw = h * w;
+        let longest = h.min(w);
+        let mut wi_t = vec![0f32; k * c];
+        for t in 0..k * c {
+            wi_t[(t % c) * k + t / c] = weights[t];
+        }
+        let mut wh_t = vec![0f32; k * k];
+        for t in 0..k * k {
+            wh_t[(t % k) * k + t / k] = weights[k * c + t];
+        }
+        let wb = &weights[k * c + k * k..k * c + k * k + k];
+        let wo = &weights[k * c + k * k + k..];
+        let mut out = vec![0f32; b * 4 * hw];
+        for bi in 0..b {
+            let xb = &x[bi * c * hw..];
+            for dir in 0..4 {
+                let (flip_w, flip_h) = (dir & 1 != 0, dir & 2 != 0);
+                let mut prev = vec![0f32; longest * k];
+                let mut cur = vec![0f32; longest * k];
+                for diag in 0..h + w - 1 {
+                    let lo = diag.saturating_sub(w - 1);
+                    let hi = diag.min(h - 1);
+                    let plo = diag.saturating_sub(1).saturating_sub(w - 1);
+                    for t in 0..(hi - lo + 1) * k {
+                        let (vi, a) = (lo + t / k, t % k);
+                        let vj = diag - vi;
+                        let i = if flip_h { h - 1 - vi } else { vi };
+                        let j = if flip_w { w - 1 - vj } else { vj };
+                        let mut s = 0f32;
+                        for ch in 0..c {
+                            s += wi_t[ch * k + a] * xb[ch * hw + i * w + j];
+                        }
+                        for g in 0..k {
+                            let up = if vi > 0 {
+                                prev[(vi - 1 - plo) * k + g]
+                            } else {
+                                wb[g]
+                            };
+                            let left = if vj > 0 {
+                                prev[(vi - plo) * k + g]
+                            } else {
+                                wb[g]
+                            };
+                            s += wh_t[g * k + a] * (up + left);
+                        }
+                        cur[(vi - lo) * k + a] = s.tanh();
+                    }
+                    for t in 0..hi - lo + 1 {
+                        let (vi, vj) = (lo + t, diag - lo - t);
+                        let i = if flip_h { h - 1 - vi } else { vi };
+                        let j = if flip_w { w - 1 - vj } else { vj };
+                        let mut s = 0f32;
+                        for a in 0..k {
+                            s += wo[a] * cur[t * k + a];
+                        }
+                        out[(bi * 4 + dir) * hw + i * w + j] = s;
+                    }
+                    std::mem::swap(&mut prev, &mut cur);
+                }
+            }
+        }
+        out
+    }
+
+    /// The shared-memory kernel's indexing gives the twin's bits on the
+    /// device test's boards (so only the GPU's rounding separates it from
+    /// the twin, as for the global-memory kernel).
+    #[test]
+    fn two_diagonals_of_state_give_the_twins_values() {
+        use rand::RngExt;
+        for (seed, (c, h, w, k)) in DEVICE_TEST_SHAPES.into_iter().enumerate() {
+            let d = Dims { b: 3, c, h, w, k };
+            let mut rng = crate::util::seeded_rng(seed as u64, 0x5e);
+            let x: Vec<f32> = (0..d.b * c * h * w)
+                .map(|_| rng.random_range(-1.0f32..1.0))
+                .collect();
+            let packed: Vec<f32> = (0..d.packed_len())
+                .map(|_| rng.random_range(-0.5f32..0.5))
+                .collect();
+            assert_eq!(
+                sweep_two_diagonals(&x, &packed, d),
+                sweep_host(&x, &packed, d),
+                "{c}x{h}x{w}, k = {k}"
+            );
+        }
+    }
+
+    /// The device test's shapes take both kernels: all but the last fit
+    /// the shared-memory one.
+    #[test]
+    fn the_device_test_takes_both_kernels() {
+        let fits: Vec<bool> = DEVICE_TEST_SHAPES
+            .iter()
+            .map(|&(c, h, w, k)| Dims { b: 1, c, h, w, k }.shared_bytes() <= SHARED_LIMIT)
+            .collect();
+        let last = fits.len() - 1;
+        assert!(fits[..last].iter().all(|&f| f), "{fits:?}");
+        assert!(!fits[last]);
+        // The shipped 19x19 MDRNN with 64 units fits.
+        let big = Dims {
+            b: 1,
+            c: 3,
+            h: 19,
+            w: 19,
+            k: 64,
+        };
+        assert!(big.shared_bytes() <= SHARED_LIMIT);
     }
 
     /// The twin, summed over the four directions, is the model's candle
