@@ -1,7 +1,9 @@
 // Batch normalisation in training mode (src/model/device_kernels/batch_norm.rs)
-// over NCHW activations, with an optional ReLU: three launches forward
-// (partial sums, statistics, normalise) and three backward (partial sums,
-// their totals, input gradient), where candle's ops take about thirty.
+// over NCHW activations, with an optional ReLU, or a residual input and a
+// ReLU: three launches forward (partial sums, statistics, normalise) and
+// three backward (partial sums, their totals, input gradient; a residual
+// block's end masks the gradient first), where candle's ops take about
+// thirty.
 //
 // Twin: batch_norm.rs's host functions run these loops in this order. Every
 // product and sum here is an explicit round-to-nearest intrinsic, so nvcc
@@ -169,6 +171,28 @@ __device__ void grad_input(const T *x, const T *dy, const float *params, const f
   }
 }
 
+// The residual block's end: relu(gamma xhat + beta + skip).
+template <typename T>
+__device__ void apply_skip(const T *x, const float *params, const T *skip, T *y, int C, int HW,
+                           long long total, float eps) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    const int c = (int)(e / HW % C);
+    const float pre =
+        __fadd_rn(pre_of(xhat_of(load(x, e), params, c, C, eps), params, c, C), load(skip, e));
+    store(y, e, pre > 0.0f ? pre : 0.0f);
+  }
+}
+
+// g = dy where the ReLU's output y passed.
+template <typename T>
+__device__ void relu_mask(const T *dy, const T *y, T *g, long long total) {
+  for (long long e = blockIdx.x * (long long)blockDim.x + threadIdx.x; e < total;
+       e += (long long)gridDim.x * blockDim.x) {
+    store(g, e, load(y, e) > 0.0f ? load(dy, e) : 0.0f);
+  }
+}
+
 extern "C" __global__ void bn_grad_combine(const float *partial, float *sums, int C, int G) {
   grad_combine(partial, sums, C, G);
 }
@@ -198,6 +222,15 @@ extern "C" __global__ void bn_grad_combine(const float *partial, float *sums, in
                                                     long long total, long long n, float eps,       \
                                                     int relu) {                                    \
     grad_input(x, dy, params, sums, dx, C, HW, total, n, eps, relu);                               \
+  }                                                                                                \
+  extern "C" __global__ void bn_apply_skip_##suffix(const T *x, const float *params, const T *skip, \
+                                                    T *y, int C, int HW, long long total,          \
+                                                    float eps) {                                   \
+    apply_skip(x, params, skip, y, C, HW, total, eps);                                             \
+  }                                                                                                \
+  extern "C" __global__ void bn_relu_mask_##suffix(const T *dy, const T *y, T *g,                  \
+                                                   long long total) {                              \
+    relu_mask(dy, y, g, total);                                                                    \
   }
 
 BN_KERNELS(float, f32)

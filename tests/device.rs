@@ -323,6 +323,55 @@ fn the_batch_norm_kernels_match_their_twin() {
             }
         }
     }
+    // The residual block's end (batch norm + skip + ReLU), with the skip
+    // input's gradient.
+    for dtype in [DType::F32, DType::BF16] {
+        let shape = [64, 16, 8, 8];
+        let x = uniform(55, 2.0, &shape, &Device::Cpu);
+        let skip = uniform(56, 1.0, &shape, &Device::Cpu);
+        let gamma = (uniform(57, 0.5, &[16], &Device::Cpu) + 1.0).unwrap();
+        let beta = uniform(58, 0.5, &[16], &Device::Cpu);
+        let weigh = uniform(59, 1.0, &shape, &Device::Cpu);
+        let run = |on: &Device| -> Vec<Tensor> {
+            let put = |t: &Tensor| {
+                Var::from_tensor(&t.to_dtype(dtype).unwrap().to_device(on).unwrap()).unwrap()
+            };
+            let (xv, sv, gv, bv) = (put(&x), put(&skip), put(&gamma), put(&beta));
+            let (y, _) = batch_norm::train_residual(
+                xv.as_tensor(),
+                gv.as_tensor(),
+                bv.as_tensor(),
+                sv.as_tensor(),
+                1e-5,
+            )
+            .unwrap();
+            let w = weigh.to_dtype(dtype).unwrap().to_device(on).unwrap();
+            let grads = (&y * w).unwrap().sum_all().unwrap().backward().unwrap();
+            let cpu = |t: &Tensor| {
+                t.to_dtype(DType::F32)
+                    .unwrap()
+                    .to_device(&Device::Cpu)
+                    .unwrap()
+            };
+            let mut out = vec![cpu(&y)];
+            for v in [&xv, &sv, &gv, &bv] {
+                out.push(cpu(grads.get(v.as_tensor()).unwrap()));
+            }
+            out
+        };
+        let (want, got) = (run(&Device::Cpu), run(&dev));
+        for (name, (a, b)) in ["y", "dx", "dskip", "dgamma", "dbeta"]
+            .iter()
+            .zip(want.iter().zip(&got))
+        {
+            let d = max_rel_diff(a, b);
+            worst = worst.max(d);
+            assert!(
+                d < 1e-5,
+                "residual {dtype:?}: {name} differs by {d} (relative)"
+            );
+        }
+    }
     eprintln!("batch-norm kernels against the twin: largest relative difference {worst:e}");
 }
 

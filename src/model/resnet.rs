@@ -345,6 +345,26 @@ impl ConvBn {
         }
     }
 
+    /// The stock path's residual end `relu(BN(conv(x)) + skip)`: on CUDA
+    /// in training, the batch norm, the add and the ReLU as one set of
+    /// device ops ([`super::device_kernels::batch_norm::train_residual`]).
+    fn forward_residual(&self, x: &Tensor, skip: &Tensor, train: bool) -> Result<Tensor> {
+        let y = super::stock_conv::conv2d(x, self.conv.weight(), self.pad)?;
+        if train && super::device_kernels::batch_norm::takes(&y) {
+            let (gamma, beta) = self.affine()?;
+            let (out, stats) = super::device_kernels::batch_norm::train_residual(
+                &y,
+                gamma,
+                beta,
+                skip,
+                self.bn.eps(),
+            )?;
+            self.update_running_on_device(&stats, y.elem_count() / y.dim(1)?)?;
+            return Ok(out);
+        }
+        (skip + self.bn.forward_t(&y, train)?)?.relu()
+    }
+
     /// [`ConvBn::update_running`] with the batch's statistics `[2, C]` on
     /// the device, by tensor ops (no copy to the host).
     fn update_running_on_device(&self, stats: &Tensor, count: usize) -> Result<()> {
@@ -683,8 +703,7 @@ impl ResNet {
                 let mut x = cba(&self.stem, planes, Act::Relu)?;
                 for b in &self.blocks {
                     let y = cba(&b.a, &x, Act::Relu)?;
-                    let y = cba(&b.b, &y, Act::Identity)?;
-                    x = (x + y)?.relu()?;
+                    x = b.b.forward_residual(&y, &x, train)?;
                 }
                 x
             }

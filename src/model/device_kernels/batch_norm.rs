@@ -44,6 +44,48 @@ pub fn train(
 ) -> Result<(Tensor, Tensor)> {
     let x = x.contiguous()?;
     let dims = Dims::of(&x)?;
+    let (stats, params) = stats_and_params(&x, dims, gamma, beta)?;
+    let eps = eps as f32;
+    let y = x.apply_op2(&params, Apply { dims, eps, relu })?;
+    Ok((y, stats))
+}
+
+/// A residual block's end: `relu(gamma (x - mean) / sqrt(var + eps) +
+/// beta + skip)`, and the batch's statistics, as [`train`] (`skip` of
+/// `x`'s shape and dtype). Gradients reach `x`, `gamma`, `beta` and
+/// `skip`.
+pub fn train_residual(
+    x: &Tensor,
+    gamma: &Tensor,
+    beta: &Tensor,
+    skip: &Tensor,
+    eps: f64,
+) -> Result<(Tensor, Tensor)> {
+    let x = x.contiguous()?;
+    let dims = Dims::of(&x)?;
+    if skip.dims() != x.dims() || skip.dtype() != x.dtype() {
+        candle_core::bail!(
+            "batch norm: the residual input is {:?} {:?}, expected {:?} {:?}",
+            skip.dims(),
+            skip.dtype(),
+            x.dims(),
+            x.dtype()
+        );
+    }
+    let (stats, params) = stats_and_params(&x, dims, gamma, beta)?;
+    let eps = eps as f32;
+    let y = x.apply_op3(&params, &skip.contiguous()?, ApplySkip { dims, eps })?;
+    Ok((y, stats))
+}
+
+/// The batch's statistics `[2, C]` and the normalisation's parameters
+/// `[mean | var | gamma | beta]` (f32, gradients reaching gamma and beta).
+fn stats_and_params(
+    x: &Tensor,
+    dims: Dims,
+    gamma: &Tensor,
+    beta: &Tensor,
+) -> Result<(Tensor, Tensor)> {
     for (name, t) in [("gamma", gamma), ("beta", beta)] {
         if t.dims() != [dims.c] {
             candle_core::bail!(
@@ -62,9 +104,7 @@ pub fn train(
         ],
         0,
     )?;
-    let eps = eps as f32;
-    let y = x.apply_op2(&params, Apply { dims, eps, relu })?;
-    Ok((y, stats))
+    Ok((stats, params))
 }
 
 /// An activation's sizes: `b` boards of `c` channels of `hw` values.
@@ -130,6 +170,17 @@ struct Apply {
     dims: Dims,
     eps: f32,
     relu: bool,
+}
+
+/// The residual block's end: `(x, params [4C], skip) -> y`.
+struct ApplySkip {
+    dims: Dims,
+    eps: f32,
+}
+
+/// `(dy, y) -> g`: `dy` where the ReLU's output passed.
+struct ReluMask {
+    dims: Dims,
 }
 
 /// `(x, dy, params [4C]) -> [2, C]`: sum of `g xhat`, sum of `g`.
@@ -226,6 +277,100 @@ impl CustomOp2 for Apply {
         // through them are in dx already.
         let dparams = Tensor::cat(&[sums.zeros_like()?, sums], 0)?.flatten_all()?;
         Ok((dx, Some(dparams)))
+    }
+}
+
+impl CustomOp3 for ApplySkip {
+    fn name(&self) -> &'static str {
+        "batch-norm-residual"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+        s3: &CpuStorage,
+        l3: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let x = widened(self.name(), s1, l1)?;
+        let skip = widened(self.name(), s3, l3)?;
+        if x.len() != self.dims.total() || skip.len() != x.len() {
+            candle_core::bail!("{}: sizes differ from {:?}", self.name(), self.dims);
+        }
+        let params = f32_params(self.name(), s2, l2, 4 * self.dims.c)?;
+        let y = apply_skip_host(&x, &params, &skip, self.dims, self.eps);
+        Ok((narrowed(s1, y), l1.shape().clone()))
+    }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+        s3: &candle_core::CudaStorage,
+        l3: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        cuda::apply_skip(self.dims, self.eps, [(s1, l1), (s2, l2), (s3, l3)])
+    }
+
+    fn bwd(
+        &self,
+        x: &Tensor,
+        params: &Tensor,
+        _skip: &Tensor,
+        y: &Tensor,
+        dy: &Tensor,
+    ) -> Result<(Option<Tensor>, Option<Tensor>, Option<Tensor>)> {
+        let (dims, eps) = (self.dims, self.eps);
+        let g = dy.contiguous()?.apply_op2_no_bwd(y, &ReluMask { dims })?;
+        // Past the mask, the batch norm's own backward without a ReLU.
+        let relu = false;
+        let sums = x.apply_op3_no_bwd(&g, params, &GradSums { dims, eps, relu })?;
+        let dx = if x.track_op() {
+            let with_sums = Tensor::cat(&[params, &sums.flatten_all()?], 0)?;
+            Some(x.apply_op3_no_bwd(&g, &with_sums, &GradInput { dims, eps, relu })?)
+        } else {
+            None
+        };
+        let dparams = Tensor::cat(&[sums.zeros_like()?, sums], 0)?.flatten_all()?;
+        Ok((dx, Some(dparams), Some(g)))
+    }
+}
+
+impl CustomOp2 for ReluMask {
+    fn name(&self) -> &'static str {
+        "batch-norm-relu-mask"
+    }
+
+    fn cpu_fwd(
+        &self,
+        s1: &CpuStorage,
+        l1: &Layout,
+        s2: &CpuStorage,
+        l2: &Layout,
+    ) -> Result<(CpuStorage, Shape)> {
+        let dy = widened(self.name(), s1, l1)?;
+        let y = widened(self.name(), s2, l2)?;
+        if dy.len() != self.dims.total() || y.len() != dy.len() {
+            candle_core::bail!("{}: sizes differ from {:?}", self.name(), self.dims);
+        }
+        let g = relu_mask_host(&dy, &y);
+        Ok((narrowed(s1, g), l1.shape().clone()))
+    }
+
+    #[cfg(feature = "cuda")]
+    fn cuda_fwd(
+        &self,
+        s1: &candle_core::CudaStorage,
+        l1: &Layout,
+        s2: &candle_core::CudaStorage,
+        l2: &Layout,
+    ) -> Result<(candle_core::CudaStorage, Shape)> {
+        cuda::relu_mask(self.dims, (s1, l1), (s2, l2))
     }
 }
 
@@ -429,6 +574,31 @@ pub(crate) fn apply_host(x: &[f32], p: &[f32], d: Dims, eps: f32, relu: bool) ->
                 pre
             }
         })
+        .collect()
+}
+
+/// The twin of `bn_apply_skip`.
+pub(crate) fn apply_skip_host(x: &[f32], p: &[f32], skip: &[f32], d: Dims, eps: f32) -> Vec<f32> {
+    x.iter()
+        .zip(skip)
+        .enumerate()
+        .map(|(e, (&v, &s))| {
+            let ch = e / d.hw % d.c;
+            let pre = pre_of(xhat_of(v, p, ch, d.c, eps), p, ch, d.c) + s;
+            if passes(pre) {
+                pre
+            } else {
+                0.0
+            }
+        })
+        .collect()
+}
+
+/// The twin of `bn_relu_mask`.
+pub(crate) fn relu_mask_host(dy: &[f32], y: &[f32]) -> Vec<f32> {
+    dy.iter()
+        .zip(y)
+        .map(|(&g, &v)| if passes(v) { g } else { 0.0 })
         .collect()
 }
 
@@ -659,6 +829,111 @@ mod cuda {
                 unsafe { b.launch(elementwise(d)) }.w()?;
                 CudaStorage::wrap_cuda_slice(y, dev)
             }
+        };
+        Ok((out, l1.shape().clone()))
+    }
+
+    /// A scalar argument of a kernel.
+    #[derive(Clone, Copy)]
+    enum Scalar {
+        I32(i32),
+        I64(i64),
+        F32(f32),
+    }
+
+    /// An element-wise kernel of `kernels/batch_norm.cu` over `d`'s
+    /// values in T: its first T input, the f32 `params` if any, the other
+    /// T inputs, a new T output, then the scalars.
+    fn typed_elementwise<T>(
+        dev: &candle_core::CudaDevice,
+        name: &str,
+        d: Dims,
+        inputs: &[(&CudaStorage, &Layout)],
+        params: Option<(&CudaStorage, &Layout)>,
+        scalars: &[Scalar],
+    ) -> Result<CudaStorage>
+    where
+        T: candle_core::cuda_backend::CudaDType
+            + candle_core::cuda_backend::cudarc::driver::DeviceRepr,
+    {
+        let f = dev.get_or_load_custom_func(name, "plies_batch_norm", PTX)?;
+        let views = inputs
+            .iter()
+            .map(|(s, l)| Ok(s.as_cuda_slice::<T>()?.slice(l.start_offset()..)))
+            .collect::<Result<Vec<_>>>()?;
+        let params = match params {
+            Some((s, l)) => Some(s.as_cuda_slice::<f32>()?.slice(l.start_offset()..)),
+            None => None,
+        };
+        // SAFETY: every element is written by the kernel.
+        let out = unsafe { dev.alloc::<T>(d.total())? };
+        let mut b = f.builder();
+        b.arg(&views[0]);
+        if let Some(p) = &params {
+            b.arg(p);
+        }
+        for v in &views[1..] {
+            b.arg(v);
+        }
+        b.arg(&out);
+        for s in scalars {
+            match s {
+                Scalar::I32(v) => b.arg(v),
+                Scalar::I64(v) => b.arg(v),
+                Scalar::F32(v) => b.arg(v),
+            };
+        }
+        // SAFETY: the arguments match the kernel's signature.
+        unsafe { b.launch(elementwise(d)) }.w()?;
+        Ok(CudaStorage::wrap_cuda_slice(out, dev.clone()))
+    }
+
+    pub(super) fn apply_skip(
+        d: Dims,
+        eps: f32,
+        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+    ) -> Result<(CudaStorage, Shape)> {
+        contiguous(&[l1, l2, l3])?;
+        let sfx = suffix(s1)?;
+        if s3.dtype() != s1.dtype() {
+            candle_core::bail!("batch norm: the residual input's dtype differs from the input's");
+        }
+        let dev = s1.device().clone();
+        let (c, hw, total) = (int(d.c)?, int(d.hw)?, d.total() as i64);
+        let name = format!("bn_apply_skip_{sfx}");
+        let scalars = [
+            Scalar::I32(c),
+            Scalar::I32(hw),
+            Scalar::I64(total),
+            Scalar::F32(eps),
+        ];
+        let inputs = [(s1, l1), (s3, l3)];
+        let params = Some((s2, l2));
+        let out = match s1.dtype() {
+            DType::F32 => typed_elementwise::<f32>(&dev, &name, d, &inputs, params, &scalars)?,
+            _ => typed_elementwise::<half::bf16>(&dev, &name, d, &inputs, params, &scalars)?,
+        };
+        Ok((out, l1.shape().clone()))
+    }
+
+    pub(super) fn relu_mask(
+        d: Dims,
+        (s1, l1): (&CudaStorage, &Layout),
+        (s2, l2): (&CudaStorage, &Layout),
+    ) -> Result<(CudaStorage, Shape)> {
+        contiguous(&[l1, l2])?;
+        let sfx = suffix(s1)?;
+        if s2.dtype() != s1.dtype() {
+            candle_core::bail!("batch norm: the output's dtype differs from the gradient's");
+        }
+        let dev = s1.device().clone();
+        let total = d.total() as i64;
+        let name = format!("bn_relu_mask_{sfx}");
+        let scalars = [Scalar::I64(total)];
+        let inputs = [(s1, l1), (s2, l2)];
+        let out = match s1.dtype() {
+            DType::F32 => typed_elementwise::<f32>(&dev, &name, d, &inputs, None, &scalars)?,
+            _ => typed_elementwise::<half::bf16>(&dev, &name, d, &inputs, None, &scalars)?,
         };
         Ok((out, l1.shape().clone()))
     }
@@ -919,6 +1194,68 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The residual block's end equals candle's batch norm, then the skip
+    /// added, then ReLU, in values and in the gradients of x, gamma, beta
+    /// and the skip input.
+    #[test]
+    fn the_residual_end_is_candles_norm_add_relu() {
+        let dev = Device::Cpu;
+        let mut rng = SeededTensors::new(22);
+        for shape in [vec![5, 3, 4, 4], vec![40, 6, 8, 8]] {
+            let c = shape[1];
+            let x =
+                Var::from_tensor(&rng.randn(0.0, 1.5, shape.as_slice(), &dev).unwrap()).unwrap();
+            let skip =
+                Var::from_tensor(&rng.randn(0.0, 1.0, shape.as_slice(), &dev).unwrap()).unwrap();
+            let gamma = Var::from_tensor(&rng.rand(0.5, 1.5, c, &dev).unwrap()).unwrap();
+            let beta = Var::from_tensor(&rng.rand(-0.5, 0.5, c, &dev).unwrap()).unwrap();
+            let weigh = rng.rand(-1.0, 1.0, shape.as_slice(), &dev).unwrap();
+            let (y, _) = train_residual(
+                x.as_tensor(),
+                gamma.as_tensor(),
+                beta.as_tensor(),
+                skip.as_tensor(),
+                1e-5,
+            )
+            .unwrap();
+            let (normed, _) = candle_bn(x.as_tensor(), &gamma, &beta, false);
+            let want = (skip.as_tensor() + normed).unwrap().relu().unwrap();
+            let scale = 1.0 + max_abs(&want);
+            assert!(max_diff(&y, &want) < 2e-5 * scale, "{shape:?}: values");
+            let g_op = (y * &weigh).unwrap().sum_all().unwrap().backward().unwrap();
+            let g_ref = (want * &weigh)
+                .unwrap()
+                .sum_all()
+                .unwrap()
+                .backward()
+                .unwrap();
+            for (name, v) in [
+                ("x", &x),
+                ("gamma", &gamma),
+                ("beta", &beta),
+                ("skip", &skip),
+            ] {
+                let (a, b) = (
+                    g_op.get(v.as_tensor()).unwrap(),
+                    g_ref.get(v.as_tensor()).unwrap(),
+                );
+                let scale = 1.0 + max_abs(b);
+                assert!(
+                    max_diff(a, b) < 1e-4 * scale,
+                    "{shape:?}: d{name} differs by {}",
+                    max_diff(a, b)
+                );
+            }
+        }
+        let x = Tensor::zeros((2, 3, 2, 2), DType::F32, &dev).unwrap();
+        let g = Tensor::ones(3, DType::F32, &dev).unwrap();
+        let wrong = Tensor::zeros((2, 3, 2, 1), DType::F32, &dev).unwrap();
+        let err = train_residual(&x, &g, &g, &wrong, 1e-5)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("residual input"), "{err}");
     }
 
     /// In bf16 the ops read bf16, compute in f32 and round once: the
