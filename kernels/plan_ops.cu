@@ -8,22 +8,7 @@
 // bf16 is handled as its bits, rounded to nearest even as the CPU twin's
 // Precision::store rounds, so no toolkit header is needed.
 
-typedef unsigned short bf16_bits;
-
-__device__ __forceinline__ float load(const float *p, long long i) { return p[i]; }
-__device__ __forceinline__ float load(const bf16_bits *p, long long i) {
-  return __uint_as_float(((unsigned int)p[i]) << 16);
-}
-__device__ __forceinline__ void store(float *p, long long i, float v) { p[i] = v; }
-__device__ __forceinline__ void store(bf16_bits *p, long long i, float v) {
-  unsigned int u = __float_as_uint(v);
-  if ((u & 0x7fffffffu) > 0x7f800000u) {
-    p[i] = (bf16_bits)((u >> 16) | 0x40u); // a quiet NaN stays NaN
-    return;
-  }
-  u += 0x7fffu + ((u >> 16) & 1u);
-  p[i] = (bf16_bits)(u >> 16);
-}
+#include "bf16.cuh"
 
 // PlanAct: 0 identity, 1 ReLU, 2 tanh, 3 sigmoid, 4 Elliott (b x / (1 + |b x|)).
 __device__ __forceinline__ float activate(float x, int act, float coef) {

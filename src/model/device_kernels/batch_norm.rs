@@ -666,10 +666,14 @@ pub fn split_stats(stats: &Tensor) -> Result<(Tensor, Tensor)> {
 
 #[cfg(feature = "cuda")]
 mod cuda {
+    //! The launches. Each kernel's body is written once over the storage
+    //! type T (f32 or bf16); the public functions pick T by dtype.
     use super::Dims;
     use candle_core::backend::BackendStorage;
-    use candle_core::cuda_backend::cudarc::driver::{LaunchConfig, PushKernelArg};
-    use candle_core::cuda_backend::WrapErr;
+    use candle_core::cuda_backend::cudarc::driver::{
+        CudaView, DeviceRepr, LaunchArgs, LaunchConfig, PushKernelArg,
+    };
+    use candle_core::cuda_backend::{CudaDType, WrapErr};
     use candle_core::{CudaStorage, DType, Layout, Result, Shape};
 
     const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/batch_norm.ptx"));
@@ -679,19 +683,26 @@ mod cuda {
         i32::try_from(v).map_err(|_| candle_core::Error::Msg(format!("batch norm: {v} too large")))
     }
 
-    fn suffix(s: &CudaStorage) -> Result<&'static str> {
-        match s.dtype() {
+    /// The storages' common dtype as a kernel suffix, checking they are
+    /// contiguous and of one float dtype.
+    fn suffix(typed: &[(&CudaStorage, &Layout)]) -> Result<&'static str> {
+        if typed.iter().any(|(_, l)| !l.is_contiguous()) {
+            candle_core::bail!("batch norm: contiguous tensors only");
+        }
+        let dtype = typed[0].0.dtype();
+        if typed.iter().any(|(s, _)| s.dtype() != dtype) {
+            candle_core::bail!("batch norm: the operands' dtypes differ");
+        }
+        match dtype {
             DType::F32 => Ok("f32"),
             DType::BF16 => Ok("bf16"),
             other => candle_core::bail!("batch norm: f32 or bf16 only, got {other:?}"),
         }
     }
 
-    fn contiguous(ls: &[&Layout]) -> Result<()> {
-        if ls.iter().any(|l| !l.is_contiguous()) {
-            candle_core::bail!("batch norm: contiguous tensors only");
-        }
-        Ok(())
+    /// A storage's values from its layout's start.
+    fn view<'a, T: CudaDType>(s: &'a CudaStorage, l: &Layout) -> Result<CudaView<'a, T>> {
+        Ok(s.as_cuda_slice::<T>()?.slice(l.start_offset()..))
     }
 
     /// One block per (channel, chunk).
@@ -722,366 +733,301 @@ mod cuda {
         }
     }
 
-    /// Runs `$body` with `$x` bound to the storage's typed view.
-    macro_rules! typed {
-        ($s:expr, $l:expr, |$x:ident| $body:expr) => {
-            match $s.dtype() {
-                DType::F32 => {
-                    let $x = $s.as_cuda_slice::<f32>()?.slice($l.start_offset()..);
-                    $body
-                }
-                _ => {
-                    let $x = $s.as_cuda_slice::<half::bf16>()?.slice($l.start_offset()..);
-                    $body
-                }
-            }
+    /// A kernel of `kernels/batch_norm.cu` by name, loaded once per device.
+    macro_rules! kernel {
+        ($dev:expr, $name:expr) => {
+            $dev.get_or_load_custom_func($name, "plies_batch_norm", PTX)?
         };
     }
 
-    pub(super) fn stats(d: Dims, s: &CudaStorage, l: &Layout) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l])?;
-        let sfx = suffix(s)?;
+    /// Queues a launch whose arguments are pushed.
+    fn go(mut b: LaunchArgs<'_>, cfg: LaunchConfig) -> Result<()> {
+        // SAFETY: each caller pushes the arguments of its kernel's
+        // signature in kernels/batch_norm.cu, with buffers of the sizes it
+        // reads and writes.
+        unsafe { b.launch(cfg) }.w()?;
+        Ok(())
+    }
+
+    /// The sizes every launch reads: C, HW, and N or the element count.
+    struct Sizes {
+        c: i32,
+        hw: i32,
+        n: i64,
+        total: i64,
+        groups: i32,
+    }
+
+    impl Sizes {
+        fn of(d: Dims) -> Result<Self> {
+            Ok(Sizes {
+                c: int(d.c)?,
+                hw: int(d.hw)?,
+                n: d.n() as i64,
+                total: d.total() as i64,
+                groups: int(d.groups())?,
+            })
+        }
+    }
+
+    fn stats_t<T: CudaDType + DeviceRepr>(
+        d: Dims,
+        (s, l): (&CudaStorage, &Layout),
+        sfx: &str,
+    ) -> Result<CudaStorage> {
         let dev = s.device().clone();
-        let g = d.groups();
-        let partial = dev.alloc_zeros::<f32>(d.c * g * 2)?;
+        let z = Sizes::of(d)?;
+        let x = view::<T>(s, l)?;
+        let partial = dev.alloc_zeros::<f32>(d.c * d.groups() * 2)?;
         let out = dev.alloc_zeros::<f32>(2 * d.c)?;
-        let (c, hw, n, gi) = (int(d.c)?, int(d.hw)?, d.n() as i64, int(g)?);
-        let f = dev.get_or_load_custom_func(
-            &format!("bn_stats_partial_{sfx}"),
-            "plies_batch_norm",
-            PTX,
-        )?;
-        typed!(s, l, |x| {
+        {
+            let f = kernel!(&dev, &format!("bn_stats_partial_{sfx}"));
             let mut b = f.builder();
-            b.arg(&x).arg(&partial).arg(&c).arg(&hw).arg(&n).arg(&gi);
-            // SAFETY: the arguments match the kernel's signature, and
-            // `partial` holds C * G pairs.
-            unsafe { b.launch(reduction(d)) }.w()?;
-        });
-        let f = dev.get_or_load_custom_func(
-            &format!("bn_stats_combine_{sfx}"),
-            "plies_batch_norm",
-            PTX,
-        )?;
-        typed!(s, l, |x| {
+            b.arg(&x)
+                .arg(&partial)
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.n)
+                .arg(&z.groups);
+            go(b, reduction(d))?;
+        }
+        {
+            let f = kernel!(&dev, &format!("bn_stats_combine_{sfx}"));
             let mut b = f.builder();
             b.arg(&x)
                 .arg(&partial)
                 .arg(&out)
-                .arg(&c)
-                .arg(&hw)
-                .arg(&n)
-                .arg(&gi);
-            // SAFETY: as above; `out` holds 2 C floats.
-            unsafe { b.launch(per_channel(d)) }.w()?;
-        });
-        Ok((
-            CudaStorage::wrap_cuda_slice(out, dev),
-            Shape::from((2, d.c)),
-        ))
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.n)
+                .arg(&z.groups);
+            go(b, per_channel(d))?;
+        }
+        Ok(CudaStorage::wrap_cuda_slice(out, dev))
+    }
+
+    pub(super) fn stats(d: Dims, s: &CudaStorage, l: &Layout) -> Result<(CudaStorage, Shape)> {
+        let sfx = suffix(&[(s, l)])?;
+        let out = match s.dtype() {
+            DType::F32 => stats_t::<f32>(d, (s, l), sfx)?,
+            _ => stats_t::<half::bf16>(d, (s, l), sfx)?,
+        };
+        Ok((out, Shape::from((2, d.c))))
+    }
+
+    fn apply_t<T: CudaDType + DeviceRepr>(
+        d: Dims,
+        eps: f32,
+        relu: bool,
+        (s1, l1): (&CudaStorage, &Layout),
+        (s2, l2): (&CudaStorage, &Layout),
+        sfx: &str,
+    ) -> Result<CudaStorage> {
+        let dev = s1.device().clone();
+        let (z, relu) = (Sizes::of(d)?, i32::from(relu));
+        let (x, params) = (view::<T>(s1, l1)?, view::<f32>(s2, l2)?);
+        // SAFETY: every element is written by the kernel.
+        let y = unsafe { dev.alloc::<T>(d.total())? };
+        {
+            let f = kernel!(&dev, &format!("bn_apply_{sfx}"));
+            let mut b = f.builder();
+            b.arg(&x)
+                .arg(&params)
+                .arg(&y)
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.total)
+                .arg(&eps)
+                .arg(&relu);
+            go(b, elementwise(d))?;
+        }
+        Ok(CudaStorage::wrap_cuda_slice(y, dev))
     }
 
     pub(super) fn apply(
         d: Dims,
         eps: f32,
         relu: bool,
-        (s1, l1): (&CudaStorage, &Layout),
-        (s2, l2): (&CudaStorage, &Layout),
+        a: (&CudaStorage, &Layout),
+        params: (&CudaStorage, &Layout),
     ) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l1, l2])?;
-        let sfx = suffix(s1)?;
-        let dev = s1.device().clone();
-        let params = s2.as_cuda_slice::<f32>()?.slice(l2.start_offset()..);
-        let (c, hw, total, relu) = (int(d.c)?, int(d.hw)?, d.total() as i64, i32::from(relu));
-        let f = dev.get_or_load_custom_func(&format!("bn_apply_{sfx}"), "plies_batch_norm", PTX)?;
-        let out = match s1.dtype() {
-            DType::F32 => {
-                let x = s1.as_cuda_slice::<f32>()?.slice(l1.start_offset()..);
-                // SAFETY: every element is written by the kernel.
-                let y = unsafe { dev.alloc::<f32>(d.total())? };
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&params)
-                    .arg(&y)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&total)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: the arguments match the kernel's signature.
-                unsafe { b.launch(elementwise(d)) }.w()?;
-                CudaStorage::wrap_cuda_slice(y, dev)
-            }
-            _ => {
-                let x = s1.as_cuda_slice::<half::bf16>()?.slice(l1.start_offset()..);
-                // SAFETY: every element is written by the kernel.
-                let y = unsafe { dev.alloc::<half::bf16>(d.total())? };
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&params)
-                    .arg(&y)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&total)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: as above.
-                unsafe { b.launch(elementwise(d)) }.w()?;
-                CudaStorage::wrap_cuda_slice(y, dev)
-            }
+        let sfx = suffix(&[a])?;
+        let out = match a.0.dtype() {
+            DType::F32 => apply_t::<f32>(d, eps, relu, a, params, sfx)?,
+            _ => apply_t::<half::bf16>(d, eps, relu, a, params, sfx)?,
         };
-        Ok((out, l1.shape().clone()))
+        Ok((out, a.1.shape().clone()))
     }
 
-    /// A scalar argument of a kernel.
-    #[derive(Clone, Copy)]
-    enum Scalar {
-        I32(i32),
-        I64(i64),
-        F32(f32),
-    }
-
-    /// An element-wise kernel of `kernels/batch_norm.cu` over `d`'s
-    /// values in T: its first T input, the f32 `params` if any, the other
-    /// T inputs, a new T output, then the scalars.
-    fn typed_elementwise<T>(
-        dev: &candle_core::CudaDevice,
-        name: &str,
+    fn apply_skip_t<T: CudaDType + DeviceRepr>(
         d: Dims,
-        inputs: &[(&CudaStorage, &Layout)],
-        params: Option<(&CudaStorage, &Layout)>,
-        scalars: &[Scalar],
-    ) -> Result<CudaStorage>
-    where
-        T: candle_core::cuda_backend::CudaDType
-            + candle_core::cuda_backend::cudarc::driver::DeviceRepr,
-    {
-        let f = dev.get_or_load_custom_func(name, "plies_batch_norm", PTX)?;
-        let views = inputs
-            .iter()
-            .map(|(s, l)| Ok(s.as_cuda_slice::<T>()?.slice(l.start_offset()..)))
-            .collect::<Result<Vec<_>>>()?;
-        let params = match params {
-            Some((s, l)) => Some(s.as_cuda_slice::<f32>()?.slice(l.start_offset()..)),
-            None => None,
-        };
+        eps: f32,
+        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        sfx: &str,
+    ) -> Result<CudaStorage> {
+        let dev = s1.device().clone();
+        let z = Sizes::of(d)?;
+        let (x, params, skip) = (view::<T>(s1, l1)?, view::<f32>(s2, l2)?, view::<T>(s3, l3)?);
         // SAFETY: every element is written by the kernel.
-        let out = unsafe { dev.alloc::<T>(d.total())? };
-        let mut b = f.builder();
-        b.arg(&views[0]);
-        if let Some(p) = &params {
-            b.arg(p);
+        let y = unsafe { dev.alloc::<T>(d.total())? };
+        {
+            let f = kernel!(&dev, &format!("bn_apply_skip_{sfx}"));
+            let mut b = f.builder();
+            b.arg(&x)
+                .arg(&params)
+                .arg(&skip)
+                .arg(&y)
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.total)
+                .arg(&eps);
+            go(b, elementwise(d))?;
         }
-        for v in &views[1..] {
-            b.arg(v);
-        }
-        b.arg(&out);
-        for s in scalars {
-            match s {
-                Scalar::I32(v) => b.arg(v),
-                Scalar::I64(v) => b.arg(v),
-                Scalar::F32(v) => b.arg(v),
-            };
-        }
-        // SAFETY: the arguments match the kernel's signature.
-        unsafe { b.launch(elementwise(d)) }.w()?;
-        Ok(CudaStorage::wrap_cuda_slice(out, dev.clone()))
+        Ok(CudaStorage::wrap_cuda_slice(y, dev))
     }
 
     pub(super) fn apply_skip(
         d: Dims,
         eps: f32,
-        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        args: [(&CudaStorage, &Layout); 3],
     ) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l1, l2, l3])?;
-        let sfx = suffix(s1)?;
-        if s3.dtype() != s1.dtype() {
-            candle_core::bail!("batch norm: the residual input's dtype differs from the input's");
-        }
-        let dev = s1.device().clone();
-        let (c, hw, total) = (int(d.c)?, int(d.hw)?, d.total() as i64);
-        let name = format!("bn_apply_skip_{sfx}");
-        let scalars = [
-            Scalar::I32(c),
-            Scalar::I32(hw),
-            Scalar::I64(total),
-            Scalar::F32(eps),
-        ];
-        let inputs = [(s1, l1), (s3, l3)];
-        let params = Some((s2, l2));
-        let out = match s1.dtype() {
-            DType::F32 => typed_elementwise::<f32>(&dev, &name, d, &inputs, params, &scalars)?,
-            _ => typed_elementwise::<half::bf16>(&dev, &name, d, &inputs, params, &scalars)?,
+        let sfx = suffix(&[args[0], args[2]])?;
+        let out = match args[0].0.dtype() {
+            DType::F32 => apply_skip_t::<f32>(d, eps, args, sfx)?,
+            _ => apply_skip_t::<half::bf16>(d, eps, args, sfx)?,
         };
-        Ok((out, l1.shape().clone()))
+        Ok((out, args[0].1.shape().clone()))
+    }
+
+    fn relu_mask_t<T: CudaDType + DeviceRepr>(
+        d: Dims,
+        (s1, l1): (&CudaStorage, &Layout),
+        (s2, l2): (&CudaStorage, &Layout),
+        sfx: &str,
+    ) -> Result<CudaStorage> {
+        let dev = s1.device().clone();
+        let total = d.total() as i64;
+        let (dy, y) = (view::<T>(s1, l1)?, view::<T>(s2, l2)?);
+        // SAFETY: every element is written by the kernel.
+        let g = unsafe { dev.alloc::<T>(d.total())? };
+        {
+            let f = kernel!(&dev, &format!("bn_relu_mask_{sfx}"));
+            let mut b = f.builder();
+            b.arg(&dy).arg(&y).arg(&g).arg(&total);
+            go(b, elementwise(d))?;
+        }
+        Ok(CudaStorage::wrap_cuda_slice(g, dev))
     }
 
     pub(super) fn relu_mask(
         d: Dims,
-        (s1, l1): (&CudaStorage, &Layout),
-        (s2, l2): (&CudaStorage, &Layout),
+        dy: (&CudaStorage, &Layout),
+        y: (&CudaStorage, &Layout),
     ) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l1, l2])?;
-        let sfx = suffix(s1)?;
-        if s2.dtype() != s1.dtype() {
-            candle_core::bail!("batch norm: the output's dtype differs from the gradient's");
-        }
-        let dev = s1.device().clone();
-        let total = d.total() as i64;
-        let name = format!("bn_relu_mask_{sfx}");
-        let scalars = [Scalar::I64(total)];
-        let inputs = [(s1, l1), (s2, l2)];
-        let out = match s1.dtype() {
-            DType::F32 => typed_elementwise::<f32>(&dev, &name, d, &inputs, None, &scalars)?,
-            _ => typed_elementwise::<half::bf16>(&dev, &name, d, &inputs, None, &scalars)?,
+        let sfx = suffix(&[dy, y])?;
+        let out = match dy.0.dtype() {
+            DType::F32 => relu_mask_t::<f32>(d, dy, y, sfx)?,
+            _ => relu_mask_t::<half::bf16>(d, dy, y, sfx)?,
         };
-        Ok((out, l1.shape().clone()))
+        Ok((out, dy.1.shape().clone()))
+    }
+
+    fn grad_sums_t<T: CudaDType + DeviceRepr>(
+        d: Dims,
+        eps: f32,
+        relu: bool,
+        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        sfx: &str,
+    ) -> Result<CudaStorage> {
+        let dev = s1.device().clone();
+        let (z, relu) = (Sizes::of(d)?, i32::from(relu));
+        let (x, dy, params) = (view::<T>(s1, l1)?, view::<T>(s2, l2)?, view::<f32>(s3, l3)?);
+        let partial = dev.alloc_zeros::<f32>(d.c * d.groups() * 2)?;
+        let out = dev.alloc_zeros::<f32>(2 * d.c)?;
+        {
+            let f = kernel!(&dev, &format!("bn_grad_partial_{sfx}"));
+            let mut b = f.builder();
+            b.arg(&x)
+                .arg(&dy)
+                .arg(&params)
+                .arg(&partial)
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.n)
+                .arg(&z.groups)
+                .arg(&eps)
+                .arg(&relu);
+            go(b, reduction(d))?;
+        }
+        {
+            let f = kernel!(&dev, "bn_grad_combine");
+            let mut b = f.builder();
+            b.arg(&partial).arg(&out).arg(&z.c).arg(&z.groups);
+            go(b, per_channel(d))?;
+        }
+        Ok(CudaStorage::wrap_cuda_slice(out, dev))
     }
 
     pub(super) fn grad_sums(
         d: Dims,
         eps: f32,
         relu: bool,
-        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        args: [(&CudaStorage, &Layout); 3],
     ) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l1, l2, l3])?;
-        let sfx = suffix(s1)?;
-        if s2.dtype() != s1.dtype() {
-            candle_core::bail!("batch norm: the gradient's dtype differs from the input's");
-        }
+        let sfx = suffix(&args[..2])?;
+        let out = match args[0].0.dtype() {
+            DType::F32 => grad_sums_t::<f32>(d, eps, relu, args, sfx)?,
+            _ => grad_sums_t::<half::bf16>(d, eps, relu, args, sfx)?,
+        };
+        Ok((out, Shape::from((2, d.c))))
+    }
+
+    fn grad_input_t<T: CudaDType + DeviceRepr>(
+        d: Dims,
+        eps: f32,
+        relu: bool,
+        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        sfx: &str,
+    ) -> Result<CudaStorage> {
         let dev = s1.device().clone();
-        let g = d.groups();
-        let partial = dev.alloc_zeros::<f32>(d.c * g * 2)?;
-        let out = dev.alloc_zeros::<f32>(2 * d.c)?;
-        let params = s3.as_cuda_slice::<f32>()?.slice(l3.start_offset()..);
-        let (c, hw, n, gi, relu) = (
-            int(d.c)?,
-            int(d.hw)?,
-            d.n() as i64,
-            int(g)?,
-            i32::from(relu),
-        );
-        let f = dev.get_or_load_custom_func(
-            &format!("bn_grad_partial_{sfx}"),
-            "plies_batch_norm",
-            PTX,
-        )?;
-        match s1.dtype() {
-            DType::F32 => {
-                let x = s1.as_cuda_slice::<f32>()?.slice(l1.start_offset()..);
-                let dy = s2.as_cuda_slice::<f32>()?.slice(l2.start_offset()..);
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&dy)
-                    .arg(&params)
-                    .arg(&partial)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&n)
-                    .arg(&gi)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: the arguments match the kernel's signature.
-                unsafe { b.launch(reduction(d)) }.w()?;
-            }
-            _ => {
-                let x = s1.as_cuda_slice::<half::bf16>()?.slice(l1.start_offset()..);
-                let dy = s2.as_cuda_slice::<half::bf16>()?.slice(l2.start_offset()..);
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&dy)
-                    .arg(&params)
-                    .arg(&partial)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&n)
-                    .arg(&gi)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: as above.
-                unsafe { b.launch(reduction(d)) }.w()?;
-            }
+        let (z, relu) = (Sizes::of(d)?, i32::from(relu));
+        let (x, dy) = (view::<T>(s1, l1)?, view::<T>(s2, l2)?);
+        let all = s3.as_cuda_slice::<f32>()?;
+        let params = all.slice(l3.start_offset()..);
+        let sums = all.slice(l3.start_offset() + 4 * d.c..);
+        // SAFETY: every element is written by the kernel.
+        let dx = unsafe { dev.alloc::<T>(d.total())? };
+        {
+            let f = kernel!(&dev, &format!("bn_grad_input_{sfx}"));
+            let mut b = f.builder();
+            b.arg(&x)
+                .arg(&dy)
+                .arg(&params)
+                .arg(&sums)
+                .arg(&dx)
+                .arg(&z.c)
+                .arg(&z.hw)
+                .arg(&z.total)
+                .arg(&z.n)
+                .arg(&eps)
+                .arg(&relu);
+            go(b, elementwise(d))?;
         }
-        let f = dev.get_or_load_custom_func("bn_grad_combine", "plies_batch_norm", PTX)?;
-        let mut b = f.builder();
-        b.arg(&partial).arg(&out).arg(&c).arg(&gi);
-        // SAFETY: `partial` holds C * G pairs, `out` 2 C floats.
-        unsafe { b.launch(per_channel(d)) }.w()?;
-        Ok((
-            CudaStorage::wrap_cuda_slice(out, dev),
-            Shape::from((2, d.c)),
-        ))
+        Ok(CudaStorage::wrap_cuda_slice(dx, dev))
     }
 
     pub(super) fn grad_input(
         d: Dims,
         eps: f32,
         relu: bool,
-        [(s1, l1), (s2, l2), (s3, l3)]: [(&CudaStorage, &Layout); 3],
+        args: [(&CudaStorage, &Layout); 3],
     ) -> Result<(CudaStorage, Shape)> {
-        contiguous(&[l1, l2, l3])?;
-        let sfx = suffix(s1)?;
-        if s2.dtype() != s1.dtype() {
-            candle_core::bail!("batch norm: the gradient's dtype differs from the input's");
-        }
-        let dev = s1.device().clone();
-        let all = s3.as_cuda_slice::<f32>()?;
-        let params = all.slice(l3.start_offset()..);
-        let sums = all.slice(l3.start_offset() + 4 * d.c..);
-        let (c, hw, total, n, relu) = (
-            int(d.c)?,
-            int(d.hw)?,
-            d.total() as i64,
-            d.n() as i64,
-            i32::from(relu),
-        );
-        let f =
-            dev.get_or_load_custom_func(&format!("bn_grad_input_{sfx}"), "plies_batch_norm", PTX)?;
-        let out = match s1.dtype() {
-            DType::F32 => {
-                let x = s1.as_cuda_slice::<f32>()?.slice(l1.start_offset()..);
-                let dy = s2.as_cuda_slice::<f32>()?.slice(l2.start_offset()..);
-                // SAFETY: every element is written by the kernel.
-                let dx = unsafe { dev.alloc::<f32>(d.total())? };
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&dy)
-                    .arg(&params)
-                    .arg(&sums)
-                    .arg(&dx)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&total)
-                    .arg(&n)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: the arguments match the kernel's signature.
-                unsafe { b.launch(elementwise(d)) }.w()?;
-                CudaStorage::wrap_cuda_slice(dx, dev)
-            }
-            _ => {
-                let x = s1.as_cuda_slice::<half::bf16>()?.slice(l1.start_offset()..);
-                let dy = s2.as_cuda_slice::<half::bf16>()?.slice(l2.start_offset()..);
-                // SAFETY: every element is written by the kernel.
-                let dx = unsafe { dev.alloc::<half::bf16>(d.total())? };
-                let mut b = f.builder();
-                b.arg(&x)
-                    .arg(&dy)
-                    .arg(&params)
-                    .arg(&sums)
-                    .arg(&dx)
-                    .arg(&c)
-                    .arg(&hw)
-                    .arg(&total)
-                    .arg(&n)
-                    .arg(&eps)
-                    .arg(&relu);
-                // SAFETY: as above.
-                unsafe { b.launch(elementwise(d)) }.w()?;
-                CudaStorage::wrap_cuda_slice(dx, dev)
-            }
+        let sfx = suffix(&args[..2])?;
+        let out = match args[0].0.dtype() {
+            DType::F32 => grad_input_t::<f32>(d, eps, relu, args, sfx)?,
+            _ => grad_input_t::<half::bf16>(d, eps, relu, args, sfx)?,
         };
-        Ok((out, l1.shape().clone()))
+        Ok((out, args[0].1.shape().clone()))
     }
 }
 
