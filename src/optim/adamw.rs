@@ -113,12 +113,7 @@ impl AdamW {
                 })
             })
             .collect();
-        let all: Vec<&Tensor> = entries
-            .iter()
-            .flat_map(|e| [Some(e.param), Some(e.grad)].into_iter().chain(e.states))
-            .flatten()
-            .collect();
-        if !super::fused::takes(&all) {
+        if !super::fused::takes_entries(&entries) {
             return Ok(false);
         }
         super::fused::step(&entries, super::fused::Rule::AdamW(hyper))?;

@@ -200,7 +200,7 @@ pub(super) struct Entry<'a> {
 /// forced (`PLIES_KERNELS=candle`, as the device ops step aside).
 pub(super) fn takes(tensors: &[&Tensor]) -> bool {
     cfg!(feature = "cuda")
-        && !crate::model::kernels::candle_ops_forced()
+        && !crate::util::candle_ops::candle_ops_forced()
         && !tensors.is_empty()
         && tensors.iter().all(|t| {
             t.device().is_cuda()
@@ -208,6 +208,17 @@ pub(super) fn takes(tensors: &[&Tensor]) -> bool {
                 && t.is_contiguous()
                 && t.device().same_device(tensors[0].device())
         })
+}
+
+/// Whether a fused step takes `entries`: every parameter, gradient and
+/// state tensor ([`takes`]).
+pub(super) fn takes_entries(entries: &[Entry<'_>]) -> bool {
+    let all: Vec<&Tensor> = entries
+        .iter()
+        .flat_map(|e| [Some(e.param), Some(e.grad)].into_iter().chain(e.states))
+        .flatten()
+        .collect();
+    takes(&all)
 }
 
 /// Runs one step of `rule` over `entries` in one launch.

@@ -108,12 +108,7 @@ impl RmsProp {
                 })
             })
             .collect();
-        let all: Vec<&Tensor> = entries
-            .iter()
-            .flat_map(|e| [Some(e.param), Some(e.grad)].into_iter().chain(e.states))
-            .flatten()
-            .collect();
-        if !super::fused::takes(&all) {
+        if !super::fused::takes_entries(&entries) {
             return Ok(false);
         }
         let hyper = super::fused::RmsPropHyper::new(&self.config);

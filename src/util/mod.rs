@@ -6,6 +6,7 @@
 //! vector instruction set the CPU kernels run with ([`simd`]).
 
 pub mod atomic;
+pub mod candle_ops;
 mod device;
 mod digest;
 pub mod error_text;
@@ -13,6 +14,7 @@ pub mod int8_planes;
 mod janitor;
 pub mod lock;
 pub mod memory;
+mod precision;
 pub mod replace;
 pub mod run_dir;
 pub mod safe_name;
@@ -27,6 +29,7 @@ pub use digest::legal_digest;
 pub use error_text::error_line;
 pub use janitor::drop_later;
 pub use lock::{DirLock, LockError};
+pub use precision::Precision;
 pub use scripts::script_path;
 pub use seed::{derive_seed, fresh_seed, seeded_rng, SeededRng};
 

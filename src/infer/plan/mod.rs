@@ -28,14 +28,13 @@
 //! a device backend is compared with.
 
 mod build;
-mod precision;
 mod slots;
 mod twin;
 
 #[cfg(test)]
 mod tests;
 
-pub use precision::Precision;
+pub use crate::util::Precision;
 pub use slots::SlotPlan;
 pub use twin::{PlanBackend, PlanTwin};
 

@@ -17,7 +17,7 @@
 //!   reused: the work is ordered on one stream.
 
 use super::conv::ConvDims;
-use crate::infer::plan::Precision;
+use crate::util::Precision;
 use candle_core::backend::BackendStorage;
 use candle_core::cuda_backend::{CudaDType, CudaDevice, DeviceId};
 use candle_core::{CudaStorage, DType, Layout, Result, Shape};

@@ -31,7 +31,7 @@ pub fn device_ops_take(x: &Tensor) -> bool {
     let here = (cfg!(feature = "cuda") && x.device().is_cuda())
         || (x.device().is_cpu() && ON_THE_CPU.with(Cell::get));
     here && matches!(x.dtype(), DType::F32 | DType::BF16)
-        && !crate::model::kernels::candle_ops_forced()
+        && !crate::util::candle_ops::candle_ops_forced()
 }
 
 /// Runs `f` with the device ops taking CPU tensors on this thread.

@@ -38,12 +38,10 @@ mod residual_block;
 mod simd;
 mod small_batch;
 
-use std::cell::Cell;
-use std::sync::OnceLock;
-
 use candle_core::{DType, Tensor};
 use rayon::prelude::*;
 
+pub use crate::util::candle_ops::{candle_ops_forced, with_candle_ops};
 pub use act::{activation, bias_act, tanh, Act};
 pub use batch_norm::{batch_norm_relu, BatchStats};
 pub use bordered::{from_bordered, to_bordered};
@@ -55,38 +53,12 @@ pub use linear::linear_act;
 pub use residual_block::{residual_block, BlockParams};
 pub use simd::{kernel_instruction_sets, processor_name};
 
-thread_local! {
-    static CANDLE_OPS_HERE: Cell<bool> = const { Cell::new(false) };
-}
-
-/// Whether candle's own ops are forced here: `PLIES_KERNELS=candle` (the
-/// whole process) or [`with_candle_ops`] (this thread). Device kernels
-/// (`crate::model::device_kernels`) step aside too.
-pub fn candle_ops_forced() -> bool {
-    static FORCED: OnceLock<bool> = OnceLock::new();
-    *FORCED.get_or_init(|| std::env::var("PLIES_KERNELS").is_ok_and(|v| v == "candle"))
-        || CANDLE_OPS_HERE.with(Cell::get)
-}
-
 /// Whether the fused CPU kernels take `t`: a CPU f32 tensor, unless candle's
 /// own ops are forced (`PLIES_KERNELS=candle`, or [`with_candle_ops`] on
 /// this thread). The one decision every model and kernel consults, so the
 /// path other devices take can be run and tested on the CPU.
 pub fn native(t: &Tensor) -> bool {
     t.device().is_cpu() && t.dtype() == DType::F32 && !candle_ops_forced()
-}
-
-/// Runs `f` with the fused kernels off on this thread: models take the
-/// candle-ops path they take on CUDA or Metal.
-pub fn with_candle_ops<R>(f: impl FnOnce() -> R) -> R {
-    struct Restore(bool);
-    impl Drop for Restore {
-        fn drop(&mut self) {
-            CANDLE_OPS_HERE.with(|c| c.set(self.0));
-        }
-    }
-    let _restore = Restore(CANDLE_OPS_HERE.with(|c| c.replace(true)));
-    f()
 }
 
 /// Keeps freed memory in the process (glibc only; elsewhere a no-op).

@@ -1,5 +1,6 @@
-//! The precisions a plan runs in, and the rounding each applies, so the
-//! CPU twin computes what a device computes.
+//! The precisions networks run and train in on a device, and the rounding
+//! each applies, so CPU twins compute what a device computes. (Kept here,
+//! below the models and the inference backends, which both decide by it.)
 
 use std::fmt;
 use std::str::FromStr;
