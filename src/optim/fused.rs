@@ -361,19 +361,58 @@ mod cuda {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::optim::{Momentum, MomentumConfig};
-    use candle_core::backprop::GradStore;
+    use crate::optim::{AdamW, AdamWConfig, Momentum, MomentumConfig, RmsProp, RmsPropConfig};
     use candle_core::{Device, Var};
     use candle_nn::Optimizer;
 
-    /// The twin, stepped over host copies, gives the optimizer's own CPU
-    /// steps bit for bit (so the kernel, which runs the twin's operations,
-    /// gives them on a GPU) for Nesterov and plain momentum, with weight
-    /// decay and dampening, over three steps.
+    /// Three steps of optimizer `O` on seeded CPU vars, beside `twin`
+    /// stepping host copies value by value (parameter, gradient, the
+    /// value's state `S`, the step's index from 0): every parameter must
+    /// match bit for bit after every step.
+    fn assert_twin_steps<O: Optimizer, S: Clone + Default>(
+        seed: u64,
+        config: O::Config,
+        what: &str,
+        mut twin: impl FnMut(&mut f32, f32, &mut S, usize),
+    ) {
+        let dev = Device::Cpu;
+        let mut rng = crate::model::test_tensors::SeededTensors::new(seed);
+        let shapes: [&[usize]; 3] = [&[4, 3, 3, 3], &[7], &[5, 6]];
+        let vars: Vec<Var> = shapes
+            .iter()
+            .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
+            .collect();
+        let values =
+            |v: &Var| -> Vec<f32> { v.as_tensor().flatten_all().unwrap().to_vec1().unwrap() };
+        let mut host: Vec<Vec<f32>> = vars.iter().map(values).collect();
+        let mut states: Vec<Vec<S>> = host.iter().map(|p| vec![S::default(); p.len()]).collect();
+        let mut opt = O::new(vars.clone(), config).unwrap();
+        for step in 0..3 {
+            // sum(v * g) has gradient g (times one) for each var.
+            let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
+            let mut grads = Vec::new();
+            for v in &vars {
+                let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
+                grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
+                loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
+            }
+            opt.step(&loss.backward().unwrap()).unwrap();
+            for ((p, st), g) in host.iter_mut().zip(&mut states).zip(&grads) {
+                for i in 0..p.len() {
+                    twin(&mut p[i], g[i], &mut st[i], step);
+                }
+            }
+            for (v, p) in vars.iter().zip(&host) {
+                assert_eq!(&values(v), p, "{what}, step {step}");
+            }
+        }
+    }
+
+    /// The twin gives the optimizer's own CPU steps bit for bit (so the
+    /// kernel, which runs the twin's operations, gives them on a GPU) for
+    /// Nesterov and plain momentum, with weight decay and dampening.
     #[test]
     fn the_twin_is_the_optimizers_step() {
-        let dev = Device::Cpu;
-        let mut rng = crate::model::test_tensors::SeededTensors::new(12);
         let configs = [
             MomentumConfig {
                 lr: 0.01,
@@ -397,50 +436,17 @@ mod tests {
             },
         ];
         for cfg in configs {
-            let shapes: [&[usize]; 3] = [&[4, 3, 3, 3], &[7], &[5, 6]];
-            let vars: Vec<Var> = shapes
-                .iter()
-                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
-                .collect();
-            let mut host: Vec<Vec<f32>> = vars
-                .iter()
-                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
-                .collect();
-            let mut bufs: Vec<Vec<f32>> = host.iter().map(|p| vec![0.0; p.len()]).collect();
-            let mut opt = Momentum::new(vars.clone(), cfg).unwrap();
             let h = MomentumHyper::new(&cfg);
-            for step in 0..3 {
-                // sum(v * g) has gradient g (times one) for each var.
-                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
-                let mut host_grads = Vec::new();
-                for v in &vars {
-                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
-                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
-                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
-                }
-                let grads: GradStore = loss.backward().unwrap();
-                opt.step(&grads).unwrap();
-                for ((p, b), g) in host.iter_mut().zip(&mut bufs).zip(&host_grads) {
-                    for i in 0..p.len() {
-                        (p[i], b[i]) = momentum_element(p[i], g[i], b[i], step == 0, &h);
-                    }
-                }
-                for (v, p) in vars.iter().zip(&host) {
-                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
-                    assert_eq!(&got, p, "{cfg:?}, step {step}");
-                }
-            }
+            assert_twin_steps::<Momentum, f32>(12, cfg, &format!("{cfg:?}"), |p, g, buf, step| {
+                (*p, *buf) = momentum_element(*p, g, *buf, step == 0, &h);
+            });
         }
     }
 
-    /// The AdamW twin, stepped over host copies with the optimizer's
-    /// bias corrections, gives its CPU steps bit for bit over three steps,
-    /// with and without weight decay.
+    /// The AdamW twin, with the optimizer's bias corrections, gives its
+    /// CPU steps bit for bit, with and without weight decay.
     #[test]
     fn the_adamw_twin_is_the_optimizers_step() {
-        use crate::optim::{AdamW, AdamWConfig};
-        let dev = Device::Cpu;
-        let mut rng = crate::model::test_tensors::SeededTensors::new(13);
         for cfg in [
             AdamWConfig {
                 lr: 1e-3,
@@ -454,60 +460,29 @@ mod tests {
                 weight_decay: 0.05,
             },
         ] {
-            let shapes: [&[usize]; 2] = [&[3, 2, 3, 3], &[11]];
-            let vars: Vec<Var> = shapes
-                .iter()
-                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
-                .collect();
-            let mut host: Vec<Vec<f32>> = vars
-                .iter()
-                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
-                .collect();
-            let mut ms: Vec<Vec<f32>> = host.iter().map(|p| vec![0.0; p.len()]).collect();
-            let mut vs = ms.clone();
-            let mut opt = AdamW::new(vars.clone(), cfg).unwrap();
-            for step in 1..=3 {
-                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
-                let mut host_grads = Vec::new();
-                for v in &vars {
-                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
-                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
-                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
-                }
-                opt.step(&loss.backward().unwrap()).unwrap();
+            let what = format!("{cfg:?}");
+            assert_twin_steps::<AdamW, (f32, f32)>(13, cfg, &what, |p, g, (m, v), step| {
+                let t = step as i32 + 1;
                 let h = AdamWHyper {
                     lr: cfg.lr as f32,
                     beta1: cfg.beta1 as f32,
                     beta1_new: (1.0 - cfg.beta1) as f32,
                     beta2: cfg.beta2 as f32,
                     beta2_new: (1.0 - cfg.beta2) as f32,
-                    scale_m: (1.0 / (1.0 - cfg.beta1.powi(step))) as f32,
-                    scale_v: (1.0 / (1.0 - cfg.beta2.powi(step))) as f32,
+                    scale_m: (1.0 / (1.0 - cfg.beta1.powi(t))) as f32,
+                    scale_v: (1.0 / (1.0 - cfg.beta2.powi(t))) as f32,
                     eps: cfg.eps as f32,
                     decay: (1.0 - cfg.lr * cfg.weight_decay) as f32,
                 };
-                for (k, g) in host_grads.iter().enumerate() {
-                    for i in 0..g.len() {
-                        (host[k][i], ms[k][i], vs[k][i]) =
-                            adamw_element(host[k][i], g[i], ms[k][i], vs[k][i], &h);
-                    }
-                }
-                for (v, p) in vars.iter().zip(&host) {
-                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
-                    assert_eq!(&got, p, "{cfg:?}, step {step}");
-                }
-            }
+                (*p, *m, *v) = adamw_element(*p, g, *m, *v, &h);
+            });
         }
     }
 
     /// The RMSProp twin gives the optimizer's CPU steps (candle's ops)
-    /// bit for bit over three steps: plain, centered with momentum, and
-    /// with weight decay.
+    /// bit for bit: plain, centered with momentum, and with weight decay.
     #[test]
     fn the_rmsprop_twin_is_the_optimizers_step() {
-        use crate::optim::{RmsProp, RmsPropConfig};
-        let dev = Device::Cpu;
-        let mut rng = crate::model::test_tensors::SeededTensors::new(14);
         for cfg in [
             RmsPropConfig {
                 lr: 1e-3,
@@ -528,39 +503,11 @@ mod tests {
                 ..Default::default()
             },
         ] {
-            let shapes: [&[usize]; 2] = [&[2, 3, 3, 3], &[9]];
-            let vars: Vec<Var> = shapes
-                .iter()
-                .map(|s| Var::from_tensor(&rng.randn(0.0, 1.0, *s, &dev).unwrap()).unwrap())
-                .collect();
-            let mut host: Vec<Vec<f32>> = vars
-                .iter()
-                .map(|v| v.as_tensor().flatten_all().unwrap().to_vec1().unwrap())
-                .collect();
-            let mut states: Vec<Vec<[f32; 3]>> =
-                host.iter().map(|p| vec![[0.0; 3]; p.len()]).collect();
-            let mut opt = RmsProp::new(vars.clone(), cfg).unwrap();
             let h = RmsPropHyper::new(&cfg);
-            for step in 0..3 {
-                let mut loss = Tensor::zeros((), candle_core::DType::F32, &dev).unwrap();
-                let mut host_grads = Vec::new();
-                for v in &vars {
-                    let g = rng.randn(0.0, 1.0, v.shape(), &dev).unwrap();
-                    host_grads.push(g.flatten_all().unwrap().to_vec1::<f32>().unwrap());
-                    loss = (loss + (v.as_tensor() * g).unwrap().sum_all().unwrap()).unwrap();
-                }
-                opt.step(&loss.backward().unwrap()).unwrap();
-                for (k, g) in host_grads.iter().enumerate() {
-                    for i in 0..g.len() {
-                        (host[k][i], states[k][i]) =
-                            rmsprop_element(host[k][i], g[i], states[k][i], &h);
-                    }
-                }
-                for (v, p) in vars.iter().zip(&host) {
-                    let got: Vec<f32> = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
-                    assert_eq!(&got, p, "{cfg:?}, step {step}");
-                }
-            }
+            let what = format!("{cfg:?}");
+            assert_twin_steps::<RmsProp, [f32; 3]>(14, cfg, &what, |p, g, state, _| {
+                (*p, *state) = rmsprop_element(*p, g, *state, &h);
+            });
         }
     }
 

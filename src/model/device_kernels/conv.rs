@@ -226,16 +226,26 @@ impl CustomOp2 for DataGrad {
 
 impl DataGrad {
     fn check(&self, dy: &[usize], w: &[usize]) -> Result<()> {
-        if dy != self.dims.y() || w != self.dims.w {
-            candle_core::bail!(
-                "{}: got dy {dy:?} and w {w:?}, expected {:?} and {:?}",
-                self.name(),
-                self.dims.y(),
-                self.dims.w
-            );
-        }
-        Ok(())
+        expect_shapes(
+            self.name(),
+            ("dy", dy, self.dims.y()),
+            ("w", w, self.dims.w),
+        )
     }
+}
+
+/// A gradient op's two operands against the shapes its convolution fixed.
+fn expect_shapes(
+    op: &str,
+    (a, got_a, want_a): (&str, &[usize], [usize; 4]),
+    (b, got_b, want_b): (&str, &[usize], [usize; 4]),
+) -> Result<()> {
+    if got_a != want_a || got_b != want_b {
+        candle_core::bail!(
+            "{op}: got {a} {got_a:?} and {b} {got_b:?}, expected {want_a:?} and {want_b:?}"
+        );
+    }
+    Ok(())
 }
 
 impl CustomOp2 for FilterGrad {
@@ -284,15 +294,11 @@ impl CustomOp2 for FilterGrad {
 
 impl FilterGrad {
     fn check(&self, x: &[usize], dy: &[usize]) -> Result<()> {
-        if x != self.dims.x || dy != self.dims.y() {
-            candle_core::bail!(
-                "{}: got x {x:?} and dy {dy:?}, expected {:?} and {:?}",
-                self.name(),
-                self.dims.x,
-                self.dims.y()
-            );
-        }
-        Ok(())
+        expect_shapes(
+            self.name(),
+            ("x", x, self.dims.x),
+            ("dy", dy, self.dims.y()),
+        )
     }
 }
 
