@@ -496,20 +496,24 @@ fn a_batch_s_time_is_split_by_phase() {
     let got = [s.split.encode_us, s.split.network_us, s.split.finish_us];
     for (us, ms) in got.iter().zip(PHASE_MS) {
         let want = ms as f64 * 1000.0;
-        // Sleeps overrun, never underrun; a loaded machine adds a little.
+        // Sleeps overrun, never underrun, so the floors catch a phase charged
+        // to another bucket; a loaded machine may overrun by a lot, so the
+        // ceiling only catches a runaway.
         assert!(
-            *us >= want && *us < want + 4000.0,
+            *us >= want && *us < want + 25_000.0,
             "{got:?} for {PHASE_MS:?} ms"
         );
     }
-    // The service's own phases are small next to the evaluator's.
+    // The service's own phases do no sleeping: 20 ms a batch is far more
+    // than they take even on a loaded machine.
     assert!(
-        s.split.form_us < 2000.0 && s.split.reply_us < 2000.0,
+        s.split.form_us < 20_000.0 && s.split.reply_us < 20_000.0,
         "{:?}",
         s.split
     );
     let shown = s.to_string();
-    assert!(shown.contains("network 6"), "{shown}");
+    let network = format!("network {:.0}", s.split.network_us);
+    assert!(shown.contains(&network), "{shown}");
 
     // An evaluator that does not split its time is all network.
     let inner = Arc::new(Scripted {
