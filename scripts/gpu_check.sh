@@ -119,6 +119,45 @@ train_runs() {
     --batch 1024 --no-python || return 1
 }
 
+# The self-play loop on the device and on the CPU (PART 2): a rehearsal of
+# data/loop/gomoku-15-gpu.json, the config sized for one H100 hour, cut to
+# 2 generations of 64 games at 40 simulations (a sixth of the shipped
+# config's games at a quarter of its simulations), once with the config's
+# device and precision and once on the machine's CPU cores in f32. Each
+# generation's timing.json gives the stages' seconds; the JSON report sets
+# them side by side and projects the shipped config's hour from the
+# device's rehearsal.
+loop_runs() {
+  local work="$1" p="$dir/plies" py="${PLIES_TORCH_PYTHON:-python3}"
+  case "$p" in /*) ;; *) p="$PWD/$p" ;; esac
+  rm -rf "$work"
+  mkdir -p "$work"
+  "$py" - data/loop/gomoku-15-gpu.json "$work" "$(nproc)" <<'PY'
+import json, sys
+shipped, work, cores = sys.argv[1], sys.argv[2], int(sys.argv[3])
+with open(shipped) as f:
+    cfg = json.load(f)
+cfg.update(generations=2, threads=64)
+# Generation 0 by random players, whom the first network beats at the
+# gate, so that generation 1's self-play is the network's on the device.
+cfg["selfplay"].update(games=64, sims=40, bootstrap="random", batch=64)
+cfg["train"].update(epochs=2)
+cfg["gate"].update(games=8, sims=40, margin=0.0, z=0.0)
+cfg["anchors"].update(players=["naive"], games=2)
+with open(f"{work}/device.json", "w") as f:
+    json.dump(cfg, f, indent=1)
+cfg.update(device="cpu", precision="f32", threads=cores)
+with open(f"{work}/cpu.json", "w") as f:
+    json.dump(cfg, f, indent=1)
+PY
+  local where
+  for where in device cpu; do
+    echo "== loop rehearsal ($where): plies loop --config $work/$where.json"
+    "$p" loop --game gomoku --config "$work/$where.json" --out "$work/$where" --quiet || return 1
+    cat "$work/$where"/gen-*/timing.json "$work/$where"/gen-*/gate.json 2>/dev/null || true
+  done
+}
+
 # DIR from DIR.tar.xz when only the archive travelled.
 unpack() {
   if [ ! -x "$dir/plies" ] && [ -f "$dir.tar.xz" ]; then
@@ -199,6 +238,11 @@ run() {
     echo "plies bench device failed: see $dir/$bench-progress.log" | tee -a "$report"
     status=1
   fi
+  # Part 2 (or both parts): the loop, last, so that a timeout cuts it and
+  # not the benchmarks.
+  if [ "$part" != 1 ]; then
+    loop_runs "$dir/loop-check" >> "$report" 2>&1 || status=1
+  fi
   "$py" - "$dir" "$tests_json" "$PLIES_TEST_DEVICE" "$bench" "$suffix" <<'EOF'
 import json, os, sys
 folder, tests, device, bench_dir, suffix = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -235,7 +279,49 @@ for net in sorted({n.rsplit("-", 1)[0] for n in train}):
     stock = train.get(net + "-candle-f32")
     if a and stock:
         a["rate_over_candle_ops"] = a["positions_per_s"] / stock["positions_per_s"]
-report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench, "train": train}
+# The loop rehearsal: each stage's seconds on the device beside the CPU's,
+# and the shipped config's hour projected from the device's rehearsal.
+loop = None
+rehearsal = os.path.join(folder, "loop-check")
+def timings(where):
+    root = os.path.join(rehearsal, where)
+    out = {}
+    for gen in sorted(os.listdir(root)) if os.path.isdir(root) else []:
+        path = os.path.join(root, gen, "timing.json")
+        if os.path.exists(path):
+            with open(path) as f:
+                out[gen] = json.load(f)
+    return out
+if os.path.isdir(rehearsal):
+    dev, cpu = timings("device"), timings("cpu")
+    loop = {"device": dev, "cpu": cpu, "cpu_over_device": {}}
+    for gen in sorted(set(dev) & set(cpu)):
+        loop["cpu_over_device"][gen] = {
+            k: (cpu[gen][k] / dev[gen][k] if dev[gen][k] else None)
+            for k in ("selfplay_wall", "train_wall", "matches_wall")
+        }
+    last = dev.get("gen-001")
+    small_path = os.path.join(rehearsal, "device.json")
+    if last and os.path.exists(small_path):
+        with open(small_path) as f:
+            small = json.load(f)
+        with open("data/loop/gomoku-15-gpu.json") as f:
+            full = json.load(f)
+        sp, fs = small["selfplay"], full["selfplay"]
+        # Self-play scaled by games x simulations, training by games (the
+        # window's size), matches by games (gate and anchors) x
+        # simulations: rough, and an upper bound for self-play, whose
+        # rehearsal plays 64 games at once against the config's 256 (so
+        # smaller batches).
+        def games(c):
+            return c["gate"]["games"] + c["anchors"]["games"] * len(c["anchors"]["players"])
+        gen_s = (last["selfplay_wall"] * (fs["games"] * fs["sims"]) / (sp["games"] * sp["sims"])
+                 + last["train_wall"] * fs["games"] / sp["games"]
+                 + last["matches_wall"] * (games(full) * full["gate"]["sims"])
+                 / (games(small) * small["gate"]["sims"]))
+        loop["projected_generation_s"] = gen_s
+        loop["projected_run_s"] = gen_s * full["generations"]
+report = {"device": device, "gpu": bench and bench.get("gpu"), "tests": tests, "bench": bench, "train": train, "loop": loop}
 tmp = os.path.join(folder, ".gpu-check.json.tmp")
 with open(tmp, "w") as f:
     json.dump(report, f, indent=1)

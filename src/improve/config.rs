@@ -374,4 +374,38 @@ mod tests {
         let b = LoopConfig::read(&marked).unwrap();
         assert_eq!(a, b);
     }
+
+    #[test]
+    fn every_shipped_config_reads_and_a_gpu_one_batches_its_games() {
+        let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/loop");
+        let mut files: Vec<_> = std::fs::read_dir(&folder)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "json"))
+            .collect();
+        files.sort();
+        assert!(files.len() >= 5, "{files:?}");
+        let mut gpu = 0;
+        for file in &files {
+            let cfg = LoopConfig::read(file).unwrap_or_else(|e| panic!("{e}"));
+            assert!(
+                cfg.game.parse::<crate::games::GameKind>().is_ok(),
+                "{}: game {}",
+                file.display(),
+                cfg.game
+            );
+            if cfg.device.starts_with("cuda") {
+                gpu += 1;
+                // The service's batches fill only from games played at once.
+                let batch = cfg.selfplay.batch;
+                assert!(
+                    batch > 1 && cfg.threads >= batch,
+                    "{}: batch {batch}, threads {}",
+                    file.display(),
+                    cfg.threads
+                );
+            }
+        }
+        assert_eq!(gpu, 1, "the GPU config is data/loop/gomoku-15-gpu.json");
+    }
 }
