@@ -47,7 +47,7 @@ impl ArimaaRichPlanes {
 const PLANES: usize = RICH_PLANES.len();
 
 /// Squares next to a piece of `them` stronger than the piece of `me` there.
-fn dominated(pieces: &[[Bitboard; 6]; 2], me: usize, them: usize) -> Bitboard {
+pub(super) fn dominated(pieces: &[[Bitboard; 6]; 2], me: usize, them: usize) -> Bitboard {
     let mut stronger: Bitboard = 0;
     let mut out: Bitboard = 0;
     for k in (0..6).rev() {

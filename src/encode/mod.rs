@@ -6,6 +6,7 @@
 mod amazons;
 mod amazons_territory;
 mod arimaa;
+mod arimaa_features;
 mod arimaa_rich;
 mod arimaa_steps;
 mod bridge;
@@ -18,6 +19,7 @@ mod tictactoe;
 pub use amazons::{AmazonsEncoder, AmazonsRepr};
 pub use amazons_territory::AmazonsTerritoryEncoder;
 pub use arimaa::ArimaaTypePlanes;
+pub use arimaa_features::{feature_names as arimaa_feature_names, ArimaaFeatures};
 pub use arimaa_rich::{ArimaaRichPlanes, RICH_PLANES};
 pub use arimaa_steps::ArimaaStepPlanes;
 pub use bridge::{plane_bridge, EncoderKey, PlaneBridge};
@@ -143,6 +145,10 @@ pub fn tictactoe_encoder(name: &str) -> Result<Box<dyn Encoder<TicTacToe>>, Enco
 pub fn arimaa_encoder(name: &str) -> Result<Box<dyn Encoder<Arimaa>>, EncodeError> {
     by_name(
         name,
-        vec![Box::new(ArimaaTypePlanes), Box::new(ArimaaRichPlanes)],
+        vec![
+            Box::new(ArimaaTypePlanes),
+            Box::new(ArimaaRichPlanes),
+            Box::new(ArimaaFeatures),
+        ],
     )
 }

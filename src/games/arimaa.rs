@@ -6,7 +6,9 @@
 use super::{
     unknown_format, GameKind, GameSupport, ImportedFile, Openings, OpeningsChoice, SupportError,
 };
-use crate::encode::{arimaa_encoder, ArimaaRichPlanes, ArimaaTypePlanes, EncodeError, Encoder};
+use crate::encode::{
+    arimaa_encoder, ArimaaFeatures, ArimaaRichPlanes, ArimaaTypePlanes, EncodeError, Encoder,
+};
 use crate::game::arimaa::random_steps::random_steps_or_uniform;
 use crate::game::arimaa::{Setup, SetupSampler};
 use crate::game::{Arimaa, Game, Side};
@@ -32,7 +34,11 @@ impl GameSupport for Arimaa {
     }
 
     const SIDE_NAMES: [&'static str; 2] = ["gold", "silver"];
-    const ENCODERS: &'static [&'static str] = &[ArimaaTypePlanes::NAME, ArimaaRichPlanes::NAME];
+    const ENCODERS: &'static [&'static str] = &[
+        ArimaaTypePlanes::NAME,
+        ArimaaRichPlanes::NAME,
+        ArimaaFeatures::NAME,
+    ];
 
     fn encoder(name: &str, _size: usize) -> Result<Box<dyn Encoder<Self>>, EncodeError> {
         arimaa_encoder(name)
