@@ -15,6 +15,8 @@
 // multiply-add), which are also those of the CPU's in-place rules
 // (src/optim/inplace.rs).
 
+#include "bf16.cuh"
+
 #define WORDS 6
 
 struct Slot {
@@ -111,5 +113,20 @@ extern "C" __global__ void rmsprop_step_f32(const unsigned long long *table, flo
     }
     s.a[i] = sq;
     s.p[i] = __fsub_rn(pv, update);
+  }
+}
+
+// Mixed precision's bf16 compute copies refreshed from their f32 masters
+// (src/train/mixed_precision.rs), every tensor in one launch. table: three
+// 64-bit words per tensor: the master's address, the copy's and the
+// length. The store rounds as the CPU's cast (half's bf16::from_f32).
+extern "C" __global__ void refresh_bf16(const unsigned long long *table) {
+  const unsigned long long *e = table + 3 * (long long)blockIdx.y;
+  const float *master = (const float *)e[0];
+  bf16_bits *copy = (bf16_bits *)e[1];
+  const long long n = (long long)e[2];
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < n;
+       i += (long long)gridDim.x * blockDim.x) {
+    store(copy, i, master[i]);
   }
 }

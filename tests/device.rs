@@ -632,3 +632,60 @@ fn the_native_backend_matches_the_plan_twin() {
         }
     }
 }
+
+/// Mixed precision's bf16 copies, refreshed on CUDA in one launch, get the
+/// bits the CPU's cast gives their masters (rounding to nearest even,
+/// halfway cases included).
+#[test]
+fn the_one_launch_bf16_refresh_rounds_as_the_cpu() {
+    use plies::model::trainable_vars;
+    use plies::train::mixed_precision::ComputeCopy;
+    let Some(dev) = device() else { return };
+    let cfg = ModelConfig::Resnet(ResNetConfig::tiny(InputShape::new([6, 8, 8], 0)));
+    let vm = VarMap::new();
+    build(&cfg, VarBuilder::from_varmap(&vm, DType::F32, &dev)).unwrap();
+    let masters = trainable_vars(&vm);
+    let copy = ComputeCopy::new(&cfg, &vm, &masters, DType::BF16, &dev).unwrap();
+    // Seeded values over six decades, and in the first tensor values
+    // exactly halfway between two bf16 values (ties go to the even one).
+    let halfway = [
+        1.0 + 1.0 / 256.0,
+        1.0 + 3.0 / 256.0,
+        -2.0 - 1.0 / 128.0,
+        0.0,
+    ];
+    for (i, m) in masters.iter().enumerate() {
+        let mut v: Vec<f32> = uniform(700 + i as u64, 1.0, m.dims(), &Device::Cpu)
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        for (k, x) in v.iter_mut().enumerate() {
+            *x *= 10f32.powi((k % 7) as i32 - 3);
+        }
+        if i == 0 {
+            for (x, h) in v.iter_mut().zip(halfway) {
+                *x = h;
+            }
+        }
+        let t = Tensor::from_vec(v, m.dims(), &dev).unwrap();
+        m.set(&t).unwrap();
+    }
+    copy.refresh().unwrap();
+    let values = |t: &Tensor| -> Vec<f32> {
+        t.to_device(&Device::Cpu)
+            .unwrap()
+            .to_dtype(DType::F32)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap()
+    };
+    for (m, c) in masters.iter().zip(&copy.vars) {
+        let on_cpu = m.as_tensor().to_device(&Device::Cpu).unwrap();
+        let want = values(&on_cpu.to_dtype(DType::BF16).unwrap());
+        let got = values(c.as_tensor());
+        assert_eq!(got, want, "a tensor of shape {:?}", m.dims());
+    }
+}

@@ -237,11 +237,35 @@ pub(super) fn step(entries: &[Entry<'_>], rule: Rule) -> Result<()> {
     }
 }
 
+/// Mixed precision's bf16 compute copies refreshed from their f32 masters
+/// (`(master, copy)` pairs), every tensor in one launch, where a cast and
+/// a `set` take two launches and an allocation per tensor. `Ok(false)`,
+/// doing nothing, where the launch does not take the pairs (off CUDA,
+/// other types, not contiguous, candle's ops forced): the caller refreshes
+/// them its own way. The kernel rounds as the CPU's cast rounds (to
+/// nearest even, a NaN kept a NaN), so the copies get the same bits.
+pub(crate) fn refresh_bf16_in_one_launch(pairs: &[(&Tensor, &Tensor)]) -> Result<bool> {
+    let masters: Vec<&Tensor> = pairs.iter().map(|(master, _)| *master).collect();
+    let fits = takes(&masters)
+        && pairs.iter().all(|(master, copy)| {
+            copy.dtype() == candle_core::DType::BF16
+                && copy.is_contiguous()
+                && copy.elem_count() == master.elem_count()
+                && copy.device().same_device(master.device())
+        });
+    if !fits {
+        return Ok(false);
+    }
+    #[cfg(feature = "cuda")]
+    cuda::refresh_bf16(pairs)?;
+    Ok(cfg!(feature = "cuda"))
+}
+
 #[cfg(feature = "cuda")]
 mod cuda {
     use super::{Entry, Rule};
     use candle_core::cuda_backend::cudarc::driver::{DevicePtr, LaunchConfig, PushKernelArg};
-    use candle_core::cuda_backend::WrapErr;
+    use candle_core::cuda_backend::{CudaDType, WrapErr};
     use candle_core::{Result, Storage, Tensor};
 
     const PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/optim.ptx"));
@@ -249,17 +273,69 @@ mod cuda {
 
     /// `t`'s device address (its first value), with its device.
     fn address(t: &Tensor) -> Result<(u64, candle_core::CudaDevice)> {
+        address_as::<f32>(t)
+    }
+
+    /// `t`'s device address as a tensor of `T`, with its device.
+    fn address_as<T: CudaDType>(t: &Tensor) -> Result<(u64, candle_core::CudaDevice)> {
         let (storage, layout) = t.storage_and_layout();
         let Storage::Cuda(cs) = &*storage else {
-            candle_core::bail!("fused optimizer step: a tensor is not on CUDA");
+            candle_core::bail!("fused step: a tensor is not on CUDA");
         };
         let stream = cs.device.cuda_stream();
-        let slice = cs.as_cuda_slice::<f32>()?;
+        let slice = cs.as_cuda_slice::<T>()?;
         let (ptr, _record) = slice.device_ptr(&stream);
         Ok((
-            ptr + (layout.start_offset() * std::mem::size_of::<f32>()) as u64,
+            ptr + (layout.start_offset() * std::mem::size_of::<T>()) as u64,
             cs.device.clone(),
         ))
+    }
+
+    /// The grid of a launch over `tensors` tensors, the longest `longest`
+    /// values: blocks grid-stride over a tensor's values, one row of
+    /// blocks per tensor.
+    fn grid(tensors: usize, longest: usize) -> Result<LaunchConfig> {
+        let tensors = u32::try_from(tensors)
+            .ok()
+            .filter(|&t| t <= 65_535)
+            .ok_or_else(|| candle_core::Error::Msg("fused step: over 65,535 tensors".into()))?;
+        Ok(LaunchConfig {
+            grid_dim: (
+                (longest.div_ceil(THREADS as usize)).clamp(1, 1024) as u32,
+                tensors,
+                1,
+            ),
+            block_dim: (THREADS, 1, 1),
+            shared_mem_bytes: 0,
+        })
+    }
+
+    pub(super) fn refresh_bf16(pairs: &[(&Tensor, &Tensor)]) -> Result<()> {
+        let mut table = Vec::with_capacity(3 * pairs.len());
+        let mut longest = 0usize;
+        let mut device = None;
+        for (master, copy) in pairs {
+            let (from, dev) = address(master)?;
+            table.extend([
+                from,
+                address_as::<half::bf16>(copy)?.0,
+                master.elem_count() as u64,
+            ]);
+            longest = longest.max(master.elem_count());
+            device.get_or_insert(dev);
+        }
+        let Some(dev) = device else { return Ok(()) };
+        let cfg = grid(pairs.len(), longest)?;
+        let table = dev.cuda_stream().clone_htod(&table).w()?;
+        let f = dev.get_or_load_custom_func("refresh_bf16", "plies_optim", PTX)?;
+        let mut b = f.builder();
+        b.arg(&table);
+        // SAFETY: the argument matches the kernel's signature; each table
+        // row is a live contiguous f32 master and a bf16 copy of the stated
+        // length (borrowed until the launch is queued; freed memory is
+        // reused only in stream order).
+        unsafe { b.launch(cfg) }.w()?;
+        Ok(())
     }
 
     pub(super) fn step(entries: &[Entry<'_>], rule: Rule) -> Result<()> {
@@ -287,22 +363,8 @@ mod cuda {
             device.get_or_insert(dev);
         }
         let Some(dev) = device else { return Ok(()) };
-        let tensors = u32::try_from(entries.len())
-            .ok()
-            .filter(|&t| t <= 65_535)
-            .ok_or_else(|| {
-                candle_core::Error::Msg("fused optimizer step: over 65,535 tensors".into())
-            })?;
+        let cfg = grid(entries.len(), longest)?;
         let table = dev.cuda_stream().clone_htod(&table).w()?;
-        let cfg = LaunchConfig {
-            grid_dim: (
-                (longest.div_ceil(THREADS as usize)).clamp(1, 1024) as u32,
-                tensors,
-                1,
-            ),
-            block_dim: (THREADS, 1, 1),
-            shared_mem_bytes: 0,
-        };
         match rule {
             Rule::Momentum(h) => {
                 let f = dev.get_or_load_custom_func("momentum_step_f32", "plies_optim", PTX)?;
@@ -516,5 +578,8 @@ mod tests {
         let t = Tensor::zeros(3, candle_core::DType::F32, &Device::Cpu).unwrap();
         assert!(!takes(&[&t]));
         assert!(!takes(&[]));
+        // The bf16 refresh leaves CPU copies to the caller's cast.
+        let copy = Tensor::zeros(3, candle_core::DType::BF16, &Device::Cpu).unwrap();
+        assert!(!refresh_bf16_in_one_launch(&[(&t, &copy)]).unwrap());
     }
 }

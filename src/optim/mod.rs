@@ -76,6 +76,7 @@ mod state;
 pub use adamw::{AdamW, AdamWConfig};
 pub use any::{AnyOptimizer, OptimizerConfig};
 pub use clip::{clip_grad_norm, grad_norm};
+pub(crate) use fused::refresh_bf16_in_one_launch;
 pub use momentum::{Momentum, MomentumConfig};
 pub use rmsprop::{RmsProp, RmsPropConfig};
 pub use schedule::LrSchedule;
