@@ -4,7 +4,7 @@
 
 use super::arimaa::type_planes;
 use super::arimaa_rich::dominated;
-use super::{Encoder, Perspective};
+use super::{ArimaaTypePlanes, Encoder, Perspective};
 use crate::game::arimaa::bitboard::{neighbors, Bitboard, Squares, TRAPS};
 use crate::game::arimaa::goal::goal_distance;
 use crate::game::arimaa::{Arimaa, PieceType, Position};
@@ -102,10 +102,13 @@ impl Encoder<Arimaa> for ArimaaFeatures {
         Perspective::SideToMove
     }
 
+    /// The planes are `arimaa-6x8x8`'s, named and drawn as there.
     fn plane_names(&self) -> Vec<String> {
-        ["rabbit", "cat", "dog", "horse", "camel", "elephant"]
-            .map(String::from)
-            .to_vec()
+        ArimaaTypePlanes.plane_names()
+    }
+
+    fn axis_labels(&self) -> (Vec<String>, Vec<String>) {
+        ArimaaTypePlanes.axis_labels()
     }
 
     fn encode(&self, state: &Arimaa, planes: &mut [i8], globals: &mut [f32]) {
@@ -216,7 +219,6 @@ fn side_features(pos: &Position, side: Side) -> [f32; 11] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::encode::ArimaaTypePlanes;
     use crate::game::arimaa::notation::parse_position_line;
     use crate::game::arimaa::Piece;
     use crate::game::Game;
