@@ -122,8 +122,9 @@ train_runs() {
 # The self-play loop on the device and on the CPU (PART 2): a rehearsal of
 # data/loop/gomoku-15-gpu.json, the config sized for one H100 hour, cut to
 # 2 generations of 64 games at 40 simulations (a sixth of the shipped
-# config's games at a quarter of its simulations), once with the config's
-# device and precision and once on the machine's CPU cores in f32. Each
+# config's games at a quarter of its simulations), once on the device
+# under test in the config's precision and once on the machine's CPU cores
+# in f32. Each
 # generation's timing.json gives the stages' seconds; the JSON report sets
 # them side by side and projects the shipped config's hour from the
 # device's rehearsal.
@@ -132,12 +133,15 @@ loop_runs() {
   case "$p" in /*) ;; *) p="$PWD/$p" ;; esac
   rm -rf "$work"
   mkdir -p "$work"
-  "$py" - data/loop/gomoku-15-gpu.json "$work" "$(nproc)" <<'PY'
+  "$py" - data/loop/gomoku-15-gpu.json "$work" "$(nproc)" "$PLIES_TEST_DEVICE" <<'PY'
 import json, sys
-shipped, work, cores = sys.argv[1], sys.argv[2], int(sys.argv[3])
+shipped, work, cores, device = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 with open(shipped) as f:
     cfg = json.load(f)
-cfg.update(generations=2, threads=64)
+# The device under test (a CPU rehearsal of the check runs it in f32).
+cfg.update(generations=2, threads=64, device=device)
+if device == "cpu":
+    cfg.update(precision="f32")
 # Generation 0 by random players, whom the first network beats at the
 # gate, so that generation 1's self-play is the network's on the device.
 cfg["selfplay"].update(games=64, sims=40, bootstrap="random", batch=64)
