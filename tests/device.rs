@@ -66,6 +66,18 @@ fn uniform(seed: u64, scale: f32, shape: &[usize], dev: &Device) -> Tensor {
     Tensor::from_vec(v, shape, dev).unwrap()
 }
 
+/// `t`'s values on the CPU as f32, flattened (bf16 widened exactly).
+fn host_values(t: &Tensor) -> Vec<f32> {
+    t.to_device(&Device::Cpu)
+        .unwrap()
+        .to_dtype(DType::F32)
+        .unwrap()
+        .flatten_all()
+        .unwrap()
+        .to_vec1()
+        .unwrap()
+}
+
 fn max_rel_diff(a: &Tensor, b: &Tensor) -> f32 {
     let a: Vec<f32> = a.flatten_all().unwrap().to_vec1().unwrap();
     let b: Vec<f32> = b.flatten_all().unwrap().to_vec1().unwrap();
@@ -407,17 +419,7 @@ fn the_fused_optimizer_steps_match_the_cpu() {
             }
             opt.backward_step(&loss).unwrap();
         }
-        vars.iter()
-            .map(|v| {
-                v.as_tensor()
-                    .to_device(&Device::Cpu)
-                    .unwrap()
-                    .flatten_all()
-                    .unwrap()
-                    .to_vec1()
-                    .unwrap()
-            })
-            .collect()
+        vars.iter().map(|v| host_values(v.as_tensor())).collect()
     }
     let momentum = MomentumConfig {
         lr: 0.01,
@@ -655,11 +657,7 @@ fn the_one_launch_bf16_refresh_rounds_as_the_cpu() {
         0.0,
     ];
     for (i, m) in masters.iter().enumerate() {
-        let mut v: Vec<f32> = uniform(700 + i as u64, 1.0, m.dims(), &Device::Cpu)
-            .flatten_all()
-            .unwrap()
-            .to_vec1()
-            .unwrap();
+        let mut v = host_values(&uniform(700 + i as u64, 1.0, m.dims(), &Device::Cpu));
         for (k, x) in v.iter_mut().enumerate() {
             *x *= 10f32.powi((k % 7) as i32 - 3);
         }
@@ -672,20 +670,10 @@ fn the_one_launch_bf16_refresh_rounds_as_the_cpu() {
         m.set(&t).unwrap();
     }
     copy.refresh().unwrap();
-    let values = |t: &Tensor| -> Vec<f32> {
-        t.to_device(&Device::Cpu)
-            .unwrap()
-            .to_dtype(DType::F32)
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1()
-            .unwrap()
-    };
     for (m, c) in masters.iter().zip(&copy.vars) {
         let on_cpu = m.as_tensor().to_device(&Device::Cpu).unwrap();
-        let want = values(&on_cpu.to_dtype(DType::BF16).unwrap());
-        let got = values(c.as_tensor());
+        let want = host_values(&on_cpu.to_dtype(DType::BF16).unwrap());
+        let got = host_values(c.as_tensor());
         assert_eq!(got, want, "a tensor of shape {:?}", m.dims());
     }
 }
