@@ -55,7 +55,10 @@ class LinearModel(nn.Module):
         g = cfg["input"].get("globals", 0)
         self.output = cfg.get("output", "sigmoid")
         self.psq = nn.Module()
-        self.psq.weight = nn.Parameter(torch.zeros(c, h, w))
+        # `"board": false`: no plane weights, a regression over the globals.
+        self.board = cfg.get("board", True)
+        if self.board:
+            self.psq.weight = nn.Parameter(torch.zeros(c, h, w))
         self.psq.bias = nn.Parameter(torch.zeros(1))
         if g > 0:
             self.globals = nn.Module()
@@ -64,7 +67,9 @@ class LinearModel(nn.Module):
             self.globals = None
 
     def forward(self, planes, globals=None):
-        y = planes.flatten(1) @ self.psq.weight.flatten()
+        y = planes.new_zeros(planes.shape[0])
+        if self.board:
+            y = y + planes.flatten(1) @ self.psq.weight.flatten()
         if self.globals is not None:
             y = y + globals @ self.globals.weight
         return output_activation(self.output, y + self.psq.bias), None

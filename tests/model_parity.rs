@@ -52,6 +52,14 @@ fn cases() -> Vec<Case> {
             InputShape::new([6, 8, 8], 3),
         ),
         case(
+            "linear-globals-only",
+            ModelConfig::Linear(LinearConfig {
+                board: false,
+                ..LinearConfig::new(InputShape::new([6, 8, 8], 5))
+            }),
+            InputShape::new([6, 8, 8], 5),
+        ),
+        case(
             "linear-material",
             ModelConfig::Linear(LinearConfig::arimaa_material()),
             InputShape::new([6, 8, 8], 0),

@@ -38,6 +38,12 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
             ckpt.config.model.kind()
         )));
     };
+    if !cfg.board {
+        return Err(not_linear(format!(
+            "{}: a linear model without a board term (\"board\": false) has no piece-square tables",
+            ckpt.dir.display()
+        )));
+    }
     let weights = ckpt
         .tensors
         .get("psq.weight")

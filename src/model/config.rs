@@ -307,6 +307,10 @@ impl ModelConfig {
     /// A short description for tables and model cards.
     pub fn describe(&self) -> String {
         let body = match self {
+            ModelConfig::Linear(c) if !c.board => format!(
+                "linear over {} globals (no board term) -> {:?}",
+                c.input.globals, c.output
+            ),
             ModelConfig::Linear(c) => format!(
                 "linear piece-square {:?}{} -> {:?}",
                 c.input.planes,

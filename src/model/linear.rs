@@ -13,6 +13,11 @@
 //! | `psq.bias` | `[1]` |
 //! | `globals.weight` | `[G]` (only when `G > 0`) |
 //!
+//! With `"board": false` the model has no `psq.weight`: it is a logistic
+//! regression over the encoder's globals alone (a player's judgements, as
+//! `arimaa-features` gives them), for data whose square-by-square habits
+//! should not be learned (self-play of one kind of player).
+//!
 //! For `arimaa-6x8x8` (planes rabbit, cat, dog, horse, camel, elephant, +1
 //! own, -1 opponent) that is 384 piece-square weights.
 //! [`LinearConfig::arimaa_material`] starts them from Bonanza's material
@@ -146,6 +151,14 @@ fn sigmoid() -> OutputActivation {
     OutputActivation::Sigmoid
 }
 
+fn yes() -> bool {
+    true
+}
+
+fn is_true(v: &bool) -> bool {
+    *v
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LinearConfig {
@@ -155,6 +168,10 @@ pub struct LinearConfig {
     pub output: OutputActivation,
     #[serde(default)]
     pub init: LinearInit,
+    /// Whether the planes have weights (`psq.weight`); default true. False
+    /// needs globals, and the planes are then read by nothing.
+    #[serde(default = "yes", skip_serializing_if = "is_true")]
+    pub board: bool,
 }
 
 impl LinearConfig {
@@ -164,6 +181,7 @@ impl LinearConfig {
             input,
             output: OutputActivation::Sigmoid,
             init: LinearInit::FanIn,
+            board: true,
         }
     }
 
@@ -177,30 +195,59 @@ impl LinearConfig {
                 scale: 1.0 / 5000.0,
                 row_bonus: Vec::new(),
             },
+            board: true,
         }
     }
 
     pub fn validate(&self) -> std::result::Result<(), ModelError> {
         self.input.validate("linear")?;
+        if !self.board {
+            if self.input.globals == 0 {
+                return Err(ModelError::field(
+                    "linear",
+                    "board",
+                    "false needs input.globals > 0 (without the board term and globals the value is a constant)",
+                ));
+            }
+            if matches!(self.init, LinearInit::Material { .. }) {
+                return Err(ModelError::field(
+                    "linear",
+                    "init",
+                    "a material start weights the board's planes; with \"board\": false use fan_in or zeros",
+                ));
+            }
+        }
         self.init.validate("linear", "init", self.input.planes)?;
         self.sizes().check_weights()
     }
 
+    /// The number of weights on the planes: `C*H*W`, or 0 without the board term.
+    pub(crate) fn board_weights(&self) -> usize {
+        if self.board {
+            self.input.plane_len()
+        } else {
+            0
+        }
+    }
+
     /// The size fields and the parameter count they give.
     pub(crate) fn sizes(&self) -> Sizes {
-        Sizes::new("linear", input_fields(&self.input), |v| {
+        let board = self.board;
+        Sizes::new("linear", input_fields(&self.input), move |v| {
+            let planes = if board { mul(&v[..3]) } else { Some(0) };
             Some(ParamCount {
-                trainable: add(&[mul(&v[..3]), Some(1), Some(v[3])])?,
+                trainable: add(&[planes, Some(1), Some(v[3])])?,
                 running: 0,
             })
         })
     }
 
     pub fn expected_tensors(&self) -> Vec<(String, Vec<usize>)> {
-        let mut v = vec![
-            ("psq.weight".into(), self.input.planes.to_vec()),
-            ("psq.bias".into(), vec![1]),
-        ];
+        let mut v = Vec::new();
+        if self.board {
+            v.push(("psq.weight".into(), self.input.planes.to_vec()));
+        }
+        v.push(("psq.bias".into(), vec![1]));
         if self.input.globals > 0 {
             v.push(("globals.weight".into(), vec![self.input.globals]));
         }
@@ -208,7 +255,7 @@ impl LinearConfig {
     }
 
     pub fn init_plan(&self) -> Vec<TensorInit> {
-        let a = fan_in_bound(self.input.features());
+        let a = fan_in_bound(self.board_weights() + self.input.globals);
         self.expected_tensors()
             .into_iter()
             .map(|(name, shape)| {
@@ -225,8 +272,8 @@ impl LinearConfig {
 
 /// The linear model; see the module docs.
 pub struct Linear {
-    /// `psq.weight` as `[C*H*W, 1]`.
-    psq: Tensor,
+    /// `psq.weight` as `[C*H*W, 1]`; `None` without the board term.
+    psq: Option<Tensor>,
     bias: Tensor,
     /// `globals.weight` as `[G, 1]`.
     globals: Option<Tensor>,
@@ -236,11 +283,15 @@ pub struct Linear {
 impl Linear {
     pub fn new(cfg: &LinearConfig, vb: VarBuilder) -> std::result::Result<Self, ModelError> {
         cfg.validate()?;
-        let a = fan_in_bound(cfg.input.features()) as f64;
+        let a = fan_in_bound(cfg.board_weights() + cfg.input.globals) as f64;
         let init = Init::Uniform { lo: -a, up: a };
-        let psq = vb
-            .get_with_hints(cfg.input.planes.as_slice(), "psq.weight", init)?
-            .reshape((cfg.input.plane_len(), 1))?;
+        let psq = cfg
+            .board
+            .then(|| {
+                vb.get_with_hints(cfg.input.planes.as_slice(), "psq.weight", init)?
+                    .reshape((cfg.input.plane_len(), 1))
+            })
+            .transpose()?;
         let bias = vb.get_with_hints(1, "psq.bias", init)?;
         let globals = (cfg.input.globals > 0)
             .then(|| {
@@ -284,10 +335,22 @@ impl ValueNet for Linear {
 impl Linear {
     /// `planes . psq + globals . g + bias`, before the output activation.
     fn weighted_sum(&self, planes: &Tensor, globals: Option<&Tensor>) -> Result<Tensor> {
-        let mut y = planes.flatten_from(1)?.matmul(&self.psq)?;
-        if let (Some(w), Some(g)) = (&self.globals, globals) {
-            y = (y + g.matmul(w)?)?;
-        }
+        let board = self
+            .psq
+            .as_ref()
+            .map(|psq| planes.flatten_from(1)?.matmul(psq))
+            .transpose()?;
+        let judged = match (&self.globals, globals) {
+            (Some(w), Some(g)) => Some(g.matmul(w)?),
+            _ => None,
+        };
+        let y = match (board, judged) {
+            (Some(b), Some(j)) => (b + j)?,
+            (Some(y), None) | (None, Some(y)) => y,
+            // `validate` refuses a model with neither term, and `io.check`
+            // a batch without the globals the model takes.
+            (None, None) => candle_core::bail!("linear: no board term and no globals"),
+        };
         y.squeeze(1)?.broadcast_add(&self.bias)
     }
 }
@@ -369,6 +432,82 @@ mod tests {
                 logit / 0.0002
             );
         }
+    }
+
+    #[test]
+    fn without_the_board_term_the_value_is_a_regression_over_the_globals() {
+        use crate::model::{build, seeded_init, ModelConfig};
+        use candle_core::{DType, Device};
+        use candle_nn::VarMap;
+        let dev = Device::Cpu;
+        let cfg = LinearConfig {
+            board: false,
+            ..LinearConfig::new(InputShape::new([2, 3, 3], 4))
+        };
+        let names: Vec<String> = cfg.expected_tensors().into_iter().map(|t| t.0).collect();
+        assert_eq!(names, ["psq.bias", "globals.weight"]);
+        assert_eq!(cfg.sizes().count().unwrap().trainable, 5);
+        // The default is left out of the JSON, so older configs read as before.
+        let json =
+            serde_json::to_string(&LinearConfig::new(InputShape::new([2, 3, 3], 4))).unwrap();
+        assert!(!json.contains("board"), "{json}");
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert_eq!(serde_json::from_str::<LinearConfig>(&json).unwrap(), cfg);
+
+        let model_cfg = ModelConfig::Linear(cfg.clone());
+        let varmap = VarMap::new();
+        let model = build(
+            &model_cfg,
+            VarBuilder::from_varmap(&varmap, DType::F32, &dev),
+        )
+        .unwrap();
+        let mut rng = crate::util::seeded_rng(3, 0);
+        seeded_init(&varmap, &model_cfg, &mut rng, &dev).unwrap();
+        let g = Tensor::new(&[[0.5f32, -1.0, 2.0, 0.25], [1.0, 0.0, -0.5, 3.0]], &dev).unwrap();
+        let value = |planes: &Tensor| {
+            let out = model
+                .forward_checked(Batch {
+                    planes,
+                    globals: Some(&g),
+                    train: false,
+                })
+                .unwrap();
+            out.value.to_vec1::<f32>().unwrap()
+        };
+        let zeros = Tensor::zeros((2, 2, 3, 3), DType::F32, &dev).unwrap();
+        let ones = Tensor::ones((2, 2, 3, 3), DType::F32, &dev).unwrap();
+        // The planes weigh nothing; the globals decide the value, as the
+        // logistic of `g . w + b` with the drawn weights.
+        assert_eq!(value(&zeros), value(&ones));
+        let w = varmap.data().lock().unwrap()["globals.weight"]
+            .to_vec1::<f32>()
+            .unwrap();
+        let b = varmap.data().lock().unwrap()["psq.bias"]
+            .to_vec1::<f32>()
+            .unwrap()[0];
+        let rows = g.to_vec2::<f32>().unwrap();
+        for (row, got) in rows.iter().zip(value(&ones)) {
+            let logit: f32 = row.iter().zip(&w).map(|(x, w)| x * w).sum::<f32>() + b;
+            let want = 1.0 / (1.0 + (-logit).exp());
+            assert!((got - want).abs() < 1e-6, "{got} vs {want}");
+        }
+    }
+
+    #[test]
+    fn without_the_board_term_a_model_needs_globals_and_no_material_start() {
+        let no_globals = LinearConfig {
+            board: false,
+            ..LinearConfig::new(InputShape::new([6, 8, 8], 0))
+        };
+        let err = no_globals.validate().unwrap_err().to_string();
+        assert!(err.contains("board") && err.contains("globals"), "{err}");
+        let material = LinearConfig {
+            board: false,
+            input: InputShape::new([6, 8, 8], 3),
+            ..LinearConfig::arimaa_material()
+        };
+        let err = material.validate().unwrap_err().to_string();
+        assert!(err.contains("init") && err.contains("material"), "{err}");
     }
 
     #[test]

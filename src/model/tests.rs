@@ -53,6 +53,10 @@ fn zoo() -> Vec<ModelConfig> {
             value_hidden: 6,
             ..ResNetConfig::tiny(InputShape::new([3, 4, 5], 2))
         }),
+        ModelConfig::Linear(LinearConfig {
+            board: false,
+            ..LinearConfig::new(InputShape::new([3, 4, 5], 3))
+        }),
     ]
 }
 
@@ -521,4 +525,44 @@ fn candle_ops_path_matches_the_fused_kernels_for_every_model() {
         }
         assert!(compared > 0, "{kind}: no gradient compared");
     }
+}
+
+/// Every model config shipped under `data/*/models/` reads and validates,
+/// so a command that names one fails on nothing but the user's own input.
+#[test]
+fn every_shipped_model_config_reads_and_validates() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+    let mut seen = 0;
+    for game in std::fs::read_dir(&root).unwrap() {
+        let models = game.unwrap().path().join("models");
+        let Ok(files) = std::fs::read_dir(&models) else {
+            continue;
+        };
+        for file in files {
+            let path = file.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let mut v: serde_json::Value =
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            // A file without `input` takes the dataset's encoder at training
+            // time (`train::resolve_model`): an 8x8 board with as many planes
+            // as a material start has values (Arimaa's encoders), else any
+            // board its kernels fit.
+            let start = ["value_linear", "init"]
+                .iter()
+                .find_map(|f| v[f]["values"].as_array().map(Vec::len));
+            let input = match start {
+                Some(planes) => serde_json::json!({"planes": [planes, 8, 8], "globals": 0}),
+                None => serde_json::json!({"planes": [2, 9, 9], "globals": 0}),
+            };
+            if let Some(obj) = v.as_object_mut() {
+                obj.entry("input").or_insert(input);
+            }
+            let cfg: ModelConfig =
+                serde_json::from_value(v).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            cfg.validate()
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6, "found {seen} shipped model configs");
 }

@@ -328,7 +328,12 @@ fn linear(b: &mut Builder, w: &Weights, cfg: &LinearConfig) -> Result<BufId, Inf
     let [c, h, wd] = b.planes;
     let g = b.globals;
     let srcs = raw_input_sources(b);
-    let mut weight = w.get("psq.weight", &[c, h, wd])?;
+    // Without the board term the planes still arrive; they weigh nothing.
+    let mut weight = if cfg.board {
+        w.get("psq.weight", &[c, h, wd])?
+    } else {
+        vec![0.0; c * h * wd]
+    };
     nchw_columns_to_nhwc(&mut weight, c * h * wd, 0, b.planes);
     if g > 0 {
         weight.extend(w.get("globals.weight", &[g])?);

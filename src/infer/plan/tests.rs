@@ -63,6 +63,10 @@ fn models() -> Vec<ModelConfig> {
             output: OutputActivation::Tanh,
             ..LinearConfig::new(InputShape::new([3, 4, 5], 2))
         }),
+        ModelConfig::Linear(LinearConfig {
+            board: false,
+            ..LinearConfig::new(InputShape::new([3, 4, 5], 3))
+        }),
     ]
 }
 

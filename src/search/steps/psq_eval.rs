@@ -84,6 +84,7 @@ impl PieceSquareEval {
             return Ok(None);
         };
         if ck.config.encoder.name != ArimaaTypePlanes::NAME
+            || !cfg.board
             || cfg.input.planes != [6, 8, 8]
             || cfg.input.globals != 0
         {
