@@ -10,14 +10,17 @@ use plies::model::{
 };
 use std::path::Path;
 
-/// An Arimaa checkpoint of `model` on the `arimaa-6x8x8` planes in `dir`.
-fn arimaa_checkpoint(dir: &Path, model: ModelConfig) {
-    let encoder = plies::encode::arimaa_encoder("arimaa-6x8x8")
-        .unwrap()
-        .spec();
+/// An Arimaa checkpoint of `model` on `encoder`'s inputs in `dir`.
+fn checkpoint_on(dir: &Path, encoder: &str, model: ModelConfig) {
+    let encoder = plies::encode::arimaa_encoder(encoder).unwrap().spec();
     let tensors = seeded_tensors(&model, &mut plies::util::seeded_rng(3, 0), &Device::Cpu).unwrap();
     let ck = CheckpointConfig::new("arimaa", encoder, model, TrainingInfo::default());
     checkpoint::save(dir, &ck, &tensors).unwrap();
+}
+
+/// An Arimaa checkpoint of `model` on the `arimaa-6x8x8` planes in `dir`.
+fn arimaa_checkpoint(dir: &Path, model: ModelConfig) {
+    checkpoint_on(dir, "arimaa-6x8x8", model);
 }
 
 #[test]
@@ -68,4 +71,39 @@ fn a_linear_checkpoint_is_printed_and_drawn_and_other_kinds_are_refused() {
     let text = common::text(&o);
     assert!(!o.status.success(), "{text}");
     assert!(text.contains("linear") && text.contains("cnn3"), "{text}");
+}
+
+#[test]
+fn a_model_without_the_board_term_shows_its_feature_weights_by_name_and_draws_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("judgements");
+    checkpoint_on(
+        &dir,
+        "arimaa-features",
+        ModelConfig::Linear(LinearConfig {
+            board: false,
+            ..LinearConfig::new(InputShape::new([6, 8, 8], 74))
+        }),
+    );
+    let o = common::plies(&["inspect", &dir.display().to_string()]);
+    let text = common::text(&o);
+    assert!(o.status.success(), "{text}");
+    assert!(text.contains("no board term"), "{text}");
+    // Every feature is listed by its name, none as a bare index.
+    for name in plies::encode::arimaa_feature_names() {
+        assert!(text.contains(&name), "{name} missing:\n{text}");
+    }
+    assert!(!text.contains("global 0"), "{text}");
+    assert!(!text.to_lowercase().contains("elephant\n"), "{text}");
+
+    let plot = tmp.path().join("none.png");
+    let o = common::plies(&[
+        "inspect",
+        &dir.display().to_string(),
+        "--plot",
+        &plot.display().to_string(),
+    ]);
+    let text = common::text(&o);
+    assert!(!o.status.success(), "{text}");
+    assert!(text.contains("no board term") && !plot.exists(), "{text}");
 }

@@ -1,5 +1,6 @@
 //! `plies inspect CKPT [--plot FILE]`: a linear checkpoint's piece-square
-//! tables, printed and drawn as one heatmap per piece type.
+//! tables, printed and drawn as one heatmap per piece type, and its
+//! weights on the encoder's globals by name.
 
 use anyhow::Context;
 use clap::Args;
@@ -27,6 +28,13 @@ pub fn run(a: InspectArgs) -> anyhow::Result<ExitCode> {
     let tables = psq_tables(&ckpt)?;
     print!("{}", tables.text());
     if let Some(path) = &a.plot {
+        if tables.planes.is_empty() {
+            anyhow::bail!(
+                "--plot {}: {} has no board term (\"board\": false), so no tables to draw",
+                path.display(),
+                a.checkpoint
+            );
+        }
         let maps = tables.heatmaps();
         match path.extension().and_then(|e| e.to_str()) {
             Some("png") => maps.write_png(path)?,

@@ -111,6 +111,10 @@ impl Encoder<Arimaa> for ArimaaFeatures {
         ArimaaTypePlanes.axis_labels()
     }
 
+    fn global_names(&self) -> Vec<String> {
+        feature_names()
+    }
+
     fn encode(&self, state: &Arimaa, planes: &mut [i8], globals: &mut [f32]) {
         let pos = state.position();
         type_planes(pos, planes);

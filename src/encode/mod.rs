@@ -83,6 +83,13 @@ pub trait Encoder<G: Game>: Send + Sync {
         (0..self.shape()[0]).map(|c| format!("plane {c}")).collect()
     }
 
+    /// A name per global feature, for tables of per-feature weights.
+    fn global_names(&self) -> Vec<String> {
+        (0..self.globals_len())
+            .map(|i| format!("global {i}"))
+            .collect()
+    }
+
     /// Labels of the board's columns (left to right) and rows (top to
     /// bottom, row 0 first), for drawing per-square weights.
     fn axis_labels(&self) -> (Vec<String>, Vec<String>) {

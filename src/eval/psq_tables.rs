@@ -1,6 +1,8 @@
 //! A `linear` checkpoint's piece-square weights as tables, one per plane
 //! (per piece type for `arimaa-6x8x8`), like the Bonanza paper's tables
-//! I-VI: printed as text and drawn as heatmaps.
+//! I-VI: printed as text and drawn as heatmaps; and its weights on the
+//! encoder's globals, by name (all there is of a model without the board
+//! term).
 //!
 //! Weights are shown in the units the model was started in: a table
 //! started from material values (`init: material` with `scale`) is divided
@@ -20,8 +22,11 @@ pub struct PsqTables {
     pub units: String,
     pub col_labels: Vec<String>,
     pub row_labels: Vec<String>,
-    /// One per plane, in the encoder's plane order.
+    /// One per plane, in the encoder's plane order; none without the
+    /// board term.
     pub planes: Vec<Heatmap>,
+    /// The weight on each global feature, by name, in the same units.
+    pub globals: Vec<(String, f64)>,
 }
 
 /// The piece-square tables of a `linear` checkpoint.
@@ -38,18 +43,24 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
             ckpt.config.model.kind()
         )));
     };
-    if !cfg.board {
-        return Err(not_linear(format!(
-            "{}: a linear model without a board term (\"board\": false) has no piece-square tables",
-            ckpt.dir.display()
-        )));
-    }
-    let weights = ckpt
-        .tensors
-        .get("psq.weight")
-        .ok_or_else(|| not_linear(format!("{}: no tensor `psq.weight`", ckpt.dir.display())))?;
+    let tensor = |name: &str| -> Result<Vec<f32>, EvalError> {
+        let t = ckpt
+            .tensors
+            .get(name)
+            .ok_or_else(|| not_linear(format!("{}: no tensor `{name}`", ckpt.dir.display())))?;
+        Ok(t.flatten_all()?.to_vec1::<f32>()?)
+    };
     let [c, h, w] = cfg.input.planes;
-    let values: Vec<f32> = weights.flatten_all()?.to_vec1::<f32>()?;
+    let values = if cfg.board {
+        tensor("psq.weight")?
+    } else {
+        Vec::new()
+    };
+    let global_weights = if cfg.input.globals > 0 {
+        tensor("globals.weight")?
+    } else {
+        Vec::new()
+    };
     let (scale, units) = match &cfg.init {
         LinearInit::Material { scale, .. } if *scale != 0.0 => (
             *scale,
@@ -59,13 +70,13 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
     };
     let enc = &ckpt.config.encoder;
     let labels = enc.name.clone();
-    let (names, (cols, rows)) = ckpt
+    let (names, (cols, rows), global_names) = ckpt
         .config
         .game
         .parse::<GameKind>()
         .ok()
         .and_then(|kind| {
-            with_game!(kind, G => G::encoder(&enc.name, w).ok().map(|e| (e.plane_names(), e.axis_labels())))
+            with_game!(kind, G => G::encoder(&enc.name, w).ok().map(|e| (e.plane_names(), e.axis_labels(), e.global_names())))
         })
         .unwrap_or_else(|| {
             (
@@ -74,9 +85,22 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
                     (0..w).map(|i| i.to_string()).collect(),
                     (0..h).map(|i| i.to_string()).collect(),
                 ),
+                Vec::new(),
             )
         });
-    let planes = (0..c)
+    let globals = global_weights
+        .iter()
+        .enumerate()
+        .map(|(i, &v)| {
+            let name = global_names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("global {i}"));
+            (name, f64::from(v) / scale)
+        })
+        .collect();
+    let board_planes = if cfg.board { c } else { 0 };
+    let planes = (0..board_planes)
         .map(|p| Heatmap {
             name: names
                 .get(p)
@@ -96,6 +120,7 @@ pub fn psq_tables(ckpt: &Checkpoint) -> Result<PsqTables, EvalError> {
         col_labels: cols,
         row_labels: rows,
         planes,
+        globals,
     })
 }
 
@@ -119,6 +144,19 @@ impl PsqTables {
                     .map(|v| format!("{:>7}", format!("{v:.0}")))
                     .collect();
                 out += &format!("{label:>4} {cells}\n");
+            }
+        }
+        if self.planes.is_empty() {
+            out += "\nno board term (\"board\": false): the globals are the whole model\n";
+        }
+        if !self.globals.is_empty() {
+            // Largest first: what the model leans on.
+            let mut by_size = self.globals.clone();
+            by_size.sort_by(|a, b| b.1.abs().total_cmp(&a.1.abs()));
+            let width = by_size.iter().map(|g| g.0.len()).max().unwrap_or(0);
+            out += "\nglobals, largest weight first\n";
+            for (name, v) in by_size {
+                out += &format!("  {name:<width$}  {v:>9.4}\n");
             }
         }
         out
