@@ -309,6 +309,7 @@ fn fit_config(data: &Path, out: &Path) -> FitConfig {
         comparison: Some(ComparisonConfig::default()),
         policy_weight: 0.0,
         augment: false,
+        source_weights: Default::default(),
     }
 }
 

@@ -198,6 +198,13 @@ pub struct FitArgs {
     /// training only.
     #[arg(long)]
     augment: bool,
+    /// Weigh the rows whose source (the game's file or self-play players)
+    /// starts with PREFIX by W in the losses, e.g. `allgames2002.txt=20`
+    /// to count each expert position as twenty self-play ones; repeatable,
+    /// the longest matching prefix decides, other rows weigh 1. Value and
+    /// policy training.
+    #[arg(long = "source-weight", value_name = "PREFIX=W")]
+    source_weights: Vec<plies::dataset::SourceWeight>,
 }
 
 /// Parses `--device` (see [`plies::util::parse_device`]).
@@ -348,6 +355,8 @@ pub fn run_fit(a: FitArgs) -> anyhow::Result<ExitCode> {
         comparison,
         policy_weight: a.policy_weight,
         augment: a.augment,
+        source_weights: plies::dataset::SourceWeights::new(a.source_weights.clone())
+            .map_err(|why| anyhow::anyhow!("--source-weight: {why}"))?,
     };
     if !a.quiet {
         eprintln!(

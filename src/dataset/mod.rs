@@ -82,6 +82,7 @@ mod merge;
 mod reader;
 mod row;
 pub mod schema;
+mod source_weights;
 mod spec;
 pub mod split;
 mod stats;
@@ -99,6 +100,7 @@ pub use merge::{merge, MergeReport};
 pub use reader::Dataset;
 pub use row::{GameRows, PolicyTarget, PositionRow};
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
+pub use source_weights::{RuleRows, SourceWeight, SourceWeights};
 pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
 pub use split::{
     fmix64, fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN,

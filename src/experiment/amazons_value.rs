@@ -371,6 +371,7 @@ fn fit_one(
         // Amazons' 8 board symmetries multiply a small database (the
         // trainer maps no children, so comparison runs go without).
         augment: !name.compare,
+        source_weights: Default::default(),
     };
     let trained = std::time::Instant::now();
     let report = fit(&fit_cfg, &candle_core::Device::Cpu).map_err(|e: FitError| {

@@ -14,6 +14,9 @@
 //!   `max(x, 0) - x t + ln(1 + exp(-|x|))` (candle-nn's
 //!   `binary_cross_entropy_with_logit` overflows for |x| near 100).
 //!   Identity outputs have no probability scale: `bce` refuses them.
+//!
+//! With row weights `w` (a run's [`SourceWeights`](crate::dataset::SourceWeights))
+//! each mean becomes `sum(w_i l_i) / sum(w_i)` ([`weighted_mean`]).
 
 use candle_core::{Result, Tensor};
 use serde::{Deserialize, Serialize};
@@ -65,17 +68,33 @@ pub enum LossError {
 
 /// `mean((pred - target)^2)`.
 pub fn mse(pred: &Tensor, target: &Tensor) -> Result<Tensor> {
-    (pred - target)?.sqr()?.mean_all()
+    weighted_mean(&(pred - target)?.sqr()?, None)
 }
 
 /// Binary cross-entropy of probabilities `p` (clamped to
 /// `[BCE_EPS, 1 - BCE_EPS]`) against targets `t` in `[0, 1]`, averaged.
 pub fn bce(p: &Tensor, t: &Tensor) -> Result<Tensor> {
+    weighted_mean(&bce_rows(p, t)?, None)
+}
+
+/// The cross-entropy of each row (see [`bce`]).
+fn bce_rows(p: &Tensor, t: &Tensor) -> Result<Tensor> {
     let p = p.clamp(BCE_EPS, 1.0 - BCE_EPS)?;
     let one_minus_p = p.affine(-1.0, 1.0)?;
     let one_minus_t = t.affine(-1.0, 1.0)?;
-    let ll = ((t * p.log()?)? + (one_minus_t * one_minus_p.log()?)?)?;
-    ll.mean_all()?.neg()
+    ((t * p.log()?)? + (one_minus_t * one_minus_p.log()?)?)?.neg()
+}
+
+/// The mean of per-row losses `rows` (`[B]`), or with `weights` (`[B]`,
+/// above 0) `sum(w_i l_i) / sum(w_i)`.
+pub fn weighted_mean(rows: &Tensor, weights: Option<&Tensor>) -> Result<Tensor> {
+    match weights {
+        None => rows.mean_all(),
+        Some(w) => {
+            let w = w.to_dtype(rows.dtype())?.reshape(rows.shape())?;
+            (rows * &w)?.sum_all()?.div(&w.sum_all()?)
+        }
+    }
 }
 
 /// Binary cross-entropy of logits `x` against targets `t`, in the stable
@@ -102,22 +121,25 @@ pub fn to_probability(output: OutputActivation, value: &Tensor) -> Result<Tensor
 }
 
 /// The loss of values `value` `[B]` (on `output`'s scale) against labels
-/// `labels01` `[B]` (see the module docs).
+/// `labels01` `[B]`, each row weighing its `weights` entry where given
+/// (see the module docs).
 pub fn value_loss(
     kind: LossKind,
     output: OutputActivation,
     value: &Tensor,
     labels01: &Tensor,
+    weights: Option<&Tensor>,
 ) -> Result<Tensor> {
-    match kind {
-        LossKind::Mse => mse(value, &target(output, labels01)?),
+    let rows = match kind {
+        LossKind::Mse => (value - target(output, labels01)?)?.sqr()?,
         LossKind::Bce => {
             if let Err(why) = kind.check_output(output) {
                 return Err(candle_core::Error::Msg(why.to_string()));
             }
-            bce(&to_probability(output, value)?, labels01)
+            bce_rows(&to_probability(output, value)?, labels01)?
         }
-    }
+    };
+    weighted_mean(&rows, weights)
 }
 
 #[cfg(test)]
@@ -145,6 +167,7 @@ mod tests {
                 OutputActivation::Tanh,
                 &t(&[0.5, 0.0, -1.0]),
                 &t(&[0.0, 1.0, 0.5]),
+                None,
             )
             .unwrap(),
         );
@@ -167,6 +190,7 @@ mod tests {
                 OutputActivation::Tanh,
                 &t(&[0.6, -0.4, 0.0]),
                 &t(&y),
+                None,
             )
             .unwrap(),
         ) as f64;
@@ -178,9 +202,36 @@ mod tests {
             LossKind::Bce,
             OutputActivation::Identity,
             &t(&[0.0]),
-            &t(&[1.0])
+            &t(&[1.0]),
+            None,
         )
         .is_err());
+    }
+
+    #[test]
+    fn weighted_losses_are_the_weighted_means_of_the_rows() {
+        let (v, y) = (t(&[0.9, 0.2, 0.5]), t(&[1.0, 0.0, 0.5]));
+        let w = t(&[2.0, 1.0, 1.0]);
+        for kind in [LossKind::Mse, LossKind::Bce] {
+            let plain = scalar(value_loss(kind, OutputActivation::Sigmoid, &v, &y, None).unwrap());
+            // Row 0 twice, unweighted, is the weighted loss.
+            let (v2, y2) = (t(&[0.9, 0.9, 0.2, 0.5]), t(&[1.0, 1.0, 0.0, 0.5]));
+            let twice = value_loss(kind, OutputActivation::Sigmoid, &v2, &y2, None).unwrap();
+            let weighted = value_loss(kind, OutputActivation::Sigmoid, &v, &y, Some(&w)).unwrap();
+            let (twice, weighted) = (scalar(twice), scalar(weighted));
+            assert!(
+                (twice - weighted).abs() < 1e-6,
+                "{kind:?}: {twice} {weighted}"
+            );
+            assert!((plain - weighted).abs() > 1e-3, "{kind:?}");
+            // Equal weights, whatever their size, are the plain mean.
+            let equal = t(&[7.0, 7.0, 7.0]);
+            let same = value_loss(kind, OutputActivation::Sigmoid, &v, &y, Some(&equal)).unwrap();
+            assert!((scalar(same) - plain).abs() < 1e-6, "{kind:?}");
+        }
+        // MSE by hand: (2 * 0.01 + 0.04 + 0) / 4
+        let got = scalar(weighted_mean(&t(&[0.01, 0.04, 0.0]), Some(&w)).unwrap());
+        assert!((got - 0.06 / 4.0).abs() < 1e-7, "{got}");
     }
 
     #[test]

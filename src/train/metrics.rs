@@ -43,44 +43,52 @@ pub struct EpochMetrics {
     pub positions_per_s: f64,
 }
 
-/// Sums over validation batches.
+/// Sums over validation batches, each row counted by its weight (1 unless
+/// the run weighs sources, [`crate::dataset::SourceWeights`]).
 #[derive(Clone, Debug, Default)]
 pub struct ValidStats {
     pub loss_sum: f64,
     pub se_sum: f64,
     pub ae_sum: f64,
-    pub correct: u64,
-    pub decisive: u64,
-    pub n: u64,
+    /// The weight of the decisive rows predicted right, of all decisive rows.
+    pub correct: f64,
+    pub decisive: f64,
+    /// The weight of all rows.
+    pub total: f64,
 }
 
 impl ValidStats {
-    /// Adds a batch: its mean loss, the predicted probabilities and the
-    /// labels, both on `[0, 1]`.
-    pub fn add(&mut self, mean_loss: f64, probs: &[f32], labels: &[f32]) {
-        self.loss_sum += mean_loss * probs.len() as f64;
-        for (&p, &y) in probs.iter().zip(labels) {
+    /// Adds a batch: its (weighted) mean loss, the predicted probabilities
+    /// and the labels, both on `[0, 1]`, and the rows' weights (`None`: 1
+    /// each).
+    pub fn add(&mut self, mean_loss: f64, probs: &[f32], labels: &[f32], weights: Option<&[f32]>) {
+        let weight = |i: usize| weights.map_or(1.0, |w| f64::from(w[i]));
+        let mut batch_weight = 0.0;
+        for (i, (&p, &y)) in probs.iter().zip(labels).enumerate() {
+            let w = weight(i);
+            batch_weight += w;
             let d = (p - y) as f64;
-            self.se_sum += d * d;
-            self.ae_sum += d.abs();
+            self.se_sum += w * d * d;
+            self.ae_sum += w * d.abs();
             if y != 0.5 {
-                self.decisive += 1;
+                self.decisive += w;
                 if (p > 0.5) == (y > 0.5) {
-                    self.correct += 1;
+                    self.correct += w;
                 }
             }
         }
-        self.n += probs.len() as u64;
+        self.loss_sum += mean_loss * batch_weight;
+        self.total += batch_weight;
     }
 
     /// `(loss, mse, mae, acc)`; `None` without rows (acc: without
     /// decisive rows).
     pub fn summary(&self) -> (Option<f64>, Option<f64>, Option<f64>, Option<f64>) {
-        if self.n == 0 {
+        if self.total <= 0.0 {
             return (None, None, None, None);
         }
-        let n = self.n as f64;
-        let acc = (self.decisive > 0).then(|| self.correct as f64 / self.decisive as f64);
+        let n = self.total;
+        let acc = (self.decisive > 0.0).then(|| self.correct / self.decisive);
         (
             Some(self.loss_sum / n),
             Some(self.se_sum / n),
@@ -205,8 +213,8 @@ mod tests {
     #[test]
     fn valid_stats_by_hand() {
         let mut s = ValidStats::default();
-        s.add(0.2, &[0.9, 0.4, 0.6], &[1.0, 1.0, 0.5]);
-        s.add(0.5, &[0.3], &[0.0]);
+        s.add(0.2, &[0.9, 0.4, 0.6], &[1.0, 1.0, 0.5], None);
+        s.add(0.5, &[0.3], &[0.0], None);
         let (loss, mse, mae, acc) = s.summary();
         assert!((loss.unwrap() - (0.6 + 0.5) / 4.0).abs() < 1e-12);
         let se = 0.01 + 0.36 + 0.01 + 0.09;
@@ -215,6 +223,13 @@ mod tests {
         // decisive: 0.9 vs 1 right, 0.4 vs 1 wrong, 0.3 vs 0 right
         assert!((acc.unwrap() - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(ValidStats::default().summary(), (None, None, None, None));
+        // Weighted: the row 0.4 vs 1 counts three times.
+        let mut w = ValidStats::default();
+        w.add(0.3, &[0.9, 0.4], &[1.0, 1.0], Some(&[1.0, 3.0]));
+        let (loss, mse, _, acc) = w.summary();
+        assert!((loss.unwrap() - 0.3).abs() < 1e-12);
+        assert!((mse.unwrap() - (0.01 + 3.0 * 0.36) / 4.0).abs() < 1e-6);
+        assert!((acc.unwrap() - 0.25).abs() < 1e-12);
     }
 
     #[test]

@@ -50,6 +50,11 @@ impl Assembler {
             plies_to_end: Vec::with_capacity(cap),
             text: Vec::new(),
             policy: Vec::with_capacity(cap * self.cfg.policy_len),
+            weights: Vec::with_capacity(if self.cfg.source_weights.is_empty() {
+                0
+            } else {
+                cap
+            }),
         };
         let mut next = 0; // position in the shard order
         let mut produced = 0u64;
@@ -114,6 +119,7 @@ impl Assembler {
             len: cap,
             text: Vec::new(),
             policy: Vec::with_capacity(cap * q),
+            weights: Vec::new(),
         };
         for _ in 0..take {
             let n = buf.len();
@@ -150,8 +156,10 @@ impl Assembler {
             let ply = buf.ply.swap_remove(i);
             let to_end = buf.plies_to_end.swap_remove(i);
             let text = (!buf.text.is_empty()).then(|| buf.text.swap_remove(i));
+            let weight = (!buf.weights.is_empty()).then(|| buf.weights.swap_remove(i));
             if !discard {
                 b.text.extend(text);
+                b.weights.extend(weight);
                 b.labels.push(label);
                 b.side_to_move.push(side);
                 b.ply.push(ply);

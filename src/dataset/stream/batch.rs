@@ -31,6 +31,10 @@ pub struct StreamBatch {
     /// `len * policy_len` target probabilities
     /// ([`StreamConfig::policy_len`](super::StreamConfig::policy_len)).
     pub policy: Vec<f32>,
+    /// Each row's weight in the loss, with
+    /// [`StreamConfig::source_weights`](super::StreamConfig::source_weights);
+    /// empty otherwise.
+    pub weights: Vec<f32>,
 }
 
 /// A row's text fields: what its position was and which move was played.
@@ -62,4 +66,8 @@ pub struct TensorBatch {
     /// [`StreamConfig::policy_len`](super::StreamConfig::policy_len); rows
     /// without a target are zeros.
     pub policy: Option<Tensor>,
+    /// `[B]` f32 weights of the rows in the loss, with
+    /// [`StreamConfig::source_weights`](super::StreamConfig::source_weights);
+    /// `None`: every row weighs 1.
+    pub weights: Option<Tensor>,
 }

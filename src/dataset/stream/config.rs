@@ -3,6 +3,7 @@
 //! memory before anything is allocated.
 
 use super::StreamError;
+use crate::dataset::source_weights::SourceWeights;
 use crate::dataset::spec::EncoderInfo;
 use crate::dataset::split::Split;
 use crate::encode::Symmetries;
@@ -53,6 +54,9 @@ pub struct StreamConfig {
     /// per row from the seeded stream (default none: as stored). Not with
     /// policy targets, whose points would need the same map.
     pub symmetries: Symmetries,
+    /// Serve each row's weight in the loss, by its `source`
+    /// ([`SourceWeights`]); empty (default): no weights are served.
+    pub source_weights: SourceWeights,
 }
 
 impl StreamConfig {
@@ -90,6 +94,7 @@ impl Default for StreamConfig {
             with_text: false,
             policy_len: 0,
             symmetries: Symmetries::None,
+            source_weights: SourceWeights::default(),
         }
     }
 }
@@ -102,8 +107,8 @@ impl Default for StreamConfig {
 pub fn check_memory(cfg: &StreamConfig, encoder: &EncoderInfo) -> Result<(), StreamError> {
     let (p, g) = (encoder.planes_len() as u64, encoder.globals as u64);
     // Besides planes and globals: a label (f32), the side to move (u8), the
-    // ply and the plies to the end (u32 each).
-    let extra = 4 + 1 + 8;
+    // ply and the plies to the end (u32 each), a weight (f32).
+    let extra = 4 + 1 + 8 + 4;
     // In a batch the planes are f32; in the buffer, the stored i8.
     let batch_row = p.saturating_add(g).saturating_mul(4).saturating_add(extra);
     let buffer_row = p.saturating_add(g.saturating_mul(4)).saturating_add(extra);

@@ -76,7 +76,7 @@ fn decode_shard(
                     continue;
                 }
             }
-            chunk.push_from(&cols, i, cfg.with_text, cfg.policy_len)?;
+            chunk.push_from(&cols, i, cfg.with_text, cfg.policy_len, &cfg.source_weights)?;
             if chunk.len() == cfg.chunk_rows {
                 let full = std::mem::take(&mut chunk);
                 if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(full))).is_err() {

@@ -244,6 +244,11 @@ impl StreamLoader {
                 } else {
                     None
                 },
+                weights: if b.weights.is_empty() {
+                    None
+                } else {
+                    Some(Tensor::from_vec(b.weights, n, &device)?)
+                },
                 side_to_move: b.side_to_move,
                 ply: b.ply,
                 plies_to_end: b.plies_to_end,

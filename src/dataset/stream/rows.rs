@@ -4,6 +4,7 @@
 use super::RowText;
 use crate::dataset::error::DatasetError;
 use crate::dataset::schema::Columns;
+use crate::dataset::source_weights::SourceWeights;
 
 /// Rows of one shard's split, as decoded.
 #[derive(Default)]
@@ -17,6 +18,8 @@ pub(super) struct Rows {
     pub(super) text: Vec<RowText>,
     /// Dense policy targets, `policy_len` per row (empty without).
     pub(super) policy: Vec<f32>,
+    /// Each row's weight in the loss (empty without source weights).
+    pub(super) weights: Vec<f32>,
 }
 
 impl Rows {
@@ -30,7 +33,11 @@ impl Rows {
         i: usize,
         with_text: bool,
         policy_len: usize,
+        weights: &SourceWeights,
     ) -> Result<(), DatasetError> {
+        if !weights.is_empty() {
+            self.weights.push(weights.weight_of(cols.source.value(i)));
+        }
         if policy_len > 0 {
             let at = self.policy.len();
             self.policy.resize(at + policy_len, 0.0);
@@ -74,5 +81,6 @@ impl Rows {
         self.plies_to_end.append(&mut other.plies_to_end);
         self.text.append(&mut other.text);
         self.policy.append(&mut other.policy);
+        self.weights.append(&mut other.weights);
     }
 }

@@ -193,6 +193,76 @@ fn fold_filter_serves_the_listed_folds_only_each_row_once() {
 }
 
 #[test]
+fn rows_carry_their_source_s_weight_through_the_shuffle() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut w = DatasetWriter::create(dir.path(), DatasetSpec::for_tests(64, 1)).unwrap();
+    // Game g's rows come from `expert.txt:g` for even g, `selfplay:x` else.
+    let source = |g: u32| {
+        if g % 2 == 0 {
+            format!("expert.txt:{g}")
+        } else {
+            "selfplay:x".to_string()
+        }
+    };
+    let mut r = 0u32;
+    for g in 0..30 {
+        for p in 0..6u32 {
+            w.push(PositionRow {
+                planes: vec![0; PLANES],
+                globals: vec![r as f32],
+                source: source(g),
+                ..PositionRow::for_tests(format!("game-{g}"), p, 6)
+            })
+            .unwrap();
+            r += 1;
+        }
+    }
+    w.finish(serde_json::json!({})).unwrap();
+    let ds = Dataset::open(dir.path()).unwrap();
+    let rules = crate::dataset::SourceWeights::new(vec!["expert.txt=4".parse().unwrap()]).unwrap();
+    let weighted = StreamConfig {
+        source_weights: rules.clone(),
+        ..cfg(None, 7, 50)
+    };
+    let loader = StreamLoader::new(&ds, weighted.clone()).unwrap();
+    let mut seen = 0;
+    for b in collect(&loader, 1) {
+        assert_eq!(b.weights.len(), b.len);
+        for (i, &weight) in b.weights.iter().enumerate() {
+            let game = b.globals[i] as u32 / 6;
+            assert_eq!(
+                weight,
+                if game % 2 == 0 { 4.0 } else { 1.0 },
+                "row {}",
+                b.globals[i]
+            );
+            seen += 1;
+        }
+    }
+    assert_eq!(seen, 180);
+    // The same draws as an unweighted loader: weights change no order.
+    let plain = StreamLoader::new(&ds, cfg(None, 7, 50)).unwrap();
+    let order = |l: &StreamLoader| -> Vec<f32> {
+        collect(l, 1).into_iter().flat_map(|b| b.globals).collect()
+    };
+    assert_eq!(order(&loader), order(&plain));
+    assert!(collect(&plain, 1).iter().all(|b| b.weights.is_empty()));
+    // As tensors: a [B] weight column beside the labels.
+    let t = loader
+        .epoch_tensors(0, &Device::Cpu)
+        .next()
+        .unwrap()
+        .unwrap();
+    assert_eq!(t.weights.unwrap().dims(), &[t.len]);
+    // What each rule decides, counted over the shards.
+    let counts = rules
+        .count_rows(&ds, &[Split::Train, Split::Valid, Split::Test])
+        .unwrap();
+    assert_eq!((counts.per_rule.clone(), counts.unmatched), (vec![90], 90));
+    assert_eq!(counts.unmatched_sources, vec!["selfplay:x".to_string()]);
+}
+
+#[test]
 fn drop_last_drops_only_the_short_batch() {
     let dir = tempfile::tempdir().unwrap();
     let ds = write(dir.path());

@@ -206,6 +206,7 @@ impl<'a, G: GameSupport> Loop<'a, G> {
             comparison: None,
             policy_weight: cfg.train.policy_weight,
             augment: false,
+            source_weights: Default::default(),
         };
         if !crate::train::run_state::finished(&net) {
             if !self.quiet {

@@ -197,6 +197,7 @@ impl GridConfig {
             comparison: None,
             policy_weight: 0.0,
             augment: false,
+            source_weights: Default::default(),
         }
     }
 }

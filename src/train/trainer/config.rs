@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use candle_core::{Device, Tensor};
 
 use super::{FitError, ScheduleSpec};
+use crate::dataset::SourceWeights;
 use crate::infer::plan::Precision;
 use crate::model::{ModelConfig, F32_BYTES};
 use crate::optim::OptimizerConfig;
@@ -60,6 +61,9 @@ pub struct FitConfig {
     /// its encoder ([`crate::encode::Symmetries`]); refused for encoders
     /// that declare none, and with comparison or policy training.
     pub augment: bool,
+    /// Each row's weight in the losses by its source (empty: all 1);
+    /// value and policy training only.
+    pub source_weights: SourceWeights,
 }
 
 impl FitConfig {
@@ -96,6 +100,13 @@ impl FitConfig {
         // Likewise only augmented runs carry the flag.
         if let (true, Some(obj)) = (self.augment, v.as_object_mut()) {
             obj.insert("augment".into(), serde_json::json!(true));
+        }
+        // Likewise only runs that weigh sources carry their rules.
+        if let (false, Some(obj)) = (self.source_weights.is_empty(), v.as_object_mut()) {
+            obj.insert(
+                "source_weights".into(),
+                serde_json::json!(self.source_weights.rules()),
+            );
         }
         // Likewise only value+policy runs carry their weight.
         if let (true, Some(obj)) = (self.policy_weight > 0.0, v.as_object_mut()) {
@@ -161,6 +172,12 @@ impl FitConfig {
             return Err(FitError::Invalid {
                 field: "augment",
                 why: "only value training is augmented (policy targets and compared moves are not mapped)".into(),
+            });
+        }
+        if !self.source_weights.is_empty() && self.comparison.is_some() {
+            return Err(FitError::Invalid {
+                field: "source_weight",
+                why: "applies to value and policy training, not the comparison objective".into(),
             });
         }
         if self.policy_weight > 0.0 && self.comparison.is_some() {

@@ -120,10 +120,11 @@ impl Session<'_> {
                 .step_net()
                 .forward(&b.planes, b.globals.as_ref(), true)
         })?;
-        let data_loss = value_loss(cfg.loss, cfg.model.output(), &out_v.value, &labels)?;
+        let weights = b.weights.as_ref();
+        let data_loss = value_loss(cfg.loss, cfg.model.output(), &out_v.value, &labels, weights)?;
         let data_loss = match (&b.policy, &out_v.policy) {
             (Some(target), Some(logits)) => {
-                let ce = policy_cross_entropy(logits, target)?;
+                let ce = policy_cross_entropy(logits, target, weights)?;
                 (data_loss + ce.affine(cfg.policy_weight, 0.0)?)?
             }
             _ => data_loss,

@@ -3,7 +3,7 @@
 
 use super::encoder::{encoder_spec, encoder_symmetries};
 use super::{CvFolds, FitConfig, FitError};
-use crate::dataset::{Dataset, DatasetSpec, StreamConfig};
+use crate::dataset::{Dataset, DatasetSpec, Split, StreamConfig};
 use crate::encode::{EncoderSpec, Symmetries};
 use crate::positions::children::{expander, ChildExpander};
 
@@ -41,6 +41,7 @@ impl Inputs {
                 source_name: cfg.model_source.clone(),
                 why: e.to_string(),
             })?;
+        check_source_weights(cfg, cv.is_some(), &dataset)?;
         let symmetries = augmentation(cfg, &spec)?;
         let encoder = encoder_spec(&spec.game, &spec.encoder);
         let children = comparison_children(cfg, &dataset, &spec)?;
@@ -57,6 +58,45 @@ impl Inputs {
             fingerprint,
         })
     }
+}
+
+/// Refuses a source weight that decides no training row (a mistyped
+/// prefix would otherwise train unweighted without a word), and says how
+/// many rows each weight decides.
+fn check_source_weights(cfg: &FitConfig, cv: bool, dataset: &Dataset) -> Result<(), FitError> {
+    let weights = &cfg.source_weights;
+    if weights.is_empty() {
+        return Ok(());
+    }
+    let splits: &[Split] = if cv {
+        &[Split::Train, Split::Valid]
+    } else {
+        &[Split::Train]
+    };
+    let counts = weights.count_rows(dataset, splits)?;
+    let rules = weights.rules();
+    if let Some(r) = counts.per_rule.iter().position(|&n| n == 0) {
+        return Err(FitError::Invalid {
+            field: "source_weight",
+            why: format!(
+                "{}: no training row of {} has a source starting with {:?} (sources there: {})",
+                rules[r],
+                cfg.data.display(),
+                rules[r].prefix,
+                counts.unmatched_sources.join(", ")
+            ),
+        });
+    }
+    if !cfg.quiet {
+        let mut parts: Vec<String> = rules
+            .iter()
+            .zip(&counts.per_rule)
+            .map(|(rule, n)| format!("{:?} x{} on {n} rows", rule.prefix, rule.weight))
+            .collect();
+        parts.push(format!("the other {} rows x1", counts.unmatched));
+        eprintln!("source weights: {}", parts.join("; "));
+    }
+    Ok(())
 }
 
 /// The symmetries of `--augment`, refused for an encoder that has none.

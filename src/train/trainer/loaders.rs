@@ -41,6 +41,7 @@ impl Loaders {
             seed: cfg.seed,
             drop_last: false,
             with_text: cfg.comparison.is_some(),
+            source_weights: cfg.source_weights.clone(),
             ..StreamConfig::default()
         };
         // Only the training examples are mapped; validation reads the data as is.

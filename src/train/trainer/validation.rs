@@ -1,6 +1,7 @@
 //! The validation pass that ends an epoch: the value loss (plus the
 //! policy's cross-entropy where trained, since this loss picks `best/`)
-//! and, for comparison training, the comparison loss and top-1 rate.
+//! and, for comparison training, the comparison loss and top-1 rate. With
+//! source weights every figure weighs its rows as training does.
 
 use candle_core::DType;
 
@@ -37,16 +38,18 @@ impl Session<'_> {
             let labels = labels_for(&b, self.inputs.encoder.perspective)?;
             let forward = net.forward(&b.planes, b.globals.as_ref(), false)?;
             let value = forward.value;
-            let mut l = value_loss(cfg.loss, output, &value, &labels)?
+            let weights = b.weights.as_ref();
+            let mut l = value_loss(cfg.loss, output, &value, &labels, weights)?
                 .to_dtype(DType::F64)?
                 .to_scalar::<f64>()?;
             // The validation loss (which picks `best/`) is the trained one.
             if let (Some(target), Some(logits)) = (&b.policy, &forward.policy) {
-                let ce = policy_cross_entropy(logits, target)?;
+                let ce = policy_cross_entropy(logits, target, weights)?;
                 l += cfg.policy_weight * ce.to_dtype(DType::F64)?.to_scalar::<f64>()?;
             }
             let probs = to_probability(output, &value)?.to_vec1::<f32>()?;
-            vs.add(l, &probs, &labels.to_vec1::<f32>()?);
+            let row_weights = weights.map(|w| w.to_vec1::<f32>()).transpose()?;
+            vs.add(l, &probs, &labels.to_vec1::<f32>()?, row_weights.as_deref());
             if let (Some(cmp), Some(x)) = (&cfg.comparison, &self.inputs.children) {
                 let comparer = Comparer {
                     net,
