@@ -35,6 +35,10 @@ use serde::{Deserialize, Serialize};
 
 /// Material values of Arimaa's pieces in `arimaa-6x8x8` plane order
 /// (rabbit, cat, dog, horse, camel, elephant), as the Bonanza study uses them.
+/// The name of the weights over the globals: a vector, yet weights, not
+/// a bias (the penalties of [`crate::train::regularize`] cover it).
+pub const GLOBALS_WEIGHT: &str = "globals.weight";
+
 pub const ARIMAA_MATERIAL: [f64; 6] = [1000.0, 1500.0, 1800.0, 3000.0, 5000.0, 20000.0];
 
 /// How a linear model's weights start.
@@ -249,7 +253,7 @@ impl LinearConfig {
         }
         v.push(("psq.bias".into(), vec![1]));
         if self.input.globals > 0 {
-            v.push(("globals.weight".into(), vec![self.input.globals]));
+            v.push((GLOBALS_WEIGHT.into(), vec![self.input.globals]));
         }
         v
     }
@@ -295,7 +299,7 @@ impl Linear {
         let bias = vb.get_with_hints(1, "psq.bias", init)?;
         let globals = (cfg.input.globals > 0)
             .then(|| {
-                vb.get_with_hints(cfg.input.globals, "globals.weight", init)?
+                vb.get_with_hints(cfg.input.globals, GLOBALS_WEIGHT, init)?
                     .reshape((cfg.input.globals, 1))
             })
             .transpose()?;

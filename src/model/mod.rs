@@ -76,7 +76,7 @@ pub use error::ModelError;
 pub use frozen_mlp::FrozenMlp;
 pub use init::{draw_values, fan_in_bound, seeded_init, seeded_tensors, Draw, TensorInit};
 pub use io::{Batch, InputShape, ModelInput, ModelIo, ModelOutput, OutputActivation};
-pub use linear::{Linear, LinearConfig, LinearInit, ARIMAA_MATERIAL};
+pub use linear::{Linear, LinearConfig, LinearInit, ARIMAA_MATERIAL, GLOBALS_WEIGHT};
 pub use mdrnn::{Mdrnn, MdrnnConfig};
 pub use mlp::{Mlp, MlpConfig, MlpNetConfig};
 pub use native_mdrnn::NativeMdrnn;

@@ -1,23 +1,31 @@
 //! L1 and L2 weight penalties.
 //!
-//! The penalties apply to the trainable tensors of rank 2 or more: weight
-//! matrices and convolution kernels. Biases and batch-norm scales and
-//! shifts (vectors) are left out, as is usual (penalising a bias only
-//! shifts the output). The added loss is
+//! The penalties apply to the weights: the trainable tensors of rank 2 or
+//! more (weight matrices and convolution kernels) and a linear model's
+//! weight vector over the globals ([`GLOBALS_WEIGHT`]). Biases and
+//! batch-norm scales and shifts (vectors) are left out, as is usual
+//! (penalising a bias only shifts the output). The added loss is
 //! `l1 * sum(|w|) + l2 * sum(w^2)` (L2 without the 1/2 factor, so its
 //! gradient is `2 * l2 * w`). The L1 gradient is `l1 * sign(w)`, 0 at 0.
 
 use candle_core::{Result, Tensor, Var};
 use candle_nn::VarMap;
 
-use crate::model::trainable_vars;
+use crate::model::{is_running_stat, GLOBALS_WEIGHT};
 
-/// The vars the penalties apply to: trainable, rank >= 2, sorted by name.
+/// The vars the penalties apply to (the weights, see the module docs),
+/// sorted by name.
 pub fn penalized_vars(varmap: &VarMap) -> Vec<Var> {
-    trainable_vars(varmap)
-        .into_iter()
-        .filter(|v| v.rank() >= 2)
-        .collect()
+    let data = match varmap.data().lock() {
+        Ok(d) => d,
+        Err(p) => p.into_inner(),
+    };
+    let mut named: Vec<(&String, &Var)> = data
+        .iter()
+        .filter(|(n, v)| !is_running_stat(n) && (v.rank() >= 2 || n.as_str() == GLOBALS_WEIGHT))
+        .collect();
+    named.sort_by(|a, b| a.0.cmp(b.0));
+    named.into_iter().map(|(_, v)| v.clone()).collect()
 }
 
 /// `l1 * sum|w| + l2 * sum w^2` over `vars`; `None` when both are 0.
@@ -89,6 +97,23 @@ mod tests {
         let both = penalty(&vars, 0.1, 0.5)?.unwrap().to_scalar::<f32>()?;
         assert!((both - 3.65).abs() < 1e-5);
         assert!(penalty(&vars, 0.0, 0.0)?.is_none());
+        Ok(())
+    }
+
+    #[test]
+    fn a_linear_model_s_weights_over_the_globals_are_penalised_its_bias_not() -> Result<()> {
+        let vm = VarMap::new();
+        let dev = Device::Cpu;
+        let zero = candle_nn::Init::Const(0.0);
+        vm.get(3, GLOBALS_WEIGHT, zero, DType::F32, &dev)?;
+        vm.get(1, "psq.bias", zero, DType::F32, &dev)?;
+        vm.get(4, "bn.running_mean", zero, DType::F32, &dev)?;
+        vm.get((2, 2, 2), "psq.weight", zero, DType::F32, &dev)?;
+        let dims: Vec<Vec<usize>> = penalized_vars(&vm)
+            .iter()
+            .map(|v| v.dims().to_vec())
+            .collect();
+        assert_eq!(dims, vec![vec![3], vec![2, 2, 2]]);
         Ok(())
     }
 }
