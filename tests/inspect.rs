@@ -82,7 +82,10 @@ fn a_model_without_the_board_term_shows_its_feature_weights_by_name_and_draws_no
         "arimaa-features",
         ModelConfig::Linear(LinearConfig {
             board: false,
-            ..LinearConfig::new(InputShape::new([6, 8, 8], 74))
+            ..LinearConfig::new(InputShape::new(
+                [6, 8, 8],
+                plies::encode::arimaa_feature_names().len(),
+            ))
         }),
     );
     let o = common::plies(&["inspect", &dir.display().to_string()]);

@@ -5,7 +5,7 @@
 use super::arimaa::type_planes;
 use super::arimaa_rich::dominated;
 use super::{ArimaaTypePlanes, Encoder, Perspective};
-use crate::game::arimaa::bitboard::{neighbors, Bitboard, Squares, TRAPS};
+use crate::game::arimaa::bitboard::{neighbors, Bitboard, Squares, FILE_A, FILE_H, TRAPS};
 use crate::game::arimaa::goal::goal_distance;
 use crate::game::arimaa::{Arimaa, PieceType, Position};
 use crate::game::Side;
@@ -15,7 +15,7 @@ use crate::game::Side;
 /// model can weigh it differently early and late. "Own" is the side to
 /// move's, "opponent's" the other side's; a difference is own less
 /// opponent's.
-pub const BASE_FEATURES: [&str; 37] = [
+pub const BASE_FEATURES: [&str; 47] = [
     "rabbits (difference)",
     "cats (difference)",
     "dogs (difference)",
@@ -38,6 +38,11 @@ pub const BASE_FEATURES: [&str; 37] = [
     "own goal in 2 steps",
     "own goal in 3 steps",
     "own goal in 4 steps",
+    "own pieces in the opponent's half, by strength (rabbits aside)",
+    "own pieces beside the opponent's traps, by strength (rabbits aside)",
+    "own pieces on a trap, by strength",
+    "own pieces free to step, by strength",
+    "own elephant's empty neighbours, of 4",
     "opponent's frozen pieces, by strength",
     "opponent's pieces next to a stronger enemy, by strength",
     "opponent's pieces beside a trap with one guard and a stronger enemy, by strength",
@@ -49,6 +54,11 @@ pub const BASE_FEATURES: [&str; 37] = [
     "opponent's goal in 2 steps",
     "opponent's goal in 3 steps",
     "opponent's goal in 4 steps",
+    "opponent's pieces in the own half, by strength (rabbits aside)",
+    "opponent's pieces beside the own traps, by strength (rabbits aside)",
+    "opponent's pieces on a trap, by strength",
+    "opponent's pieces free to step, by strength",
+    "opponent's elephant's empty neighbours, of 4",
     "control of own c-file trap",
     "control of own f-file trap",
     "control of opponent's c-file trap",
@@ -98,6 +108,11 @@ impl Encoder<Arimaa> for ArimaaFeatures {
         2 * BASE
     }
 
+    /// 2: the ten judgements of pressure and mobility added (94 globals).
+    fn version(&self) -> u32 {
+        2
+    }
+
     fn perspective(&self) -> Perspective {
         Perspective::SideToMove
     }
@@ -144,8 +159,8 @@ fn features(pos: &Position) -> [f32; BASE] {
     f[10] = f32::from(mine[0] == 0) - f32::from(theirs[0] == 0);
     let own = side_features(pos, me);
     let opp = side_features(pos, them);
-    f[11..22].copy_from_slice(&own);
-    f[22..33].copy_from_slice(&opp);
+    f[11..11 + SIDE].copy_from_slice(&own);
+    f[11 + SIDE..11 + 2 * SIDE].copy_from_slice(&opp);
     // Own traps are on the side to move's half: c3 and f3 for gold.
     let (own_traps, opp_traps): ([u8; 2], [u8; 2]) = match me {
         Side::First => ([18, 21], [42, 45]),
@@ -155,7 +170,7 @@ fn features(pos: &Position) -> [f32; BASE] {
         let around = neighbors(1 << trap);
         let lead = (around & pos.side_bits(me)).count_ones() as f32
             - (around & pos.side_bits(them)).count_ones() as f32;
-        f[33 + i] = lead.clamp(-2.0, 2.0) / 2.0;
+        f[11 + 2 * SIDE + i] = lead.clamp(-2.0, 2.0) / 2.0;
     }
     f
 }
@@ -174,10 +189,17 @@ fn harlog(mine: &[u8; 6], theirs: &[u8; 6]) -> f32 {
     value + HARLOG_G * (rabbits * pieces).ln()
 }
 
+/// The judgements of each side (own, then the opponent's).
+const SIDE: usize = 16;
+
 /// One side's frozen, dominated and endangered pieces (by strength), its
-/// elephant in the centre, its rabbits 1-3 ranks from goal and its goal
-/// threats in 1-4 steps (cumulative: a goal in 2 is also one in 3 and 4).
-fn side_features(pos: &Position, side: Side) -> [f32; 11] {
+/// elephant in the centre, its rabbits 1-3 ranks from goal, its goal
+/// threats in 1-4 steps (cumulative: a goal in 2 is also one in 3 and 4),
+/// then how far it presses and how freely it moves: pieces in the enemy
+/// half and beside the enemy's traps, pieces on a trap, pieces free to
+/// step (unfrozen, with an empty square they may step to) and the
+/// elephant's empty neighbours.
+fn side_features(pos: &Position, side: Side) -> [f32; SIDE] {
     let other = side.other();
     let by_type = |s: Side| PieceType::ALL.map(|k| pos.piece_bits(s, k));
     let pieces = [by_type(side), by_type(other)];
@@ -197,7 +219,7 @@ fn side_features(pos: &Position, side: Side) -> [f32; 11] {
         }
     }
     const CENTRE: Bitboard = 0x0000_3c3c_3c3c_0000;
-    let mut out = [0f32; 11];
+    let mut out = [0f32; SIDE];
     out[0] = strength(pos.frozen(side));
     out[1] = strength(weak);
     out[2] = strength(endangered);
@@ -217,6 +239,25 @@ fn side_features(pos: &Position, side: Side) -> [f32; 11] {
             *slot = f32::from(steps <= i as u8 + 1);
         }
     }
+    let (enemy_half, enemy_traps): (Bitboard, Bitboard) = match side {
+        Side::First => (0xffff_ffff_0000_0000, (1 << 42) | (1 << 45)),
+        Side::Second => (0x0000_0000_ffff_ffff, (1 << 18) | (1 << 21)),
+    };
+    let officers = mine & !rabbits;
+    out[11] = strength(officers & enemy_half);
+    out[12] = strength(officers & neighbors(enemy_traps));
+    out[13] = strength(mine & TRAPS);
+    let empty = pos.empty_squares();
+    // A rabbit may not step back: only its forward and sideways squares.
+    let forward = match side {
+        Side::First => empty >> 8,
+        Side::Second => empty << 8,
+    };
+    let sideways = ((empty & !FILE_A) >> 1) | ((empty & !FILE_H) << 1);
+    let free = (officers & neighbors(empty)) | (rabbits & (forward | sideways));
+    out[14] = strength(free & !pos.frozen(side));
+    let elephant = pieces[0][PieceType::Elephant as usize];
+    out[15] = (neighbors(elephant) & empty).count_ones() as f32 / 4.0;
     out
 }
 
@@ -272,6 +313,15 @@ mod tests {
             };
             let expected = if name.starts_with("control of opponent") {
                 -0.5
+            } else {
+                expected
+            };
+            // The eight pieces of the second rank can step forward (2 cats,
+            // 2 dogs, 2 horses, camel, elephant); the elephant to e3 alone.
+            let expected = if name.contains("free to step") {
+                3.25
+            } else if name.contains("empty neighbours") {
+                0.25
             } else {
                 expected
             };
@@ -356,6 +406,46 @@ mod tests {
         );
         // The elephant outranks everything: never dominated, never frozen.
         assert_eq!(named(&g, "elephants (difference)"), -1.0);
+    }
+
+    #[test]
+    fn pressure_and_mobility_by_hand() {
+        // Gold, to move: horse c7 (silver's half, beside trap c6), dog d5
+        // and elephant e5 (silver's half; e6, e4 and f5 empty), camel f3
+        // on a trap, dog f2, cat h2, rabbit a1 (a2 empty) and rabbit h1
+        // (h2 and g1 taken: not free). Silver: elephant a8, rabbit g1
+        // (free to step west). Nothing is frozen.
+        let board = concat!(
+            "e.......", // 8
+            "..H.....", // 7
+            "........", // 6
+            "...DE...", // 5
+            "........", // 4
+            ".....M..", // 3
+            ".....D.C", // 2
+            "R.....rR", // 1
+        );
+        let (_, g) = encode(line(&format!("g {board}")));
+        let own = |name: &str| named(&g, &format!("own {name}"));
+        let opp = |name: &str| named(&g, &format!("opponent's {name}"));
+        assert_eq!(
+            own("pieces in the opponent's half, by strength (rabbits aside)"),
+            1.625
+        );
+        assert_eq!(
+            own("pieces beside the opponent's traps, by strength (rabbits aside)"),
+            0.375
+        );
+        assert_eq!(own("pieces on a trap, by strength"), 0.625);
+        assert_eq!(own("pieces free to step, by strength"), 2.8125);
+        assert_eq!(own("elephant's empty neighbours, of 4"), 0.75);
+        assert_eq!(
+            opp("pieces in the own half, by strength (rabbits aside)"),
+            0.0
+        );
+        assert_eq!(opp("pieces on a trap, by strength"), 0.0);
+        assert_eq!(opp("pieces free to step, by strength"), 1.125);
+        assert_eq!(opp("elephant's empty neighbours, of 4"), 0.5);
     }
 
     /// Over random games: the planes are `arimaa-6x8x8`'s, and a position

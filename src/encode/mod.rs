@@ -106,11 +106,18 @@ pub trait Encoder<G: Game>: Send + Sync {
         c * h * w
     }
 
-    /// What datasets and checkpoints record; every encoder is at version 1.
+    /// The encoding's version: raised when what an encoder of the same
+    /// name writes changes, so data and models of the old one are told
+    /// apart (1 unless an encoder says otherwise).
+    fn version(&self) -> u32 {
+        1
+    }
+
+    /// What datasets and checkpoints record.
     fn spec(&self) -> EncoderSpec {
         EncoderSpec {
             name: self.name().into(),
-            version: 1,
+            version: self.version(),
             shape: self.shape(),
             globals: self.globals_len(),
             perspective: self.perspective(),
