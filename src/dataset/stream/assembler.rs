@@ -66,7 +66,7 @@ impl Assembler {
                 }
                 match receivers[next % receivers.len()].recv() {
                     Ok(Ok(Msg::Chunk(rows))) => {
-                        buf.append(rows);
+                        buf.append(*rows);
                         self.peak.fetch_max(buf.len(), Ordering::Relaxed);
                     }
                     Ok(Ok(Msg::ShardDone)) => next += 1,

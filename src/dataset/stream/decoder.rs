@@ -13,7 +13,8 @@ use crate::dataset::schema::Columns;
 
 /// What a decoder sends: chunks of a shard, then the end of that shard.
 pub(super) enum Msg {
-    Chunk(Rows),
+    /// Boxed: a chunk's columns are many vectors, the end marker none.
+    Chunk(Box<Rows>),
     ShardDone,
 }
 
@@ -79,7 +80,8 @@ fn decode_shard(
             chunk.push_from(&cols, i, cfg.with_text, cfg.policy_len, &cfg.source_weights)?;
             if chunk.len() == cfg.chunk_rows {
                 let full = std::mem::take(&mut chunk);
-                if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(full))).is_err() {
+                if stop.load(Ordering::Relaxed) || tx.send(Ok(Msg::Chunk(Box::new(full)))).is_err()
+                {
                     return Ok(false);
                 }
             }
@@ -100,7 +102,7 @@ fn decode_shard(
             });
         }
     }
-    if chunk.len() > 0 && tx.send(Ok(Msg::Chunk(chunk))).is_err() {
+    if chunk.len() > 0 && tx.send(Ok(Msg::Chunk(Box::new(chunk)))).is_err() {
         return Ok(false);
     }
     Ok(true)

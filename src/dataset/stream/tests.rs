@@ -198,7 +198,7 @@ fn rows_carry_their_source_s_weight_through_the_shuffle() {
     let mut w = DatasetWriter::create(dir.path(), DatasetSpec::for_tests(64, 1)).unwrap();
     // Game g's rows come from `expert.txt:g` for even g, `selfplay:x` else.
     let source = |g: u32| {
-        if g % 2 == 0 {
+        if g.is_multiple_of(2) {
             format!("expert.txt:{g}")
         } else {
             "selfplay:x".to_string()
@@ -232,7 +232,7 @@ fn rows_carry_their_source_s_weight_through_the_shuffle() {
             let game = b.globals[i] as u32 / 6;
             assert_eq!(
                 weight,
-                if game % 2 == 0 { 4.0 } else { 1.0 },
+                if game.is_multiple_of(2) { 4.0 } else { 1.0 },
                 "row {}",
                 b.globals[i]
             );
