@@ -100,7 +100,7 @@ pub use merge::{merge, MergeReport};
 pub use reader::Dataset;
 pub use row::{GameRows, PolicyTarget, PositionRow};
 pub use schema::{dataset_schema, SCHEMA_METADATA_KEY};
-pub use source_weights::{RuleRows, SourceWeight, SourceWeights};
+pub use source_weights::{RuleRows, SourceWeight, SourceWeightError, SourceWeights};
 pub use spec::{DatasetSpec, EncoderInfo, DEFAULT_SHARD_ROWS};
 pub use split::{
     fmix64, fnv1a64, split_unit, ParseSplitError, Split, SplitCounts, SplitRule, SPLIT_ASSIGN,

@@ -29,28 +29,41 @@ pub struct SourceWeight {
     pub weight: f32,
 }
 
+/// A rule that cannot be used: the rule as given and why.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("{rule:?}: {why}")]
+pub struct SourceWeightError {
+    pub rule: String,
+    pub why: String,
+}
+
 impl FromStr for SourceWeight {
-    type Err = String;
+    type Err = SourceWeightError;
 
     /// `PREFIX=W`: a non-empty prefix and a finite weight above 0 (the
     /// last `=` splits them, so a prefix may hold one).
-    fn from_str(s: &str) -> Result<Self, String> {
+    fn from_str(s: &str) -> Result<Self, SourceWeightError> {
+        let bad = |why: String| SourceWeightError {
+            rule: s.to_string(),
+            why,
+        };
         let (prefix, weight) = s
             .rsplit_once('=')
-            .ok_or_else(|| format!("{s:?}: expected PREFIX=WEIGHT, e.g. allgames2002.txt=20"))?;
+            .ok_or_else(|| bad("expected PREFIX=WEIGHT, e.g. allgames2002.txt=20".into()))?;
         if prefix.is_empty() {
-            return Err(format!(
-                "{s:?}: the source prefix is empty (every row would match; scale the learning rate instead)"
+            return Err(bad(
+                "the source prefix is empty (every row would match; scale the learning rate instead)"
+                    .into(),
             ));
         }
         let weight: f32 = weight
             .trim()
             .parse()
-            .map_err(|_| format!("{s:?}: weight {weight:?} is not a number"))?;
+            .map_err(|_| bad(format!("weight {weight:?} is not a number")))?;
         if !(weight.is_finite() && weight > 0.0) {
-            return Err(format!(
-                "{s:?}: weight {weight}, expected a finite number above 0 (leave a source out of the dataset to drop it)"
-            ));
+            return Err(bad(format!(
+                "weight {weight}, expected a finite number above 0 (leave a source out of the dataset to drop it)"
+            )));
         }
         Ok(SourceWeight {
             prefix: prefix.to_string(),
@@ -73,10 +86,13 @@ pub struct SourceWeights {
 
 impl SourceWeights {
     /// The rules, refusing a prefix given twice.
-    pub fn new(rules: Vec<SourceWeight>) -> Result<Self, String> {
+    pub fn new(rules: Vec<SourceWeight>) -> Result<Self, SourceWeightError> {
         for (i, r) in rules.iter().enumerate() {
             if rules[..i].iter().any(|o| o.prefix == r.prefix) {
-                return Err(format!("source prefix {:?} is given twice", r.prefix));
+                return Err(SourceWeightError {
+                    rule: r.to_string(),
+                    why: format!("the prefix {:?} is given twice", r.prefix),
+                });
             }
         }
         Ok(SourceWeights { rules })
@@ -212,7 +228,7 @@ mod tests {
 
     #[test]
     fn bad_rules_are_refused_with_what_was_expected() {
-        let err = |s: &str| s.parse::<SourceWeight>().unwrap_err();
+        let err = |s: &str| s.parse::<SourceWeight>().unwrap_err().to_string();
         assert!(
             err("allgames").contains("expected PREFIX=WEIGHT"),
             "{}",
@@ -228,6 +244,6 @@ mod tests {
         assert_eq!((r.prefix.as_str(), r.weight), ("k=v", 2.5));
         assert_eq!(r.to_string(), "k=v=2.5");
         let twice = SourceWeights::new(vec!["a=1".parse().unwrap(), "a=2".parse().unwrap()]);
-        assert!(twice.unwrap_err().contains("given twice"));
+        assert!(twice.unwrap_err().to_string().contains("given twice"));
     }
 }
