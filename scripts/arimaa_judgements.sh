@@ -21,8 +21,22 @@ OUT=runs/arimaa-features
 SELFPLAY=runs/quickstart/arimaa-selfplay
 mkdir -p "$OUT"
 
+# The version of `arimaa-features` the models here take (98 globals).
+FEATURES_VERSION=3
+
 step() { printf '\n== %s\n' "$*"; }
 built() { [ -f "$1/manifest.json" ]; }
+# A judgements dataset of the current encoder version; one of an older
+# version (other globals) is rebuilt, and the model trained on it retrained.
+current() {
+  built "$1" && python3 -c 'import json, sys
+m = json.load(open(sys.argv[1] + "/manifest.json"))
+sys.exit(m["encoder"].get("version", 1) != int(sys.argv[2]))' "$1" "$FEATURES_VERSION"
+}
+if built "$OUT/ds" && ! current "$OUT/ds"; then
+  echo "the judgements datasets predate arimaa-features version $FEATURES_VERSION: rebuilding"
+  rm -rf "$OUT/ds" "$OUT/eval-2026" "$OUT/judgements" "$OUT/report"
+fi
 
 step "4,000 self-play games of 1-ply material players (resumes by chunk)"
 "$P" selfplay --game arimaa --white alphabeta:depth=1,eval=material \
@@ -40,11 +54,11 @@ built runs/eval-2026/fit-dataset || "$P" dataset build \
   --out runs/eval-2026/fit-dataset --quiet
 
 step "datasets of the judgements"
-built "$OUT/ds" || "$P" dataset build --records runs/arimaa-archive/games.jsonl \
+current "$OUT/ds" || "$P" dataset build --records runs/arimaa-archive/games.jsonl \
   "$SELFPLAY"/games/part-*.jsonl --encoder arimaa-features --last-plies 160 \
-  --terminations all --out "$OUT/ds" --quiet
-built "$OUT/eval-2026" || "$P" dataset build --records runs/eval-2026/records/games.jsonl \
-  --encoder arimaa-features --valid 0 --test 1 --last-plies 160 --out "$OUT/eval-2026" --quiet
+  --terminations all --out "$OUT/ds" --force --quiet
+current "$OUT/eval-2026" || "$P" dataset build --records runs/eval-2026/records/games.jsonl \
+  --encoder arimaa-features --valid 0 --test 1 --last-plies 160 --out "$OUT/eval-2026" --force --quiet
 
 step "the regression over the judgements (200 epochs; resumes)"
 "$P" train --data "$OUT/ds" --model data/arimaa/models/linear-judgements.json \

@@ -6,6 +6,7 @@ use super::arimaa::type_planes;
 use super::arimaa_rich::dominated;
 use super::{ArimaaTypePlanes, Encoder, Perspective};
 use crate::game::arimaa::bitboard::{neighbors, Bitboard, Squares, FILE_A, FILE_H, TRAPS};
+use crate::game::arimaa::capture::best_capture;
 use crate::game::arimaa::goal::goal_distance;
 use crate::game::arimaa::{Arimaa, PieceType, Position};
 use crate::game::Side;
@@ -15,7 +16,7 @@ use crate::game::Side;
 /// model can weigh it differently early and late. "Own" is the side to
 /// move's, "opponent's" the other side's; a difference is own less
 /// opponent's.
-pub const BASE_FEATURES: [&str; 47] = [
+pub const BASE_FEATURES: [&str; 49] = [
     "rabbits (difference)",
     "cats (difference)",
     "dogs (difference)",
@@ -43,6 +44,7 @@ pub const BASE_FEATURES: [&str; 47] = [
     "own pieces on a trap, by strength",
     "own pieces free to step, by strength",
     "own elephant's empty neighbours, of 4",
+    "own strongest capture this turn, by strength",
     "opponent's frozen pieces, by strength",
     "opponent's pieces next to a stronger enemy, by strength",
     "opponent's pieces beside a trap with one guard and a stronger enemy, by strength",
@@ -59,6 +61,7 @@ pub const BASE_FEATURES: [&str; 47] = [
     "opponent's pieces on a trap, by strength",
     "opponent's pieces free to step, by strength",
     "opponent's elephant's empty neighbours, of 4",
+    "opponent's strongest capture this turn, by strength",
     "control of own c-file trap",
     "control of own f-file trap",
     "control of opponent's c-file trap",
@@ -79,8 +82,8 @@ const HARLOG_G: f32 = 0.631_444_2;
 
 /// `arimaa-features`: the six `arimaa-6x8x8` type planes and
 /// `2 x BASE_FEATURES.len()` globals: [`BASE_FEATURES`], then the same
-/// times the phase. Goal threats come from the exact goal search (the
-/// opponent's as if it were to move), trap control is each trap's guards
+/// times the phase. Goal and capture threats come from exact searches of
+/// the turn's steps (the opponent's as if it were to move), trap control is each trap's guards
 /// of the side to move less the opponent's, clipped to +-2 and halved.
 pub struct ArimaaFeatures;
 
@@ -108,9 +111,10 @@ impl Encoder<Arimaa> for ArimaaFeatures {
         2 * BASE
     }
 
-    /// 2: the ten judgements of pressure and mobility added (94 globals).
+    /// 2: the ten judgements of pressure and mobility added (94 globals);
+    /// 3: each side's strongest capture this turn (98 globals).
     fn version(&self) -> u32 {
-        2
+        3
     }
 
     fn perspective(&self) -> Perspective {
@@ -190,7 +194,7 @@ fn harlog(mine: &[u8; 6], theirs: &[u8; 6]) -> f32 {
 }
 
 /// The judgements of each side (own, then the opponent's).
-const SIDE: usize = 16;
+const SIDE: usize = 17;
 
 /// One side's frozen, dominated and endangered pieces (by strength), its
 /// elephant in the centre, its rabbits 1-3 ranks from goal, its goal
@@ -198,7 +202,8 @@ const SIDE: usize = 16;
 /// then how far it presses and how freely it moves: pieces in the enemy
 /// half and beside the enemy's traps, pieces on a trap, pieces free to
 /// step (unfrozen, with an empty square they may step to) and the
-/// elephant's empty neighbours.
+/// elephant's empty neighbours; last, the strongest enemy piece it could
+/// capture this turn, by strength (0 for none).
 fn side_features(pos: &Position, side: Side) -> [f32; SIDE] {
     let other = side.other();
     let by_type = |s: Side| PieceType::ALL.map(|k| pos.piece_bits(s, k));
@@ -258,6 +263,7 @@ fn side_features(pos: &Position, side: Side) -> [f32; SIDE] {
     out[14] = strength(free & !pos.frozen(side));
     let elephant = pieces[0][PieceType::Elephant as usize];
     out[15] = (neighbors(elephant) & empty).count_ones() as f32 / 4.0;
+    out[16] = best_capture(&as_mover).map_or(0.0, |k| STRENGTH[k as usize]);
     out
 }
 
@@ -448,6 +454,34 @@ mod tests {
         assert_eq!(opp("elephant's empty neighbours, of 4"), 0.5);
     }
 
+    #[test]
+    fn capture_threats_for_both_sides() {
+        // Gold to move. The silver cat c4 beside the empty c3 trap, with
+        // the gold dog c5 above it: gold captures a cat. The gold horse f5
+        // below the empty f6 trap, beside the silver camel e5: silver,
+        // were it to move, pushes it in (or the gold dog onto c6, a
+        // weaker prize). The elephants a8 and h1 are too far to matter.
+        let board = concat!(
+            "e.......", // 8
+            "........", // 7
+            "........", // 6
+            "..D.mH..", // 5
+            "..c.....", // 4
+            "........", // 3
+            "........", // 2
+            ".......E", // 1
+        );
+        let (_, g) = encode(line(&format!("g {board}")));
+        assert_eq!(
+            named(&g, "own strongest capture this turn, by strength"),
+            STRENGTH[PieceType::Cat as usize]
+        );
+        assert_eq!(
+            named(&g, "opponent's strongest capture this turn, by strength"),
+            STRENGTH[PieceType::Horse as usize]
+        );
+    }
+
     /// Over random games: the planes are `arimaa-6x8x8`'s, and a position
     /// and its mirror image for the other side have the same features.
     #[test]
@@ -456,7 +490,7 @@ mod tests {
         let mut scratch = Vec::new();
         let mut basic = vec![0i8; 6 * 64];
         let mut checked = 0;
-        let mut threats = 0;
+        let (mut threats, mut captures) = (0, 0);
         for _game in 0..6 {
             let mut g = Arimaa::new();
             while let Some(mv) = g.random_move(&mut rng, &mut scratch) {
@@ -467,6 +501,8 @@ mod tests {
                 assert_eq!(globals, flipped, "ply {}", g.ply());
                 assert!(globals.iter().all(|v| v.is_finite()));
                 threats += (named(&globals, "own goal in 4 steps") > 0.0) as u32;
+                captures +=
+                    (named(&globals, "own strongest capture this turn, by strength") > 0.0) as u32;
                 checked += 1;
                 g.play(mv);
                 if g.ply() > 120 {
@@ -476,5 +512,6 @@ mod tests {
         }
         assert!(checked > 200, "{checked}");
         assert!(threats > 0, "no goal threat in {checked} positions");
+        assert!(captures > 0, "no capture threat in {checked} positions");
     }
 }

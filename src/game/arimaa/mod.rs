@@ -11,6 +11,7 @@
 //! ```
 
 pub mod bitboard;
+pub mod capture;
 mod game;
 pub mod goal;
 pub mod listing;
