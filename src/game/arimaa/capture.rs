@@ -5,7 +5,7 @@
 use super::bitboard::{neighbors, Bitboard, Squares, TRAPS};
 use super::piece::PieceType;
 use super::position::Position;
-use super::step::{Step, StepKind, TurnState};
+use super::step::TurnState;
 
 /// The strongest enemy piece type the side to move can capture within this
 /// turn (at most 4 steps), or `None` if it can capture none.
@@ -32,14 +32,7 @@ fn search(pos: &Position, state: &TurnState, best: &mut Option<PieceType>) {
         return;
     }
     let side = pos.side_to_move();
-    // At most 128 steps in one turn state (as the move generator's bound).
-    let mut children = [(Step::new(0, 0), StepKind::Step); 128];
-    let mut n = 0;
-    pos.for_each_step(state, |step, kind| {
-        children[n] = (step, kind);
-        n += 1;
-    });
-    for &(step, kind) in &children[..n] {
+    for &(step, kind) in pos.step_list(state).iter() {
         let mut child = *pos;
         let (next, captured) = child.apply_step(state, step, kind);
         if let Some((_, piece)) = captured {

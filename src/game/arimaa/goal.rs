@@ -28,14 +28,7 @@ fn reaches_goal(pos: &Position, state: &TurnState, budget: u8) -> bool {
     }
     let side = pos.side_to_move();
     let mut found = false;
-    // At most 128 steps in one turn state (as the move generator's bound).
-    let mut children = [(super::step::Step::new(0, 0), super::step::StepKind::Step); 128];
-    let mut n = 0;
-    pos.for_each_step(state, |step, kind| {
-        children[n] = (step, kind);
-        n += 1;
-    });
-    for &(step, kind) in &children[..n] {
+    for &(step, kind) in pos.step_list(state).iter() {
         let mut child = *pos;
         let (next, _) = child.apply_step(state, step, kind);
         if next.can_end() && child.rabbits_on_goal(side) != 0 {

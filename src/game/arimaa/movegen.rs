@@ -18,11 +18,8 @@
 use super::bitboard::{neighbors, trap_next_to, TRAP_NEIGHBORS};
 use super::moves::Move;
 use super::position::Position;
-use super::step::{Step, StepKind, TurnState};
+use super::step::{Step, StepKind, TurnState, MAX_STEPS};
 use super::zobrist;
-
-/// The most steps one turn state can offer (64 plain + 48 push starts + 3 pulls).
-const MAX_STEPS: usize = 128;
 
 /// Reusable buffers for move generation; keep one per thread.
 pub struct MoveGen {
@@ -119,6 +116,8 @@ impl MoveGen {
             self.steps_generated += n;
             return;
         }
+        // Gathered in place (not `Position::step_list`'s returned copy):
+        // this loop is the generator's hot path.
         let mut steps = [(Step::new(0, 0), StepKind::Step); MAX_STEPS];
         let mut n = 0;
         pos.for_each_step(&state, |s, k| {

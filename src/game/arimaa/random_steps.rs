@@ -31,16 +31,13 @@
 
 use super::game::Arimaa;
 use super::moves::Move;
-use super::step::{Step, StepKind, TurnState};
+use super::step::TurnState;
 use crate::game::Game;
 use crate::util::SeededRng;
 use rand::RngExt;
 
 /// Walks started over before giving up (then `None`).
 pub const MAX_TRIES: usize = 64;
-
-/// The most steps one turn state offers (64 plain + 48 push starts + pulls).
-const MAX_STEPS: usize = 128;
 
 /// One random walk of 1-4 steps from the start of the turn; `None` when it
 /// did not end in a legal move.
@@ -49,19 +46,12 @@ fn walk(game: &Arimaa, end_prob: f64, rng: &mut SeededRng) -> Option<Move> {
     let mut pos = *start;
     let mut state = TurnState::START;
     let mut mv = Move::EMPTY;
-    let mut buf = [(Step::new(0, 0), StepKind::Step); MAX_STEPS];
     loop {
-        let mut n = 0;
-        pos.for_each_step(&state, |s, k| {
-            if n < MAX_STEPS {
-                buf[n] = (s, k);
-                n += 1;
-            }
-        });
-        if n == 0 {
+        let steps = pos.step_list(&state);
+        if steps.is_empty() {
             break;
         }
-        let (step, kind) = buf[rng.random_range(0..n)];
+        let (step, kind) = steps[rng.random_range(0..steps.len())];
         state = pos.apply_step(&state, step, kind).0;
         mv = mv.with(step);
         if state.steps_left == 0 {

@@ -80,6 +80,25 @@ impl Step {
     }
 }
 
+/// The most steps one turn state can offer (64 plain + 48 push starts + 3 pulls).
+pub(crate) const MAX_STEPS: usize = 128;
+
+/// The legal steps of one turn state gathered on the stack, for searches
+/// that play each in turn ([`Position::step_list`]).
+pub(crate) struct StepList {
+    steps: [(Step, StepKind); MAX_STEPS],
+    len: usize,
+}
+
+impl std::ops::Deref for StepList {
+    type Target = [(Step, StepKind)];
+
+    #[inline]
+    fn deref(&self) -> &Self::Target {
+        &self.steps[..self.len]
+    }
+}
+
 /// What a step does, as pyrimaa's `steps` listing names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StepKind {
@@ -234,6 +253,21 @@ impl Position {
                 f(Step::new(from, to), StepKind::Step);
             }
         }
+    }
+
+    /// Every legal step in `state`, with its kind, in `for_each_step`'s
+    /// order, without a heap allocation.
+    #[inline]
+    pub(crate) fn step_list(&self, state: &TurnState) -> StepList {
+        let mut list = StepList {
+            steps: [(Step::new(0, 0), StepKind::Step); MAX_STEPS],
+            len: 0,
+        };
+        self.for_each_step(state, |step, kind| {
+            list.steps[list.len] = (step, kind);
+            list.len += 1;
+        });
+        list
     }
 
     /// Every legal step in `state`, with its kind.
