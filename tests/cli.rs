@@ -169,6 +169,37 @@ fn bad_player_specs_and_checkpoints_are_named() {
         text(&o)
     );
     assert!(!text(&o).contains("panicked"));
+
+    // A checkpoint of an older version of its encoder is refused for that
+    // reason, with both versions named.
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("checkpoints/tictactoe-mlp80-td");
+    for f in ["config.json", "model.safetensors"] {
+        std::fs::copy(shipped.join(f), tmp.path().join(f)).unwrap();
+    }
+    let config = tmp.path().join("config.json");
+    let mut json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&config).unwrap()).unwrap();
+    json["encoder"]["version"] = serde_json::json!(0);
+    std::fs::write(&config, json.to_string()).unwrap();
+    let spec = format!("greedy:{}", tmp.path().display());
+    let o = plies(&[
+        "match",
+        "--game",
+        "tictactoe",
+        "--a",
+        &spec,
+        "--b",
+        "random",
+    ]);
+    assert!(!o.status.success());
+    let t = text(&o);
+    assert!(
+        t.contains("tictactoe-9 version 0") && t.contains("is version 1"),
+        "{t}"
+    );
+    assert!(!t.contains("panicked"), "{t}");
 }
 
 /// Runs `plies` under a memory limit of 8 GiB, expecting a refusal that

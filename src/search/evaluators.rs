@@ -134,6 +134,18 @@ pub fn checkpoint_evaluator<G: GameSupport>(
     // Boards are compared as the encoder lays them out (rows x columns),
     // so boards that are not square compare too.
     let here = encoder.spec();
+    // An older version of the same encoder gives other inputs: say so
+    // before the shape check blames the board.
+    if spec.version != here.version {
+        return Err(bad(
+            &name,
+            format!(
+                "the checkpoint was trained on encoder {} version {} ({} globals), this \
+                 program's is version {} ({} globals): retrain it on a dataset built now",
+                spec.name, spec.version, spec.globals, here.version, here.globals
+            ),
+        ));
+    }
     let [_, rows, columns] = here.shape;
     ck.config
         .model
