@@ -33,11 +33,14 @@ fn mcts_beats_random_play_in_every_kind_of_game() {
         ),
     ] {
         let v = match_json(&[
-            "--game", game, "--size", size, "--a", spec, "--b", "random", "--games", "6", "--seed",
-            "3",
+            "--game", game, "--size", size, "--a", spec, "--b", "random", "--games", "12",
+            "--seed", "3",
         ]);
+        // Two search threads make the Amazons games differ run to run, and
+        // on a busy machine one in a few runs lost a game of 6: 11 of 12
+        // allows one such loss (a coin would reach it 0.3% of the time).
         let (w, l) = wins_losses(&v);
-        assert!(w >= 5 && l == 0, "{game} {spec}: {w} wins, {l} losses");
+        assert!(w >= 11 && l <= 1, "{game} {spec}: {w} wins, {l} losses");
     }
 }
 
